@@ -3,6 +3,9 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // One Postgres for the whole run (embedded, or DATABASE_URL_TEST); see test/support/globalSetup.ts.
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
