@@ -513,3 +513,20 @@ async function exists(file: string): Promise<boolean> {
 function isErrno(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === code;
 }
+
+/**
+ * The URL of the embedded cluster under dataDir when a server (for example a running
+ * listkeeper) already serves it, so a second process such as the CLI can attach instead of
+ * starting Postgres twice; undefined when none runs.
+ */
+export async function attachRunningPostgres(dataDir: string): Promise<string | undefined> {
+  const root = path.resolve(dataDir);
+  const pid = await runningPostmasterPid(root);
+  if (pid === undefined) return undefined;
+  // postmaster.pid's fourth line is the port the server listens on.
+  const lines = (await fs.readFile(path.join(root, 'pgdata', 'postmaster.pid'), 'utf8')).split('\n');
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  if (!Number.isInteger(port)) return undefined;
+  const password = await loadPassword(root, false);
+  return connectionUrl(port, password, APP_DATABASE);
+}

@@ -1,0 +1,43 @@
+/**
+ * API keys: `lk_` and 45 random base62 characters (48 in all). Only a SHA-256 hash is kept;
+ * a person holds one key at a time, so creating a key replaces the old one.
+ * @see ../../../shared/spec/service.md "API keys"
+ */
+import { createHash, randomInt } from 'node:crypto';
+import type { Knex } from 'knex';
+
+export const API_KEY_PREFIX = 'lk_';
+export const API_KEY_LENGTH = 48;
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** True when the token has the shape of one of our keys (checked before any lookup). */
+export function looksLikeApiKey(token: string): boolean {
+  return token.length === API_KEY_LENGTH && token.startsWith(API_KEY_PREFIX);
+}
+
+/** Mints a key for the user, replacing any key they had; returns the key, shown once. */
+export async function createApiKey(db: Knex, userId: string): Promise<string> {
+  let key = API_KEY_PREFIX;
+  while (key.length < API_KEY_LENGTH) key += BASE62[randomInt(BASE62.length)];
+  await db('api_keys')
+    .insert({ user_id: userId, key_hash: hashToken(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: db.fn.now() })
+    .onConflict('user_id')
+    .merge(['key_hash', 'hint', 'created_at']);
+  return key;
+}
+
+/** Removes the user's key; it answers 401 on its next call. */
+export async function revokeApiKey(db: Knex, userId: string): Promise<boolean> {
+  return (await db('api_keys').where({ user_id: userId }).delete()) > 0;
+}
+
+/** The owner of a key, by hash lookup, or null. */
+export async function verifyApiKey(db: Knex, key: string): Promise<{ userId: string; keyId: string } | null> {
+  if (!looksLikeApiKey(key)) return null;
+  const row = (await db('api_keys').where({ key_hash: hashToken(key) }).first('id', 'user_id')) as { id: string; user_id: string } | undefined;
+  return row ? { userId: row.user_id, keyId: row.id } : null;
+}

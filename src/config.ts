@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { Ajv } from 'ajv';
+
+/**
+ * Every setting of the service, read from the environment in one place and checked against
+ * one schema. The README's configuration table lists the same names.
+ */
+const schema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+    HOST: { type: 'string', default: '127.0.0.1' },
+    BASE_URL: { type: 'string' },
+    WEB_ORIGIN: { type: 'string' },
+    APP_SCHEME: { type: 'string', default: 'listkeeper' },
+    DATABASE_URL: { type: 'string' },
+    LISTKEEPER_DATA_DIR: { type: 'string', default: './data' },
+    RATE_LIMIT_PER_MINUTE: { type: 'integer', minimum: 1, default: 60 },
+    BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
+    TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
+  },
+  additionalProperties: true,
+} as const;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public address of the service, without a trailing slash. */
+  baseUrl: string;
+  webOrigin: string;
+  appScheme: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  rateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** Origins allowed to call /mcp from a browser, besides the service's own. */
+  mcpAllowedOrigins: string[];
+  trashRetentionDays: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the configuration from `env`; throws one sentence per wrong variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
+  const validate = ajv.compile(schema);
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath.slice(1)} ${e.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}.`);
+  }
+  const port = raw.PORT as number;
+  const baseUrl = trimSlash((raw.BASE_URL as string | undefined) ?? `http://localhost:${port}`);
+  return {
+    port,
+    host: raw.HOST as string,
+    baseUrl,
+    webOrigin: trimSlash((raw.WEB_ORIGIN as string | undefined) ?? baseUrl),
+    appScheme: raw.APP_SCHEME as string,
+    databaseUrl: raw.DATABASE_URL as string | undefined,
+    dataDir: path.resolve(raw.LISTKEEPER_DATA_DIR as string),
+    rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
+    bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
+    logLevel: raw.LOG_LEVEL as string,
+    mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
+    trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
+  };
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,43 @@
+/** Accounts: a person and the hub lists every account starts with. */
+import type { Knex } from 'knex';
+import { createDefaultLists } from './lists.js';
+import { invalid } from '../http/errors.js';
+
+export interface UserRow { id: string; email: string; name: string; timezone: string; created_at: Date }
+
+/** True when `tz` is an IANA time zone this Node knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates a person with their Tasks, Notes and Life Admin lists, in one transaction. */
+export async function createUser(db: Knex, input: { email: string; name: string; timezone?: string; passwordHash?: string | null }): Promise<UserRow> {
+  const email = input.email.trim();
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw invalid(`email '${email}' is not an email address.`, 'email');
+  const timezone = input.timezone ?? 'UTC';
+  if (!isTimeZone(timezone)) throw invalid(`timezone '${timezone}' is not an IANA time zone such as Europe/London.`, 'timezone');
+  return db.transaction(async (trx) => {
+    const existing = await trx('users').whereRaw('lower(email) = lower(?)', [email]).first('id');
+    if (existing) throw invalid(`An account with email ${email} exists already.`, 'email');
+    const [user] = (await trx('users')
+      .insert({ email, name: input.name.trim() || email, timezone, password_hash: input.passwordHash ?? null })
+      .returning('*')) as UserRow[];
+    await createDefaultLists(trx, user!.id);
+    return user!;
+  });
+}
+
+export async function findUserByEmail(db: Knex, email: string): Promise<UserRow | undefined> {
+  return (await db('users').whereRaw('lower(email) = lower(?)', [email.trim()]).first()) as UserRow | undefined;
+}
+
+export async function getUser(db: Knex, id: string): Promise<UserRow> {
+  const user = (await db('users').where({ id }).first()) as UserRow | undefined;
+  if (!user) throw new Error(`user ${id} vanished`);
+  return user;
+}

@@ -1,0 +1,18 @@
+/** The activity log: every write, marked when it came through a connection (MCP or API). */
+import type { Knex } from 'knex';
+import type { Principal } from '../operations/types.js';
+
+export interface ActivityEntry { action: string; summary: string; itemId?: string | null; listId?: string | null }
+
+/** Records one write in the caller's activity log, in the caller's transaction. */
+export async function recordActivity(trx: Knex, principal: Principal, entry: ActivityEntry): Promise<void> {
+  await trx('activity').insert({
+    user_id: principal.userId,
+    action: entry.action,
+    summary: entry.summary.slice(0, 300),
+    item_id: entry.itemId ?? null,
+    list_id: entry.listId ?? null,
+    via_connection: true,
+    client_name: principal.clientName,
+  });
+}

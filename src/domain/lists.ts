@@ -1,0 +1,131 @@
+/**
+ * Lists: the hub's default lists, resolving `tasks`/`notes`, role and open item counts, and
+ * the List shape of the API.
+ * @see ../../../shared/spec/service.md "List", rules 3 and 4
+ */
+import type { Knex } from 'knex';
+import { isUuid } from './ids.js';
+import { DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
+import { notFound } from '../http/errors.js';
+import type { components } from '../generated/api.js';
+
+export type ListDto = components['schemas']['List'];
+export type SystemRole = 'tasks' | 'notes' | 'life_admin';
+
+export interface ListRow {
+  id: string;
+  owner_id: string;
+  name: string;
+  icon: string | null;
+  instructions: string | null;
+  title_label: string | null;
+  layout: 'list' | 'kanban' | 'table';
+  system_role: SystemRole | null;
+  properties: Property[];
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  purges_at: Date | null;
+}
+
+const DEFAULT_LISTS: { role: SystemRole; name: string; icon: string; properties: () => Property[] }[] = [
+  { role: 'tasks', name: 'Tasks', icon: '✅', properties: taskColumns },
+  { role: 'notes', name: 'Notes', icon: '📝', properties: () => [] },
+  { role: 'life_admin', name: 'Life Admin', icon: '🗂️', properties: taskColumns },
+];
+
+/** Makes the hub's Tasks, Notes and Life Admin lists for a new account. */
+export async function createDefaultLists(trx: Knex, ownerId: string): Promise<void> {
+  for (const list of DEFAULT_LISTS) await insertSystemList(trx, ownerId, list.role);
+}
+
+async function insertSystemList(trx: Knex, ownerId: string, role: SystemRole): Promise<ListRow> {
+  const spec = DEFAULT_LISTS.find((l) => l.role === role)!;
+  const [row] = await trx('lists')
+    .insert({ owner_id: ownerId, name: spec.name, icon: spec.icon, layout: 'list', system_role: role, properties: JSON.stringify(spec.properties()) })
+    .returning('*');
+  return row as ListRow;
+}
+
+/** True when the list keeps status and due date in the task columns (rule 4). */
+export function keepsTasks(list: Pick<ListRow, 'properties'>): boolean {
+  return keepsStatus(list) && keepsDueDate(list);
+}
+export function keepsStatus(list: Pick<ListRow, 'properties'>): boolean {
+  return list.properties.some((p) => p.id === STATUS_ID);
+}
+export function keepsDueDate(list: Pick<ListRow, 'properties'>): boolean {
+  return list.properties.some((p) => p.id === DUE_DATE_ID);
+}
+
+export function roleOf(list: Pick<ListRow, 'properties'>): 'tasks' | 'notes' | 'other' {
+  if (keepsTasks(list)) return 'tasks';
+  return list.properties.length === 0 ? 'notes' : 'other';
+}
+
+/**
+ * Resolves a `listId` (a list id, `tasks` or `notes`) to the caller's live list. `notes`
+ * makes the Notes list afresh when the person deleted it (rule 3).
+ */
+export async function resolveList(trx: Knex, ownerId: string, listId: string): Promise<ListRow> {
+  const word = listId.trim().toLowerCase();
+  if (word === 'tasks' || word === 'notes') {
+    const row = (await trx('lists').where({ owner_id: ownerId, system_role: word }).whereNull('deleted_at').first()) as ListRow | undefined;
+    if (row) return row;
+    if (word === 'notes') return insertSystemList(trx, ownerId, 'notes');
+    throw notFound('This account has no Tasks list; that should not happen, contact the operator.');
+  }
+  if (!isUuid(listId)) throw notFound(`No list '${listId}' in your workspace; pass a list id from list_lists, or 'tasks' or 'notes'.`);
+  const row = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
+  if (!row) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
+  return row;
+}
+
+/** Open items per list: live, not archived, not a repeating template, not completed where a status is kept. */
+export async function openItemCounts(trx: Knex, listIds: string[]): Promise<Map<string, number>> {
+  if (listIds.length === 0) return new Map();
+  const rows = (await trx('items as i')
+    .join('lists as l', 'l.id', 'i.list_id')
+    .whereIn('i.list_id', listIds)
+    .whereNull('i.deleted_at')
+    .whereNull('i.archived_at')
+    .where('i.is_template', false)
+    .whereRaw(`NOT (i.task_status IS NOT DISTINCT FROM 'completed' AND l.properties @> '[{"id":"status"}]'::jsonb)`)
+    .groupBy('i.list_id')
+    .select('i.list_id')
+    .count({ n: '*' })) as { list_id: string; n: number }[];
+  return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
+}
+
+/** A property as the API shows it; `suppressOptions` replaces options with their count. */
+export function propertyDto(p: Property, suppressOptions = false): ListDto['properties'][number] {
+  if (!p.options) return { id: p.id, name: p.name, type: p.type };
+  return suppressOptions ? { id: p.id, name: p.name, type: p.type, optionCount: p.options.length } : { id: p.id, name: p.name, type: p.type, options: p.options };
+}
+
+/** The List shape of the API. */
+export function listDto(row: ListRow, itemCount: number, suppressOptions = false): ListDto {
+  return {
+    id: row.id,
+    name: row.name,
+    icon: row.icon,
+    instructions: row.instructions,
+    titleLabel: row.title_label,
+    layout: row.layout,
+    role: roleOf(row),
+    properties: row.properties.map((p) => propertyDto(p, suppressOptions)),
+    statusPropertyId: keepsStatus(row) ? 'status' : null,
+    dueDatePropertyId: keepsDueDate(row) ? 'dueDate' : null,
+    itemCount,
+    isLifeAdmin: row.system_role === 'life_admin',
+  };
+}
+
+/** Every live list of the owner, hub lists first, then by creation. */
+export async function liveLists(trx: Knex, ownerId: string): Promise<ListRow[]> {
+  return (await trx('lists')
+    .where({ owner_id: ownerId })
+    .whereNull('deleted_at')
+    .orderByRaw(`CASE system_role WHEN 'tasks' THEN 0 WHEN 'notes' THEN 1 WHEN 'life_admin' THEN 2 ELSE 3 END`)
+    .orderBy('created_at')) as ListRow[];
+}

@@ -1,0 +1,124 @@
+/**
+ * The koa app factory, apart from `listen` so tests build an app without a port.
+ * A request's way: guards (request id, log, errors, origin check, rate limit + auth) →
+ * adapter (REST or MCP) → operation → domain → store.
+ */
+import { randomUUID } from 'node:crypto';
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import { pino, type Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Services } from '../services.js';
+import type { OperationContext, Principal } from '../operations/types.js';
+import { openapiDocument } from '../generated/openapi-document.js';
+import { ApiError } from './errors.js';
+import { API_ROOT, handleRest } from './rest.js';
+import { readJsonBody } from './body.js';
+import { handleMcp } from '../mcp/server.js';
+import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
+
+export interface AppDeps {
+  db: Knex;
+  config: Config;
+  services: Services;
+  log?: Logger;
+  verifyAccessToken?: AccessTokenVerifier;
+  /** Check every operation's output against its schema (on in tests). */
+  validateResponses?: boolean;
+  /** Whether the app is ready to serve (database up, migrations applied). */
+  ready?: () => Promise<boolean>;
+}
+
+/** Builds the koa app. */
+export function createApp(deps: AppDeps): Koa {
+  const log = deps.log ?? pino({ level: deps.config.logLevel });
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+  const guard = bearerGuard({ db: deps.db, config: deps.config, now: () => deps.services.now(), ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}) });
+  const validateResponses = deps.validateResponses ?? false;
+
+  const operationContext = (ctx: Context): OperationContext => ({
+    principal: ctx.state.principal as Principal,
+    db: deps.db,
+    config: deps.config,
+    services: deps.services,
+    log: ctx.state.log as Logger,
+  });
+
+  app.use(requestLog(log));
+  app.use(renderErrors);
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  router.get('/readyz', async (ctx) => {
+    const ready = deps.ready ? await deps.ready().catch(() => false) : true;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { ready };
+  });
+  router.get(`${API_ROOT}/openapi.json`, (ctx) => {
+    ctx.body = openapiDocument;
+  });
+  router.all(`${API_ROOT}/{*rest}`, guard, async (ctx) => {
+    await handleRest(ctx, { bodyLimitBytes: deps.config.bodyLimitBytes, validateResponses, operationContext });
+  });
+  router.all('/mcp', checkOrigin(deps.config), guard, async (ctx) => {
+    const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.bodyLimitBytes) : undefined;
+    await handleMcp(ctx, body, { validateResponses, operationContext });
+  });
+
+  app.use(router.routes());
+  app.use(async function unknownRoute(ctx) {
+    throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
+  });
+  return app;
+}
+
+function requestLog(root: Logger) {
+  return async function logRequest(ctx: Context, next: Next): Promise<void> {
+    const requestId = ctx.get('x-request-id') || randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    const log = root.child({ requestId });
+    ctx.state.log = log;
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+    }
+  };
+}
+
+/** Renders every error as `{error, code}`; unexpected ones as a generic 500, logged with the request id. */
+async function renderErrors(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (err) {
+    const apiError = err instanceof ApiError ? err : null;
+    if (!apiError) (ctx.state.log as Logger).error({ err }, 'unexpected error');
+    const error = apiError ?? new ApiError('toolError', 'listkeeper failed on this request with an internal error; it was logged.');
+    ctx.status = apiError ? apiError.status : 500;
+    for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
+    if (ctx.path === '/mcp' && error.code === 'rateLimited') {
+      // MCP clients read JSON-RPC: the limit is also a JSON-RPC error (code -32029).
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32029, message: error.message, data: { code: 'rateLimited', retryAfter: Number(error.extra.headers?.['Retry-After'] ?? 60) } } };
+      return;
+    }
+    ctx.body = apiError ? apiError.toBody() : { error: error.message, code: 'toolError' };
+  }
+}
+
+/** Rejects browser requests from foreign origins (DNS rebinding); requests without Origin pass. */
+function checkOrigin(config: Config) {
+  const allowed = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin, ...config.mcpAllowedOrigins]);
+  return async function guardOrigin(ctx: Context, next: Next): Promise<void> {
+    const origin = ctx.get('origin');
+    if (origin && !allowed.has(origin)) {
+      ctx.status = 403;
+      ctx.body = { error: `Origin ${origin} may not call /mcp; allow it with MCP_ALLOWED_ORIGINS.`, code: 'unauthorized' };
+      return;
+    }
+    await next();
+  };
+}

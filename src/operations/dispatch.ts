@@ -1,0 +1,138 @@
+/**
+ * Calling an operation by id: input validation against the generated JSON Schemas, the
+ * handler, and (when configured) output validation. Both adapters call `invoke`; neither
+ * holds behaviour of its own.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { operationTable } from '../generated/operations.js';
+import type { OperationSpec } from './spec.js';
+import type { OperationContext, OperationId } from './types.js';
+import { handlers } from './index.js';
+import { ApiError, invalid, shown } from '../http/errors.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+interface Compiled {
+  spec: OperationSpec;
+  params: ValidateFunction;
+  body: ValidateFunction | null;
+  output: ValidateFunction;
+  paramNames: Set<string>;
+}
+
+function makeAjv(coerce: boolean): Ajv2020 {
+  // strict: false because OpenAPI schemas carry annotations Ajv does not know (example, etc.).
+  const ajv = new Ajv2020({ strict: false, allErrors: false, useDefaults: true, coerceTypes: coerce ? 'array' : false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const paramAjv = makeAjv(true);
+const bodyAjv = makeAjv(false);
+const outputAjv = makeAjv(false);
+
+const compiled = new Map<string, Compiled>();
+for (const spec of operationTable) {
+  compiled.set(spec.operationId, {
+    spec,
+    params: paramAjv.compile(spec.paramsSchema),
+    body: spec.bodySchema ? bodyAjv.compile(spec.bodySchema) : null,
+    output: outputAjv.compile(spec.outputSchema),
+    paramNames: new Set(spec.params.map((p) => p.name)),
+  });
+}
+
+export function operationSpec(operationId: string): OperationSpec | undefined {
+  return compiled.get(operationId)?.spec;
+}
+
+export function isImplemented(operationId: string): boolean {
+  return operationId in handlers;
+}
+
+/** Parameters (path and query, strings coerced to their types) and the JSON body, apart. */
+export interface RawInput {
+  params: Record<string, unknown>;
+  body: unknown;
+}
+
+/** Splits one MCP-style argument object into parameters and body fields. */
+export function splitInput(operationId: string, args: Record<string, unknown>): RawInput {
+  const op = mustCompile(operationId);
+  const params: Record<string, unknown> = {};
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) (op.paramNames.has(key) ? params : body)[key] = value;
+  return { params, body: op.spec.bodySchema ? body : Object.keys(body).length ? body : undefined };
+}
+
+/** Validates the input, runs the operation and returns its output. */
+export async function invoke(ctx: OperationContext, operationId: string, raw: RawInput, options: { validateOutput?: boolean } = {}): Promise<unknown> {
+  const op = mustCompile(operationId);
+  const handler = handlers[operationId as OperationId];
+  if (!handler) throw new ApiError('notImplemented', `${operationId} is not built yet in this version of listkeeper.`);
+  const params = { ...raw.params };
+  if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
+  let body: Record<string, unknown> = {};
+  if (op.body) {
+    if (raw.body === undefined || raw.body === null) {
+      if (op.spec.bodyRequired) throw invalid(`${operationId} needs a JSON body; see its requestBody in the OpenAPI document.`);
+    } else {
+      if (!op.body(raw.body)) throw schemaError(op.body.errors, 'field');
+      body = raw.body as Record<string, unknown>;
+    }
+  } else if (raw.body !== undefined && raw.body !== null && Object.keys(raw.body as object).length > 0) {
+    const names = Object.keys(raw.body as object);
+    throw invalid(`${operationId} takes no ${names.length > 1 ? 'fields' : 'field'} ${names.map((n) => `'${n}'`).join(', ')}; its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`, names[0]);
+  }
+  const output = await handler(ctx, { ...params, ...body } as never);
+  if (options.validateOutput && !op.output(output)) {
+    const detail = (op.output.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    throw new Error(`${operationId} produced output that does not match its schema: ${detail}`);
+  }
+  return output;
+}
+
+function mustCompile(operationId: string): Compiled {
+  const op = compiled.get(operationId);
+  if (!op) throw new Error(`unknown operation ${operationId}`);
+  return op;
+}
+
+/** One sentence from the first schema error: the field, what is allowed, what was received. */
+export function schemaError(errors: ErrorObject[] | null | undefined, noun: 'parameter' | 'field'): ApiError {
+  const e = errors?.[0];
+  if (!e) return invalid('The request does not match the schema.');
+  const at = pointerToField(e.instancePath);
+  switch (e.keyword) {
+    case 'required': {
+      const field = joinField(at, String(e.params.missingProperty));
+      return invalid(`${noun} '${field}' is required.`, field);
+    }
+    case 'additionalProperties': {
+      const extra = String(e.params.additionalProperty);
+      const field = joinField(at, extra);
+      const allowed = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      return invalid(`'${field}' is not a known ${noun}; valid: ${allowed.join(', ') || 'none'}.`, field);
+    }
+    case 'enum':
+      return invalid(`'${at}' must be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}; received ${shown(e.data)}.`, at);
+    case 'anyOf':
+    case 'oneOf':
+      return invalid(`'${at}' has the wrong shape; received ${shown(e.data)}. See its schema in the OpenAPI document.`, at);
+    default:
+      return invalid(`'${at || 'body'}' ${e.message ?? 'is invalid'}; received ${shown(e.data)}.`, at || undefined);
+  }
+}
+
+function pointerToField(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+function joinField(base: string, name: string): string {
+  return base ? `${base}.${name}` : name;
+}

@@ -1,0 +1,24 @@
+/** The shape of one row of the generated operation table (src/generated/operations.ts). */
+export interface OperationSpec {
+  operationId: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  summary: string;
+  description: string;
+  /** Present when the operation is also an MCP tool. */
+  tool: {
+    title: string;
+    annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  } | null;
+  successStatus: number;
+  errorStatuses: number[];
+  params: { name: string; in: string; required: boolean }[];
+  paramsSchema: JsonSchema;
+  bodySchema: JsonSchema | null;
+  bodyRequired: boolean;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonSchema = { [key: string]: any };

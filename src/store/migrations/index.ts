@@ -1,0 +1,14 @@
+import type { Knex } from 'knex';
+import * as core from './20261122000100_core.js';
+
+interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
+
+/** Every migration in order. A static list, so migrations run the same from src and dist. */
+const migrations: [string, Migration][] = [['20261122000100_core', core]];
+
+/** A knex MigrationSource over the static list above. */
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

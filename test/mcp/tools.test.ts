@@ -1,0 +1,83 @@
+/** The MCP adapter: tools from the spec, results with structured content, errors as results. */
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+
+describe('MCP adapter', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  let mcp: Client;
+  beforeAll(async () => {
+    server = await startTestServer();
+    ada = await server.account('Ada');
+    mcp = await server.mcp(ada);
+  });
+  afterAll(async () => server.close());
+
+  it('lists 21 tools, each with a title, the four hints and an object output schema', async () => {
+    const { tools } = await mcp.listTools();
+    expect(tools).toHaveLength(21);
+    for (const tool of tools) {
+      expect(tool.title).toBeTruthy();
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      });
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.inputSchema.type).toBe('object');
+    }
+  });
+
+  it('gives create_list the same result shape as REST POST /lists', async () => {
+    const input = { name: 'Books', icon: '📚', titleLabel: 'Book', properties: [{ name: 'Author', type: 'text' as const }] };
+    const viaMcp = await mcp.callTool({ name: 'create_list', arguments: input });
+    expect(viaMcp.isError).toBeFalsy();
+    const structured = viaMcp.structuredContent as Record<string, unknown>;
+    expect(JSON.parse((viaMcp.content as { text: string }[])[0]!.text)).toEqual(structured);
+    const viaRest = await ada.sdk.POST('/lists', { body: input });
+    expect(viaRest.response.status).toBe(201);
+    const strip = (list: Record<string, unknown>) => ({ ...list, id: 'x', properties: (list.properties as { id: string }[]).map((p) => ({ ...p, id: 'p' })) });
+    expect(strip(structured)).toEqual(strip(viaRest.data as unknown as Record<string, unknown>));
+  });
+
+  it('returns a refusal as an isError result that names the field', async () => {
+    const result = await mcp.callTool({ name: 'create_list', arguments: { icon: '📚' } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/'name' is required.*invalid/);
+  });
+
+  it('accepts object and array arguments sent as JSON strings', async () => {
+    const result = await mcp.callTool({ name: 'create_list', arguments: { name: 'Films', properties: JSON.stringify([{ name: 'Year', type: 'number' }]) } });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { properties: { name: string }[] }).properties.map((p) => p.name)).toEqual(['Year']);
+  });
+
+  it('refuses a browser request from a foreign Origin with 403', async () => {
+    const res = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ada.key}`, Origin: 'https://evil.example', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('answers 401 with WWW-Authenticate to a call without a token', async () => {
+    const res = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource');
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])('negotiates protocol version %s', async (version) => {
+    const res = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ada.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result: { protocolVersion: string; serverInfo: { name: string } } };
+    expect(body.result.protocolVersion).toBe(version);
+    expect(body.result.serverInfo.name).toBe('listkeeper');
+  });
+});

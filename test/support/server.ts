@@ -1,0 +1,83 @@
+/**
+ * A running listkeeper on a fresh test database, for tests that go through HTTP, the SDK
+ * and an MCP client. Every server a test opens is closed in its afterAll.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Knex } from 'knex';
+import { pino } from 'pino';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApp } from '../../src/http/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createServices, type Services } from '../../src/services.js';
+import { migrate } from '../../src/store/db.js';
+import { createUser } from '../../src/domain/accounts.js';
+import { createApiKey } from '../../src/auth/apikeys.js';
+import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
+import type { OperationContext, Principal } from '../../src/operations/types.js';
+import { createTestDatabase } from './db.js';
+
+export interface TestAccount { userId: string; email: string; key: string; sdk: ListkeeperClient; principal: Principal }
+
+export interface TestServer {
+  baseUrl: string;
+  db: Knex;
+  config: Config;
+  services: Services;
+  /** Creates an account with an API key and an SDK client on it. */
+  account(name?: string): Promise<TestAccount>;
+  /** An MCP client connected with the account's key. */
+  mcp(account: TestAccount): Promise<Client>;
+  /** The operation context of an account, to call operations directly. */
+  context(account: TestAccount): OperationContext;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** Starts a server on a random port with a fresh database; rate limit raised unless given. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  await migrate(database.knex);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  const services = createServices();
+  const log = pino({ level: 'silent' });
+  const app = createApp({ db: database.knex, config, services, log, validateResponses: true });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  config.baseUrl = baseUrl;
+  config.webOrigin = baseUrl;
+  const clients: Client[] = [];
+
+  return {
+    baseUrl,
+    db: database.knex,
+    config,
+    services,
+    async account(name = 'Ada') {
+      const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
+      const user = await createUser(database.knex, { email, name, timezone: 'Europe/London' });
+      const key = await createApiKey(database.knex, user.id);
+      return { userId: user.id, email, key, sdk: createClient({ baseUrl, token: key }), principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` } };
+    },
+    async mcp(account) {
+      const client = new Client({ name: 'listkeeper-tests', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${account.key}` } } });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    context(account) {
+      return { principal: account.principal, db: database.knex, config, services, log };
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.drop();
+    },
+  };
+}
