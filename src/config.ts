@@ -16,6 +16,9 @@ const schema = {
     DATABASE_URL: { type: 'string' },
     LISTKEEPER_DATA_DIR: { type: 'string', default: './data' },
     RATE_LIMIT_PER_MINUTE: { type: 'integer', minimum: 1, default: 60 },
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: { type: 'integer', minimum: 1, default: 600 },
+    TRUST_PROXY: { type: 'boolean', default: false },
+    ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
@@ -34,6 +37,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   rateLimitPerMinute: number;
+  /** Requests a minute per client address, authenticated or not (shared through Postgres). */
+  rateLimitPerAddressPerMinute: number;
+  /** Take the client address and protocol from X-Forwarded-For/-Proto (behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Whether anyone may create an account on the sign-up page. */
+  allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
@@ -64,6 +73,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: raw.DATABASE_URL as string | undefined,
     dataDir: path.resolve(raw.LISTKEEPER_DATA_DIR as string),
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
+    rateLimitPerAddressPerMinute: raw.RATE_LIMIT_PER_ADDRESS_PER_MINUTE as number,
+    trustProxy: raw.TRUST_PROXY as boolean,
+    allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),

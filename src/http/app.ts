@@ -17,6 +17,7 @@ import { API_ROOT, handleRest } from './rest.js';
 import { readJsonBody } from './body.js';
 import { handleMcp } from '../mcp/server.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
+import { addressRateLimit } from '../auth/ratelimit.js';
 
 export interface AppDeps {
   db: Knex;
@@ -33,7 +34,7 @@ export interface AppDeps {
 /** Builds the koa app. */
 export function createApp(deps: AppDeps): Koa {
   const log = deps.log ?? pino({ level: deps.config.logLevel });
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.config.trustProxy });
   const router = new Router();
   const guard = bearerGuard({ db: deps.db, config: deps.config, now: () => deps.services.now(), ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}) });
   const validateResponses = deps.validateResponses ?? false;
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestLog(log));
   app.use(renderErrors);
+  app.use(addressRateLimit({ db: deps.db, limit: deps.config.rateLimitPerAddressPerMinute, now: () => deps.services.now() }));
 
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
