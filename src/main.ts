@@ -1,6 +1,6 @@
 /**
  * Composition root: config → database (embedded Postgres unless DATABASE_URL) → migrations
- * → services → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
+ * → services → OAuth server (keys from the database) → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -8,13 +8,15 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './store/open.js';
 import { createApp } from './http/app.js';
 import { createServices } from './services.js';
+import { createAuthServer } from './auth/oauth/server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
-  const app = createApp({ db: database.db, config, services, log, ready: async () => (await database.db.raw('select 1')) !== undefined });
+  const oauth = await createAuthServer({ db: database.db, config, log });
+  const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);

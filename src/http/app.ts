@@ -18,6 +18,7 @@ import { readJsonBody } from './body.js';
 import { handleMcp } from '../mcp/server.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
+import type { AuthServer } from '../auth/oauth/server.js';
 
 export interface AppDeps {
   db: Knex;
@@ -25,6 +26,8 @@ export interface AppDeps {
   services: Services;
   log?: Logger;
   verifyAccessToken?: AccessTokenVerifier;
+  /** The OAuth authorization server with its discovery documents and web pages; off when absent. */
+  oauth?: AuthServer;
   /** Check every operation's output against its schema (on in tests). */
   validateResponses?: boolean;
   /** Whether the app is ready to serve (database up, migrations applied). */
@@ -35,6 +38,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const log = deps.log ?? pino({ level: deps.config.logLevel });
   const app = new Koa({ proxy: deps.config.trustProxy });
+  // oidc-provider, mounted below, reads its signed cookies through this app: same keys.
+  if (deps.oauth) app.keys = deps.oauth.cookieKeys;
   const router = new Router();
   const guard = bearerGuard({ db: deps.db, config: deps.config, now: () => deps.services.now(), ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}) });
   const validateResponses = deps.validateResponses ?? false;
@@ -71,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
+  if (deps.oauth) app.use(deps.oauth.middleware);
   app.use(async function unknownRoute(ctx) {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
   });
