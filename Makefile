@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean
+.PHONY: help setup gen gen-check lint typecheck build browser test test-unit sdk-build run dev clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -34,11 +34,17 @@ build: setup ## Compile the service to dist/ and the SDK to sdk/dist/
 	npx tsc -p tsconfig.build.json
 	npm run build --workspace sdk
 
-test-unit: setup ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
+
+browser: ## Install Chromium with apt-get for the browser tests, unless it is there
+	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
+
+test-unit: setup browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
-test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drift, types, build, all tests
+test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

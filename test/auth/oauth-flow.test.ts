@@ -13,10 +13,10 @@ describe('OAuth discovery', () => {
   });
   afterAll(async () => server.close());
 
-  it.each(['', '/mcp'])('serves protected-resource metadata at /.well-known/oauth-protected-resource%s naming the resource and the one authorization server', async (suffix) => {
+  it.each(['', '/mcp', '/api/v1'])('serves protected-resource metadata at /.well-known/oauth-protected-resource%s naming the service and the one authorization server', async (suffix) => {
     const res = await fetch(`${server.baseUrl}/.well-known/oauth-protected-resource${suffix}`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ resource: `${server.baseUrl}${suffix}`, authorization_servers: [server.baseUrl], bearer_methods_supported: ['header'] });
+    expect(await res.json()).toMatchObject({ resource: server.baseUrl, authorization_servers: [server.baseUrl], bearer_methods_supported: ['header'] });
   });
 
   it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])('serves authorization server metadata at %s', async (path) => {

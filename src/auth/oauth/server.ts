@@ -41,9 +41,11 @@ export async function createAuthServer(deps: { db: Knex; config: Config; log: Lo
 }
 
 /**
- * RFC 9728 metadata at `/.well-known/oauth-protected-resource` (the service) and at
- * `/.well-known/oauth-protected-resource/<path>` for `/mcp` and `/api/v1`, each naming its
- * resource and the one authorization server (this service itself).
+ * RFC 9728 metadata at `/.well-known/oauth-protected-resource`, and the same document at
+ * `/.well-known/oauth-protected-resource/mcp` and `/api/v1` where path-aware clients look:
+ * the service is one protected resource (BASE_URL, the audience of every access token)
+ * behind one authorization server (itself). One name whichever way a client discovers it,
+ * so the `resource` it sends stays the same from authorization to refresh.
  */
 function protectedResourceMetadata(config: Config): Middleware {
   const prefix = '/.well-known/oauth-protected-resource';
@@ -60,7 +62,7 @@ function protectedResourceMetadata(config: Config): Middleware {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = {
-      resource: `${config.baseUrl}${ctx.path.slice(prefix.length)}`,
+      resource: config.baseUrl,
       authorization_servers: [config.baseUrl],
       bearer_methods_supported: ['header'],
       scopes_supported: [...SCOPES],
