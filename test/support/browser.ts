@@ -12,13 +12,15 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface TestBrowser { context: BrowserContext; close(): Promise<void> }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+/** Launches Chromium; `options` go to the browser context (viewport, javaScriptEnabled, ...). */
+export async function launchBrowser(options: { viewport?: { width: number; height: number }; javaScriptEnabled?: boolean; isMobile?: boolean } = {}): Promise<TestBrowser> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'listkeeper-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     timeout: 60_000,
+    ...options,
   });
   return {
     context,
