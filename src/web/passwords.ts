@@ -4,6 +4,8 @@
  * `users.password_hash`.
  */
 import { hash, verify } from '@node-rs/argon2';
+import type { Knex } from 'knex';
+import { invalid } from '../http/errors.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;
@@ -30,4 +32,13 @@ export function passwordProblem(password: string): string | null {
   if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (password.length > MAX_PASSWORD_LENGTH) return `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
   return null;
+}
+
+/** Sets (or replaces) the web sign-in password of a person; refuses a weak one. */
+export async function setUserPassword(db: Knex, userId: string, password: string): Promise<void> {
+  const problem = passwordProblem(password);
+  if (problem) throw invalid(problem, 'password');
+  await db('users').where({ id: userId }).update({ password_hash: await hashPassword(password) });
+  // Other browsers signed in with the old password are signed out.
+  await db('sessions').where({ user_id: userId }).delete();
 }

@@ -85,6 +85,16 @@ describe('sign-up, sign-in and sign-out', () => {
     expect((await browser.request('/settings/connections')).status).toBe(302);
   });
 
+  it('sets a password from the command line: the new one signs in, other sessions end, a weak one is refused', async () => {
+    const { setUserPassword } = await import('../../src/web/passwords.js');
+    const cid = await server.account('Cid', PASSWORD);
+    const before = await signedIn(server, cid.email);
+    await expect(setUserPassword(server.db, cid.userId, 'short')).rejects.toThrow(/at least 10 characters/);
+    await setUserPassword(server.db, cid.userId, 'another long passphrase');
+    expect((await before.request('/settings/connections')).status).toBe(302);
+    await signedIn(server, cid.email, 'another long passphrase');
+  });
+
   it('keeps no session token in the database, only its hash', async () => {
     const ada = await server.account('Ann', PASSWORD);
     const browser = await signedIn(server, ada.email);
