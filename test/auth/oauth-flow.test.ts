@@ -34,6 +34,8 @@ describe('OAuth discovery', () => {
     });
     expect(meta.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
     expect(meta.grant_types_supported).not.toContain('implicit');
+    // Bearer tokens only, and no side doors: no DPoP, no pushed requests, no introspection or userinfo.
+    for (const absent of ['dpop_signing_alg_values_supported', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'userinfo_endpoint']) expect(meta[absent]).toBeUndefined();
     expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'email', 'offline_access']));
   });
 

@@ -164,6 +164,18 @@ describe('OAuth security', () => {
       expect(res.body.error).toBe('invalid_grant');
     });
 
+    it("does not let one client revoke another client's refresh token", async () => {
+      const { client, refreshToken } = await authorized();
+      const other = await registerClient(server.baseUrl, 'Other');
+      await fetch(`${server.baseUrl}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: refreshToken, client_id: other.clientId }).toString(),
+      });
+      const res = await tokenRequest(server.baseUrl, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId });
+      expect(res.status).toBe(200);
+    });
+
     it('answers 400 for an expired refresh token', async () => {
       const { client, refreshToken } = await authorized();
       await server.db('oauth_payloads').where({ model: 'RefreshToken' }).update({ expires_at: new Date(Date.now() - 1000) });
@@ -217,6 +229,7 @@ describe('OAuth security', () => {
       ['an unknown grant', { gid: 'no-such-grant' }],
       ['another client than its grant', { client_id: 'someone-else' }],
       ['another subject than its grant', { sub: '00000000-0000-4000-8000-000000000000' }],
+      ['a sender-constrained (DPoP) one used as a bearer token', { cnf: { jkt: 'x'.repeat(43) } }],
     ])('answers 401 for %s', async (_case, claims) => {
       const fixed = Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, typeof v === 'string' ? v.replace('SERVICE', server.baseUrl) : v]));
       const res = await api(await forge(fixed));

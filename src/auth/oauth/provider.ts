@@ -93,10 +93,14 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      revocation: { enabled: true },
+      // A client revokes its own tokens only ("removing the connector in the client deletes its token").
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
+      // Bearer tokens only: the resource side does not check DPoP proofs, so it must not issue bound tokens.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => issuer,

@@ -66,6 +66,8 @@ export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config,
     }
     const { sub, client_id: clientId, gid } = payload;
     if (typeof sub !== 'string' || typeof clientId !== 'string' || typeof gid !== 'string') return null;
+    // A sender-constrained token (DPoP, mTLS) must not be accepted as a plain bearer token.
+    if (payload.cnf !== undefined) return null;
     const grant = (await deps.db('oauth_payloads as g')
       .leftJoin('oauth_payloads as c', (j) => j.on('c.model', deps.db.raw('?', ['Client'])).andOn('c.id', deps.db.raw("g.payload->>'clientId'")))
       .joinRaw('JOIN users u ON u.id::text = g.account_id')
