@@ -1,7 +1,8 @@
 /**
- * The per-token rate limit: a fixed one-minute window per bucket, counted in Postgres so that
- * every server process on one database enforces one limit. Counted before authentication,
- * so a bad key is counted too.
+ * The rate limits: a fixed one-minute window per bucket, counted in Postgres so that every
+ * server process on one database enforces one limit. Per token (in the guard, counted before
+ * authentication, so a bad key is counted too) and, above it, per client address
+ * (addressRateLimit, for every request).
  * @see ../../../shared/spec/service.md "Limits"
  */
 import type { Context, Next } from 'koa';

@@ -1,6 +1,6 @@
 /**
  * The koa app factory, apart from `listen` so tests build an app without a port.
- * A request's way: guards (request id, log, errors, origin check, rate limit + auth) →
+ * A request's way: guards (request id, log, errors, per-address limit, origin check, rate limit + auth) →
  * adapter (REST or MCP) → operation → domain → store.
  */
 import { randomUUID } from 'node:crypto';
