@@ -54,7 +54,7 @@ export function webRoutes(deps: WebDeps): Middleware {
 
   // ---- sign-in and sign-up ----------------------------------------------------------
 
-  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string }): void {
+  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string }): void {
     const signUpLink = config.allowSignUp ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>` : html``;
     sendPage(
       ctx,
@@ -63,9 +63,11 @@ export function webRoutes(deps: WebDeps): Middleware {
         'Sign in',
         html`<div class="card">
 ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+${opts.again ? html`<p class="notice">The app asks you to sign in again to continue.</p>` : ''}
 <form method="post" action="/signin">
 <input type="hidden" name="csrf" value="${csrf(ctx)}">
 <input type="hidden" name="next" value="${opts.next}">
+${opts.again ? html`<input type="hidden" name="again" value="${opts.again}">` : ''}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
 <label for="password">Password</label>
@@ -80,8 +82,12 @@ ${signUpLink}
 
   router.get('/signin', async (ctx) => {
     const next = safeNext(ctx.query.next, CONNECTIONS_PATH);
-    if (await currentUser(ctx, db)) return ctx.redirect(next);
-    signInPage(ctx, 200, { next });
+    // `again`: the OAuth interaction of an app that asked for a fresh sign-in (prompt=login,
+    // max_age), so the form shows even to a signed-in browser.
+    const again = typeof ctx.query.again === 'string' && ctx.query.again.length <= 100 ? ctx.query.again : undefined;
+    const user = await currentUser(ctx, db);
+    if (user && !again) return ctx.redirect(next);
+    signInPage(ctx, 200, { next, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
   });
 
   router.post('/signin', async (ctx) => {
@@ -91,8 +97,9 @@ ${signUpLink}
     const email = (form.email ?? '').trim();
     const user = email ? await findUserByEmail(db, email) : undefined;
     const ok = await verifyPassword((user as { password_hash?: string | null } | undefined)?.password_hash, form.password ?? '');
-    if (!user || !ok) return signInPage(ctx, 401, { next, email, error: 'That email and password do not match an account.' });
-    await signIn(ctx, db, user.id);
+    const again = form.again && form.again.length <= 100 ? form.again : undefined;
+    if (!user || !ok) return signInPage(ctx, 401, { next, email, error: 'That email and password do not match an account.', ...(again ? { again } : {}) });
+    await signIn(ctx, db, user.id, again ?? null);
     ctx.status = 303;
     ctx.redirect(next);
   });
@@ -202,9 +209,14 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
     if (!details) return;
     const user = await currentUser(ctx, db);
     if (!user) return ctx.redirect(`/signin?next=${encodeURIComponent(ctx.url)}`);
-    // Signed in on the web pages: that is the sign-in the authorization server asked for.
+    // Signed in on the web pages: that is the sign-in the authorization server asked for,
+    // unless the app wants a sign-in newer than its request (prompt=login, or max_age exceeded).
     if (details.prompt.name === 'login' || details.session?.accountId !== user.id) {
-      return finish(ctx, { login: { accountId: user.id } });
+      const wantsFresh = details.prompt.name === 'login' && details.prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
+      if (wantsFresh && user.freshFor !== details.uid) {
+        return ctx.redirect(`/signin?again=${encodeURIComponent(details.uid)}&next=${encodeURIComponent(ctx.url)}`);
+      }
+      return finish(ctx, { login: { accountId: user.id, ts: Math.floor(user.signedInAt.getTime() / 1000) } });
     }
     if (details.prompt.name !== 'consent') {
       return finish(ctx, { error: 'interaction_required', error_description: `listkeeper cannot resolve the '${details.prompt.name}' prompt.` });

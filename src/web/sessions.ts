@@ -17,15 +17,26 @@ export const SESSION_COOKIE = 'lk_session';
 const PRE_SESSION_COOKIE = 'lk_pre';
 export const SESSION_TTL_DAYS = 14;
 
-export interface WebUser { id: string; email: string; name: string }
+export interface WebUser {
+  id: string;
+  email: string;
+  name: string;
+  /** When this browser signed in (the session's start): the authentication time OAuth reports. */
+  signedInAt: Date;
+  /** The OAuth interaction that asked for this sign-in, if one did. */
+  freshFor: string | null;
+}
 
 const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', overwrite: true, signed: false };
 
 /** Creates a session for the user and sets its cookie. */
-export async function signIn(ctx: Context, db: Knex, userId: string): Promise<void> {
+export async function signIn(ctx: Context, db: Knex, userId: string, freshFor: string | null = null): Promise<void> {
+  // A new sign-in replaces the browser's previous session, if any.
+  const previous = ctx.cookies.get(SESSION_COOKIE);
+  if (previous) await db('sessions').where({ id: hashToken(previous) }).delete();
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + SESSION_TTL_DAYS * 86400_000);
-  await db('sessions').insert({ id: hashToken(token), user_id: userId, expires_at: expiresAt });
+  await db('sessions').insert({ id: hashToken(token), user_id: userId, expires_at: expiresAt, fresh_for: freshFor });
   ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions, expires: expiresAt });
   ctx.state.webUser = undefined;
   ctx.state.webSessionToken = token;
@@ -51,9 +62,9 @@ export async function currentUser(ctx: Context, db: Knex): Promise<WebUser | nul
       .join('users as u', 'u.id', 's.user_id')
       .where('s.id', hashToken(token))
       .andWhere('s.expires_at', '>', db.fn.now())
-      .first('u.id', 'u.email', 'u.name')) as Pick<UserRow, 'id' | 'email' | 'name'> | undefined;
+      .first('u.id', 'u.email', 'u.name', 's.created_at', 's.fresh_for')) as (Pick<UserRow, 'id' | 'email' | 'name' | 'created_at'> & { fresh_for: string | null }) | undefined;
     if (row) {
-      user = { id: row.id, email: row.email, name: row.name };
+      user = { id: row.id, email: row.email, name: row.name, signedInAt: row.created_at, freshFor: row.fresh_for };
       ctx.state.webSessionToken = token;
     }
   }

@@ -121,6 +121,21 @@ describe('OAuth code flow', () => {
     expect(replay.body.error).toBe('invalid_grant');
   });
 
+  it('skips the sign-in page for a browser already signed in, but asks again when the app says prompt=login', async () => {
+    const client = await registerClient(server.baseUrl);
+    const browser = new HttpBrowser(server.baseUrl);
+    codeFrom((await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge), { email: ada.email, password: PASSWORD })).location);
+    // Signed in now: a second authorization goes straight to the consent screen (or the app).
+    const second = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'consent' }));
+    expect(new URL(second.url).pathname).toBe('/oauth/consent');
+    // prompt=login: the sign-in form again, even though the browser is signed in.
+    const fresh = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }));
+    expect(new URL(fresh.url).pathname).toBe('/signin');
+    expect(await fresh.res.text()).toContain('sign in again');
+    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }), { email: ada.email, password: PASSWORD });
+    codeFrom(location);
+  });
+
   it('logs writes through OAuth under the app name', async () => {
     const { token } = await authorize({}, 'Logbook Agent');
     const res = await fetch(`${server.baseUrl}/api/v1/lists`, {

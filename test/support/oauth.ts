@@ -146,7 +146,8 @@ export async function authorizeInBrowser(
     const path = new URL(step.url).pathname;
     if (step.res.status !== 200) return { location: null, res: step.res, page };
     if (path === '/signin') {
-      step = await browser.follow('/signin', { form: { csrf: formValue(page, 'csrf'), next: formValue(page, 'next'), email: person.email, password: person.password } });
+      const again: Record<string, string> = /name="again"/.test(page) ? { again: formValue(page, 'again') } : {};
+      step = await browser.follow('/signin', { form: { csrf: formValue(page, 'csrf'), next: formValue(page, 'next'), ...again, email: person.email, password: person.password } });
     } else if (path === '/oauth/consent') {
       step = await browser.follow('/oauth/consent', { form: { csrf: formValue(page, 'csrf'), interaction: formValue(page, 'interaction'), decision } });
     } else {

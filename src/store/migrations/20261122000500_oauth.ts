@@ -44,6 +44,8 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('user_id').notNullable().references('users.id').onDelete('CASCADE');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('expires_at', { useTz: true }).notNullable();
+    // The OAuth interaction whose "sign in again" (prompt=login, max_age) this sign-in answered.
+    t.text('fresh_for');
   });
   await knex.raw('CREATE INDEX sessions_user_idx ON sessions (user_id)');
 }
