@@ -180,12 +180,12 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 
   /** The interaction this browser is in, or null after rendering why there is none. */
   async function interaction(ctx: Context, uid: unknown): Promise<Details | null> {
-    let details: Details;
+    let details: Details | null = null;
     try {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
+      // No interaction cookie, or its interaction is gone (expired, finished, another browser's).
       if (!(err instanceof oidcErrors.SessionNotFound)) throw err;
-      details = null as never;
     }
     if (!details || (typeof uid === 'string' && uid !== '' && uid !== details.uid)) {
       sendPage(
