@@ -2,7 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -134,6 +134,16 @@ describe('OAuth code flow', () => {
     expect(await fresh.res.text()).toContain('sign in again');
     const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }), { email: ada.email, password: PASSWORD });
     codeFrom(location);
+  });
+
+  it('asks for sign-in again after the person signed out of the web pages', async () => {
+    const client = await registerClient(server.baseUrl);
+    const browser = new HttpBrowser(server.baseUrl);
+    codeFrom((await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge), { email: ada.email, password: PASSWORD })).location);
+    const settings = await (await browser.request('/settings/connections')).text();
+    expect((await browser.request('/signout', { form: { csrf: formValue(settings, 'csrf') } })).status).toBe(303);
+    const next = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(next.url).pathname).toBe('/signin');
   });
 
   it('logs writes through OAuth under the app name', async () => {
