@@ -109,7 +109,8 @@ async function main(): Promise<void> {
       return { name: r.operationId, title: tool.title, description: r.description, inputSchema: r.inputSchema, outputSchema: r.outputSchema, annotations: tool.annotations };
     });
 
-  const types = astToString(await openapiTS(new URL(`file://${specPath}`)));
+  // Fields with a default stay optional in the types: callers may omit them.
+  const types = astToString(await openapiTS(new URL(`file://${specPath}`), { defaultNonNullable: false }));
   const tsHeader = header('//');
   const outputs: Record<string, string> = {
     'src/generated/openapi-document.ts':

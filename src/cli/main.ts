@@ -9,6 +9,7 @@ import { openDatabase, type OpenDatabase } from '../store/open.js';
 import { createUser, findUserByEmail } from '../domain/accounts.js';
 import { createApiKey, revokeApiKey } from '../auth/apikeys.js';
 import { ApiError } from '../http/errors.js';
+import { createShare, removeShare } from '../domain/shares.js';
 
 const program = new Command();
 program.name('listkeeper').description('Run and administer a listkeeper service.').showHelpAfterError();
@@ -61,6 +62,32 @@ apikey
       const found = await findUserByEmail(db, opts.email);
       if (!found) throw new ApiError('notFound', `No account with email ${opts.email}.`);
       process.stdout.write((await revokeApiKey(db, found.id)) ? 'Key revoked.\n' : 'This account had no key.\n');
+    });
+  });
+
+const share = program.command('share').description('Share items and lists with another account.');
+share
+  .command('add')
+  .description('Share an item (the recipient may edit its title and body) or a whole list (every field).')
+  .option('--item <id>', 'the item to share')
+  .option('--list <id>', 'the list to share')
+  .requiredOption('--with <email>', 'the recipient\'s email address')
+  .action(async (opts: { item?: string; list?: string; with: string }) => {
+    if (!opts.item === !opts.list) throw new Error('Give exactly one of --item or --list.');
+    await withDatabase(async ({ db }) => {
+      const recipient = await findUserByEmail(db, opts.with);
+      if (!recipient) throw new Error(`No account with email ${opts.with}.`);
+      const created = await createShare(db, opts.item ? { itemId: opts.item } : { listId: opts.list! }, recipient.id);
+      process.stdout.write(`Shared with ${recipient.email}; share id ${created.id}.\n`);
+    });
+  });
+share
+  .command('remove')
+  .description('Remove a share by its id.')
+  .requiredOption('--id <shareId>', 'the share id printed by share add')
+  .action(async (opts: { id: string }) => {
+    await withDatabase(async ({ db }) => {
+      process.stdout.write((await removeShare(db, opts.id)) ? 'Share removed.\n' : 'No such share.\n');
     });
   });
 

@@ -23,6 +23,8 @@ export interface TestAccount { userId: string; email: string; key: string; sdk: 
 export interface TestServer {
   baseUrl: string;
   db: Knex;
+  /** The test database's connection URL. */
+  dbUrl: string;
   config: Config;
   services: Services;
   /** Creates an account with an API key and an SDK client on it. */
@@ -55,6 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   return {
     baseUrl,
     db: database.knex,
+    dbUrl: database.url,
     config,
     services,
     async account(name = 'Ada') {
