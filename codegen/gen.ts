@@ -126,7 +126,7 @@ async function main(): Promise<void> {
       `import type { ToolDefinition } from '../mcp/tool-definition.js';\n\n` +
       `/** The MCP tools: every operation of openapi.yaml with an x-mcp block. */\n` +
       `export const tools: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};\n`,
-    'sdk/src/generated/api.d.ts': tsHeader + types,
+    'sdk/src/generated/api.ts': tsHeader + types,
   };
   for (const [file, text] of Object.entries(outputs)) {
     const target = path.join(root, file);
