@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean
+.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ test-unit: setup ## Run the jest suites (unit, integration, e2e) on embedded Pos
 	$(JEST) --maxWorkers=2
 
 test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drift, types, build, all tests
+
+bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
+	npx tsx bench/run.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

@@ -10,6 +10,7 @@ import { createUser, findUserByEmail } from '../domain/accounts.js';
 import { createApiKey, revokeApiKey } from '../auth/apikeys.js';
 import { ApiError } from '../http/errors.js';
 import { createShare, removeShare } from '../domain/shares.js';
+import { seedWorkspace } from '../bench/seed.js';
 
 const program = new Command();
 program.name('listkeeper').description('Run and administer a listkeeper service.').showHelpAfterError();
@@ -88,6 +89,21 @@ share
   .action(async (opts: { id: string }) => {
     await withDatabase(async ({ db }) => {
       process.stdout.write((await removeShare(db, opts.id)) ? 'Share removed.\n' : 'No such share.\n');
+    });
+  });
+
+const bench = program.command('bench').description('Benchmark helpers.');
+bench
+  .command('seed')
+  .description('Create an account with a realistic workspace of N items (lists of every role, bodies, chats, trash); prints its key and list ids as JSON.')
+  .requiredOption('--items <n>', 'how many items', (v) => Number.parseInt(v, 10))
+  .option('--email <email>', 'the account\'s email (default: a fresh bench-… address)')
+  .option('--seed <n>', 'random seed, for repeatable data', (v) => Number.parseInt(v, 10), 1)
+  .action(async (opts: { items: number; email?: string; seed: number }) => {
+    if (!Number.isInteger(opts.items) || opts.items < 1) throw new Error('--items takes a whole number of at least 1.');
+    await withDatabase(async ({ db }) => {
+      const result = await seedWorkspace(db, { items: opts.items, seed: opts.seed, ...(opts.email ? { email: opts.email } : {}) });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
     });
   });
 
