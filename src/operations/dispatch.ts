@@ -32,19 +32,27 @@ const paramAjv = makeAjv(true);
 const bodyAjv = makeAjv(false);
 const outputAjv = makeAjv(false);
 
+const specs = new Map(operationTable.map((spec) => [spec.operationId, spec]));
 const compiled = new Map<string, Compiled>();
-for (const spec of operationTable) {
-  compiled.set(spec.operationId, {
-    spec,
-    params: paramAjv.compile(spec.paramsSchema),
-    body: spec.bodySchema ? bodyAjv.compile(spec.bodySchema) : null,
-    output: outputAjv.compile(spec.outputSchema),
-    paramNames: new Set(spec.params.map((p) => p.name)),
-  });
+
+/** Compiles an operation's validators on first use: compiling all at once would slow the start. */
+function compile(spec: OperationSpec): Compiled {
+  let op = compiled.get(spec.operationId);
+  if (!op) {
+    op = {
+      spec,
+      params: paramAjv.compile(spec.paramsSchema),
+      body: spec.bodySchema ? bodyAjv.compile(spec.bodySchema) : null,
+      output: outputAjv.compile(spec.outputSchema),
+      paramNames: new Set(spec.params.map((p) => p.name)),
+    };
+    compiled.set(spec.operationId, op);
+  }
+  return op;
 }
 
 export function operationSpec(operationId: string): OperationSpec | undefined {
-  return compiled.get(operationId)?.spec;
+  return specs.get(operationId);
 }
 
 export function isImplemented(operationId: string): boolean {
@@ -94,9 +102,9 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
 }
 
 function mustCompile(operationId: string): Compiled {
-  const op = compiled.get(operationId);
-  if (!op) throw new Error(`unknown operation ${operationId}`);
-  return op;
+  const spec = specs.get(operationId);
+  if (!spec) throw new Error(`unknown operation ${operationId}`);
+  return compile(spec);
 }
 
 /** One sentence from the first schema error: the field, what is allowed, what was received. */
