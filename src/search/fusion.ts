@@ -2,34 +2,40 @@
  * How keyword and semantic evidence for one passage become one score, and when that score is too weak to show.
  *
  * Why not reciprocal rank fusion: RRF only sees ranks, so the best of a list of weak matches counts as much as the
- * best of a list of strong ones. On our labeled set equal-weight RRF lost to semantic search alone, and it gives no
- * score to put a floor on. Instead every candidate (from either leg) is scored on BOTH signals and the two are mixed
- * by a convex combination, which Bruch et al. (2023, "An Analysis of Fusion Functions for Hybrid Retrieval") found to
- * beat RRF and to need only one weight, tuned from few labeled queries:
+ * best of a list of strong ones, and it leaves no score to put a floor on. Instead every candidate (from either
+ * leg) is scored on BOTH signals, mixed by a convex combination, which Bruch et al. (2023, "An Analysis of Fusion
+ * Functions for Hybrid Retrieval") found to beat RRF with a single weight tuned on few labeled queries:
  *
- *   score = alpha * cosine + (1 - alpha) * keyword
+ *   score = alpha * cosine + (1 - alpha) * keyword ^ keywordExponent
  *
- * Both inputs are already on a fixed 0..1 scale without per-query normalisation: `cosine` of unit vectors, and
- * `keyword` = the share of the query's content words found in the passage (a typo-corrected word counts as found).
- * Per-query min-max normalisation would again make the best weak match look strong.
+ * Both inputs are on fixed scales without per-query normalisation (which would make the best weak match look
+ * strong): `cosine` of unit vectors, and `keyword` = the share of the query's content words found in the passage
+ * (a typo-corrected word counts as found). The exponent 2 makes partial word matches count little ("car
+ * insurance" vs "Renew home insurance": half the words, a quarter of the weight) while a passage with all the
+ * words keeps full weight: a shared word is weak evidence, all of them strong evidence.
  *
- * The floor is one threshold on that same score, so "nothing relevant" means neither signal nor their sum is
- * convincing. With the chosen weights a passage clears it with all content words present, or with a paraphrase
- * cosine that USE-lite only reaches for related text, or with half the words and a moderate cosine.
+ * The floor is one threshold on that same score. With the defaults a passage clears it with all content words
+ * present, with half of them and cosine >= 0.42, or with no shared word and cosine >= 0.58. Semantic-only search
+ * uses that same bar (floor / alpha), so the modes compare at the same "nothing relevant" strictness; keyword-only
+ * search, the fallback without an embedder, keeps passages with at least half the content words.
+ *
+ * Tuning (bench/search/relevance.ts --sweep, 2-fold cross-validated over the labeled queries): alpha 0.6-0.7 and
+ * floor 0.35-0.4 form a plateau; USE-lite gives unrelated passages cosines up to ~0.7, so a lower floor buys
+ * paraphrase recall only by showing results for queries that have no answer.
  */
 export interface FusionParams {
   /** Weight of the cosine similarity; the keyword share gets 1 - alpha. */
   alpha: number;
-  /** Minimum fused score for hybrid results. */
+  /** Minimum fused score for hybrid results; semantic-only results need cosine >= floor / alpha. */
   floor: number;
-  /** Minimum cosine for semantic-only results. */
-  semanticFloor: number;
   /** Minimum keyword share for keyword-only results. */
   keywordFloor: number;
+  /** The keyword share is raised to this power before mixing. */
+  keywordExponent: number;
 }
 
-/** Chosen on bench/search/labeled.json (see bench/search/README.md for the sweep); not per-query-kind. */
-export const DEFAULT_FUSION: FusionParams = { alpha: 0.6, floor: 0.3, semanticFloor: 0.4, keywordFloor: 0.5 };
+/** Chosen on bench/search/labeled.json; one setting for every kind of query. */
+export const DEFAULT_FUSION: FusionParams = { alpha: 0.6, floor: 0.35, keywordFloor: 0.5, keywordExponent: 2 };
 
 /** Evidence for one passage. */
 export interface PassageEvidence {
@@ -47,7 +53,7 @@ export function fusedScore(e: PassageEvidence, mode: 'hybrid' | 'keyword' | 'sem
   const tiebreak = (e.rank / (1 + e.rank)) * 1e-3;
   if (mode === 'keyword') return e.keyword >= p.keywordFloor ? e.keyword + tiebreak : null;
   const cosine = e.cosine ?? 0;
-  if (mode === 'semantic') return e.cosine !== null && cosine >= p.semanticFloor ? cosine : null;
-  const score = p.alpha * cosine + (1 - p.alpha) * e.keyword + tiebreak;
+  if (mode === 'semantic') return e.cosine !== null && cosine * p.alpha >= p.floor ? cosine : null;
+  const score = p.alpha * cosine + (1 - p.alpha) * e.keyword ** p.keywordExponent + tiebreak;
   return score >= p.floor ? score : null;
 }

@@ -3,7 +3,7 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages } from './passages.js';
 import { embedPassages } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
-import { allowedTypos, contentWords, editDistance, vocabularyWords } from './query-words.js';
+import { allowedTypos, contentWords, editDistance, foldWord, vocabularyWords } from './query-words.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
 export interface PostgresSearchOptions {
@@ -13,6 +13,9 @@ export interface PostgresSearchOptions {
   /** Candidates taken from the full-text leg. */
   keywordCandidates?: number;
 }
+
+/** Shortest query word that typo correction considers. */
+const MIN_TYPO_LENGTH = 5;
 
 interface CandidateRow {
   item_id: string;
@@ -114,28 +117,35 @@ export class PostgresSearchIndex implements SearchIndex {
     const mode = this.embedder ? (q.mode ?? 'hybrid') : 'keyword';
     const words = contentWords(q.text);
     if (words.length === 0) return [];
-    const useVector = mode !== 'keyword' && this.embedder !== null;
-    const [groups, vector] = await Promise.all([
-      mode === 'semantic' ? Promise.resolve(words.map((w) => [w])) : this.correctTypos(words),
-      useVector ? this.embedder!.embed([q.text]).then((v) => v[0]!) : Promise.resolve(null),
-    ]);
-    const rows = await this.candidates(q, mode, groups, vector);
+    const groups = mode === 'semantic' ? words.map((w) => [w]) : await this.correctTypos(words);
+    // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
+    // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
+    // typed and as corrected and keeps the better cosine.
+    let vectors: Float32Array[] = [];
+    if (mode !== 'keyword' && this.embedder) {
+      const corrected = correctedText(q.text, groups);
+      vectors = await this.embedder.embed(corrected === q.text ? [q.text] : [q.text, corrected]);
+    }
+    const rows = await this.candidates(q, mode, groups, vectors);
     return bestPerItem(rows, mode, this.fusion).slice(0, q.limit);
   }
 
-  /** For each query word, the word itself plus vocabulary words within its typo allowance. */
+  /**
+   * For each query word not in the vocabulary, the word itself plus vocabulary words within its typo allowance.
+   * (Asking instead whether the word's stem matches any passage failed: "babysiter" stems like "babysitting".)
+   */
   private async correctTypos(words: string[]): Promise<string[][]> {
     const result = await this.knex.raw<{ rows: { word: string; candidate: string | null }[] }>(
       `select q.word, s.word as candidate
-         from unnest(?::text[]) as q(word)
+         from unnest(:words::text[]) as q(word)
          left join lateral (
            select w.word from search_words w
-            where not exists (select 1 from search_words k where k.word = q.word)
-              and length(q.word) >= 4 and w.word % q.word
+            where length(q.word) >= :minLength and w.word % q.word and w.word <> q.word
+              and not exists (select 1 from search_words known where known.word = q.word)
             order by similarity(w.word, q.word) desc
             limit 5
          ) s on true`,
-      [words],
+      { words, minLength: MIN_TYPO_LENGTH },
     );
     const groups = new Map(words.map((w) => [w, [w]]));
     for (const row of result.rows) {
@@ -148,7 +158,7 @@ export class PostgresSearchIndex implements SearchIndex {
     q: SearchQuery,
     mode: 'hybrid' | 'keyword' | 'semantic',
     groups: string[][],
-    vector: Float32Array | null,
+    vectors: Float32Array[],
   ): Promise<CandidateRow[]> {
     // websearch syntax ORs the alternatives of one word; each group is one content word of the query.
     const groupQueries = groups.map((alts) => alts.map(quoteWord).join(' or '));
@@ -165,10 +175,12 @@ export class PostgresSearchIndex implements SearchIndex {
                    where ${scope} and :plain <% title
                    order by word_similarity(:plain, title) desc limit 20)`);
     }
-    if (vector) {
+    if (vectors.length > 0) {
       legs.push(`(select item_id, passage_no from search_passages
                    where ${scope} and embedding_bits is not null
-                   order by bit_count(embedding_bits # :bits::bit varying) limit :semanticCandidates)`);
+                   order by least(bit_count(embedding_bits # :bits::bit varying),
+                                  coalesce(bit_count(embedding_bits # :bits2::bit varying), 1 << 30))
+                   limit :semanticCandidates)`);
     }
     const sql = `
       with q as (select websearch_to_tsquery('english', unaccent(:anyWord)) as any_word),
@@ -182,7 +194,8 @@ export class PostgresSearchIndex implements SearchIndex {
              coalesce((select count(*) filter (where p.tsv @@ t.tsq)::float8 / nullif(count(*), 0) from terms t), 0) as keyword,
              ts_rank(p.tsv, q.any_word) as rank,
              case when :vector::real[] is null or p.embedding is null then null
-                  else (select sum(a * b) from unnest(p.embedding, :vector::real[]) as v(a, b)) end as cosine
+                  else (select greatest(sum(a * b), coalesce(sum(a * c), -1))
+                          from unnest(p.embedding, :vector::real[], :vector2::real[]) as v(a, b, c)) end as cosine
         from cand join search_passages p using (item_id, passage_no), q`;
     const result = await this.knex.raw<{ rows: CandidateRow[] }>(sql, {
       reader: q.readerId,
@@ -191,13 +204,22 @@ export class PostgresSearchIndex implements SearchIndex {
       anyWord,
       groups: groupQueries,
       plain: groups.map((g) => g[0]).join(' '),
-      bits: vector ? signBits(vector) : null,
-      vector: vector ? Array.from(vector) : null,
+      bits: vectors[0] ? signBits(vectors[0]) : null,
+      bits2: vectors[1] ? signBits(vectors[1]) : null,
+      vector: vectors[0] ? Array.from(vectors[0]) : null,
+      vector2: vectors[1] ? Array.from(vectors[1]) : null,
       keywordCandidates: this.keywordCandidates,
       semanticCandidates: this.semanticCandidates,
     });
     return result.rows;
   }
+}
+
+/** The query with each word that has typo corrections replaced by the closest one. */
+export function correctedText(text: string, groups: string[][]): string {
+  const fixes = new Map(groups.filter((g) => g.length > 1).map((g) => [g[0]!, g[1]!]));
+  if (fixes.size === 0) return text;
+  return text.replace(/[\p{L}\p{N}]+/gu, (word) => fixes.get(foldWord(word)) ?? word);
 }
 
 /** Sign bit of each dimension as a '0'/'1' string, castable to Postgres `bit varying`. */

@@ -36,12 +36,12 @@ export function vocabularyWords(text: string): string[] {
 }
 
 /**
- * Edits allowed between a query word and a vocabulary word, by the query word's length: none below 4 letters
- * (too many short words are one edit apart), one up to 7, two from 8. The same rule Meilisearch uses.
+ * Edits allowed between a query word and a vocabulary word, by the query word's length: none below 5 letters
+ * (too many short words are one edit apart: bear/bean, meat/meal), one up to 8, two from 9. Meilisearch's defaults.
  */
 export function allowedTypos(word: string): number {
-  if (word.length < 4) return 0;
-  return word.length < 8 ? 1 : 2;
+  if (word.length < 5) return 0;
+  return word.length < 9 ? 1 : 2;
 }
 
 /** Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
