@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/search/relevance.ts [--backends postgres,meilisearch] [--sweep]
  *
- * Postgres: DATABASE_URL (a superuser/CREATEDB URL) or a throwaway embedded cluster. Meilisearch: the binary from
+ * Postgres: DATABASE_URL (a superuser/CREATEDB URL) or the embedded cluster in .tmp/bench-pg. Meilisearch: the binary from
  * the devDependency, started on a free port. --sweep also scores a grid of fusion settings with 2-fold
  * cross-validation over the queries, to show how much the chosen defaults depend on this set.
  */
@@ -22,7 +22,7 @@ import { MeiliSearchIndex } from '../../src/search/meili.js';
 import { DEFAULT_FUSION, type FusionParams } from '../../src/search/fusion.js';
 import { up } from '../../src/store/migrations/20261122000300_search.js';
 import { startMeilisearch } from '../../test/support/meili.js';
-import { startThrowawayPostgres } from '../../test/search/throwaway-postgres.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { evaluate, summarize, type Judged, type ModeReport, type Ranked } from './metrics.js';
 
 interface LabeledSet {
@@ -124,7 +124,7 @@ interface BackendEnv {
 
 async function openBackend(name: string, embedder: Embedder): Promise<BackendEnv> {
   if (name === 'postgres') {
-    const server = process.env.DATABASE_URL ? null : await startThrowawayPostgres();
+    const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
     const adminUrl = process.env.DATABASE_URL ?? server!.url;
     const database = `search_bench_${Date.now()}`;
     const admin = knexFactory({ client: 'pg', connection: adminUrl });

@@ -38,6 +38,8 @@ interface PassageDocument {
 type StoredVector = number[] | { embeddings: number[][] };
 
 const EMBEDDER = 'default';
+/** Writes wait until Meilisearch has applied them (so a search right after sees them); vector indexing can be slow. */
+const WAIT = { timeout: 120_000, interval: 50 };
 
 /**
  * Hybrid search on Meilisearch: one document per passage in one index, `distinct: itemId` so each item comes back
@@ -91,18 +93,18 @@ export class MeiliSearchIndex implements SearchIndex {
     const index = this.client.index<PassageDocument>(this.uid);
     // An edited item may now have fewer passages; tasks of one index run in order, so the delete lands first.
     await index.deleteDocuments({ filter: itemFilter(docs.map((d) => d.itemId)) });
-    if (documents.length > 0) succeeded(await index.addDocuments(documents).waitTask({ timeout: 120_000 }));
+    if (documents.length > 0) succeeded(await index.addDocuments(documents).waitTask(WAIT));
   }
 
   async remove(itemIds: string[]): Promise<void> {
     if (itemIds.length === 0) return;
     await this.ready();
-    succeeded(await this.client.index(this.uid).deleteDocuments({ filter: itemFilter(itemIds) }).waitTask());
+    succeeded(await this.client.index(this.uid).deleteDocuments({ filter: itemFilter(itemIds) }).waitTask(WAIT));
   }
 
   async clear(): Promise<void> {
     await this.ready();
-    succeeded(await this.client.index(this.uid).deleteAllDocuments().waitTask());
+    succeeded(await this.client.index(this.uid).deleteAllDocuments().waitTask(WAIT));
   }
 
   async search(q: SearchQuery): Promise<SearchHit[]> {
@@ -152,7 +154,7 @@ export class MeiliSearchIndex implements SearchIndex {
   }
 
   private async configure(): Promise<void> {
-    const created = await this.client.createIndex(this.uid, { primaryKey: 'id' }).waitTask();
+    const created = await this.client.createIndex(this.uid, { primaryKey: 'id' }).waitTask(WAIT);
     if (created.error?.code !== 'index_already_exists') succeeded(created);
     const settings = await this.client
       .index(this.uid)
@@ -161,7 +163,7 @@ export class MeiliSearchIndex implements SearchIndex {
         filterableAttributes: ['readerIds', 'itemId', 'createdAt'],
         embedders: this.embedder ? { [EMBEDDER]: { source: 'userProvided', dimensions: this.embedder.dimensions } } : {},
       })
-      .waitTask({ timeout: 60_000 });
+      .waitTask(WAIT);
     succeeded(settings);
   }
 }
