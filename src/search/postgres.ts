@@ -35,8 +35,10 @@ interface CandidateRow {
  *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too.
  * - Semantic: vectors are stored as real[] plus their sign bits. Exact cosine over all 20,000 passages of a reader
  *   in SQL took ~1.5 s; xor + bit_count over the bits shortlists in ~20 ms, and only that shortlist gets the exact
- *   cosine (measured: 400 candidates, p50 ~50 ms, p95 ~75 ms on a 100,000-row table). Parsing real[] in Node was
- *   slower than computing in SQL, so the rerank stays in SQL.
+ *   cosine (measured on an idle machine: 400 candidates, p50 ~50 ms, p95 ~75 ms on a 100,000-row table; the
+ *   rerank costs ~0.07 ms a row, so the default shortlist is 300). Sign bits estimate the angle to about +-0.05 in
+ *   cosine at 512 dimensions, so passages near the 0.5 floor still make a 300-row shortlist. Parsing real[] in
+ *   Node was slower than computing in SQL (120 ms for 400 rows), so the rerank stays in SQL.
  * - Every candidate from any leg gets both signals and is scored by `fusedScore` (see fusion.ts).
  */
 export class PostgresSearchIndex implements SearchIndex {
@@ -51,7 +53,7 @@ export class PostgresSearchIndex implements SearchIndex {
     options: PostgresSearchOptions = {},
   ) {
     this.fusion = options.fusion ?? DEFAULT_FUSION;
-    this.semanticCandidates = options.semanticCandidates ?? 400;
+    this.semanticCandidates = options.semanticCandidates ?? 300;
     this.keywordCandidates = options.keywordCandidates ?? 100;
   }
 
@@ -117,7 +119,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const mode = this.embedder ? (q.mode ?? 'hybrid') : 'keyword';
     const words = contentWords(q.text);
     if (words.length === 0) return [];
-    const groups = mode === 'semantic' ? words.map((w) => [w]) : await this.correctTypos(words);
+    const { groups, unknown } = mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words);
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
@@ -126,7 +128,7 @@ export class PostgresSearchIndex implements SearchIndex {
       const corrected = correctedText(q.text, groups);
       vectors = await this.embedder.embed(corrected === q.text ? [q.text] : [q.text, corrected]);
     }
-    const rows = await this.candidates(q, mode, groups, vectors);
+    const rows = await this.candidates(q, mode, groups, unknown, vectors);
     return bestPerItem(rows, mode, this.fusion).slice(0, q.limit);
   }
 
@@ -134,9 +136,9 @@ export class PostgresSearchIndex implements SearchIndex {
    * For each query word not in the vocabulary, the word itself plus vocabulary words within its typo allowance.
    * (Asking instead whether the word's stem matches any passage failed: "babysiter" stems like "babysitting".)
    */
-  private async correctTypos(words: string[]): Promise<string[][]> {
-    const result = await this.knex.raw<{ rows: { word: string; candidate: string | null }[] }>(
-      `select q.word, s.word as candidate
+  private async correctTypos(words: string[]): Promise<{ groups: string[][]; unknown: Set<string> }> {
+    const result = await this.knex.raw<{ rows: { word: string; candidate: string | null; known: boolean }[] }>(
+      `select q.word, s.word as candidate, exists (select 1 from search_words k where k.word = q.word) as known
          from unnest(:words::text[]) as q(word)
          left join lateral (
            select w.word from search_words w
@@ -148,16 +150,19 @@ export class PostgresSearchIndex implements SearchIndex {
       { words, minLength: MIN_TYPO_LENGTH },
     );
     const groups = new Map(words.map((w) => [w, [w]]));
+    const unknown = new Set<string>();
     for (const row of result.rows) {
+      if (!row.known) unknown.add(row.word);
       if (row.candidate && editDistance(row.word, row.candidate) <= allowedTypos(row.word)) groups.get(row.word)?.push(row.candidate);
     }
-    return [...groups.values()];
+    return { groups: [...groups.values()], unknown };
   }
 
   private async candidates(
     q: SearchQuery,
     mode: 'hybrid' | 'keyword' | 'semantic',
     groups: string[][],
+    unknown: Set<string>,
     vectors: Float32Array[],
   ): Promise<CandidateRow[]> {
     // websearch syntax ORs the alternatives of one word; each group is one content word of the query.
@@ -171,9 +176,13 @@ export class PostgresSearchIndex implements SearchIndex {
       legs.push(`(select item_id, passage_no from search_passages, q
                    where ${scope} and tsv @@ q.any_word
                    order by ts_rank(tsv, q.any_word) desc limit :keywordCandidates)`);
-      legs.push(`(select item_id, passage_no from search_passages
-                   where ${scope} and :plain <% title
-                   order by word_similarity(:plain, title) desc limit 20)`);
+      // Fuzzy title matching is the costliest leg (common words hit thousands of titles), and only adds what
+      // vocabulary correction missed, so it runs only when some query word is unknown to the vocabulary.
+      if (groups.some((g) => g.length > 1 || unknown.has(g[0]!))) {
+        legs.push(`(select item_id, passage_no from search_passages
+                     where ${scope} and :plain <% title
+                     order by word_similarity(:plain, title) desc limit 20)`);
+      }
     }
     if (vectors.length > 0) {
       legs.push(`(select item_id, passage_no from search_passages
