@@ -2,7 +2,7 @@ import type { Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages } from './passages.js';
 import { embedPassages } from './passage-vectors.js';
-import { allowedTypos, contentWords, editDistance, foldWord } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, foldWord } from './query-words.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
 import { dot } from './embedders/vectors.js';
 
@@ -134,14 +134,22 @@ export class MeiliSearchIndex implements SearchIndex {
     }
     // Filler words are left out of the keyword side, as in Postgres; the vector was made from the whole query.
     const result = await this.client.index<PassageDocument>(this.uid).search(words.join(' '), params);
+    const matched = result.hits.map((hit) => matchedWords(hit.text, hit._matchesPosition?.text ?? [], words));
+    // As in Postgres: the vector of a misspelt word is noise, so when Meilisearch matched a query word only through a
+    // typo, the query is embedded again as corrected and each passage keeps the better of the two cosines.
+    const vectors = vector ? [vector] : [];
+    if (vector && mode === 'hybrid') {
+      const corrected = correctedText(q.text, typoCorrections(words, matched));
+      if (corrected !== q.text) vectors.push(...(await this.embedder!.embed([corrected])));
+    }
     const hits: SearchHit[] = [];
-    for (const hit of result.hits) {
-      const keyword = matchedShare(hit.text, hit._matchesPosition?.text ?? [], words);
-      const stored = vector ? storedVector(hit._vectors?.[EMBEDDER]) : null;
-      const cosine = vector && stored ? dot(vector, stored) : null;
+    result.hits.forEach((hit, i) => {
+      const keyword = matched[i]!.size / words.length;
+      const stored = vectors.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;
+      const cosine = stored ? Math.max(...vectors.map((v) => dot(v, stored))) : null;
       const score = fusedScore({ cosine, keyword, rank: 0 }, mode, this.fusion);
       if (score !== null) hits.push({ itemId: hit.itemId, score, passage: hit.text });
-    }
+    });
     return hits.sort((a, b) => b.score - a.score).slice(0, q.limit);
   }
 
@@ -173,19 +181,32 @@ function succeeded(task: Task): void {
   if (task.status !== 'succeeded') throw new Error(`meilisearch task ${task.uid} (${task.type}) ${task.status}: ${task.error?.message ?? ''}`);
 }
 
-/** Share of the query words that Meilisearch matched in the passage text, judged from its match positions. */
-function matchedShare(text: string, matches: { start: number; length: number }[], words: string[]): number {
-  if (words.length === 0) return 0;
+/** The query words Meilisearch matched in the passage text (typos and prefixes included), each with the text it matched. */
+function matchedWords(text: string, matches: { start: number; length: number }[], words: string[]): Map<string, string[]> {
   // Meilisearch reports positions in UTF-8 bytes.
   const bytes = Buffer.from(text, 'utf8');
-  const found = new Set<string>();
+  const found = new Map<string, string[]>();
   for (const m of matches) {
     const token = foldWord(bytes.subarray(m.start, m.start + m.length).toString('utf8'));
     for (const word of words) {
-      if (token === word || token.startsWith(word) || editDistance(token, word) <= allowedTypos(word)) found.add(word);
+      if (token === word || token.startsWith(word) || editDistance(token, word) <= allowedTypos(word)) {
+        found.set(word, [...(found.get(word) ?? []), token]);
+      }
     }
   }
-  return found.size / words.length;
+  return found;
+}
+
+/** Per query word, the word plus the differently spelt text it matched most often (if any): its likely correction. */
+function typoCorrections(words: string[], matched: Map<string, string[]>[]): string[][] {
+  return words.map((word) => {
+    const counts = new Map<string, number>();
+    for (const tokens of matched) {
+      for (const t of tokens.get(word) ?? []) if (t !== word && !t.startsWith(word)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+    const best = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
+    return best ? [word, best[0]] : [word];
+  });
 }
 
 /** The stored vector as Meilisearch returns it (`retrieveVectors`): bare, or wrapped as `{ embeddings: [...] }`. */

@@ -3,7 +3,7 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages } from './passages.js';
 import { embedPassages } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
-import { allowedTypos, contentWords, editDistance, foldWord, vocabularyWords } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
 export interface PostgresSearchOptions {
@@ -222,13 +222,6 @@ export class PostgresSearchIndex implements SearchIndex {
     });
     return result.rows;
   }
-}
-
-/** The query with each word that has typo corrections replaced by the closest one. */
-export function correctedText(text: string, groups: string[][]): string {
-  const fixes = new Map(groups.filter((g) => g.length > 1).map((g) => [g[0]!, g[1]!]));
-  if (fixes.size === 0) return text;
-  return text.replace(/[\p{L}\p{N}]+/gu, (word) => fixes.get(foldWord(word)) ?? word);
 }
 
 /** Sign bit of each dimension as a '0'/'1' string, castable to Postgres `bit varying`. */

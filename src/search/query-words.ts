@@ -59,3 +59,10 @@ export function editDistance(a: string, b: string): number {
   }
   return d[a.length]![b.length]!;
 }
+
+/** The query with each word that has typo corrections replaced by the closest one. */
+export function correctedText(text: string, groups: string[][]): string {
+  const fixes = new Map(groups.filter((g) => g.length > 1).map((g) => [g[0]!, g[1]!]));
+  if (fixes.size === 0) return text;
+  return text.replace(/[\p{L}\p{N}]+/gu, (word) => fixes.get(foldWord(word)) ?? word);
+}
