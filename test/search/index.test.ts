@@ -167,3 +167,29 @@ describe.each(backends)('search on %s', (_name, open) => {
     expect(await ids(alice, 'travel insurance')).not.toContain(travelInsurance.itemId);
   });
 });
+
+describe('keyword-only search on postgres (embedder kind none)', () => {
+  let close: () => Promise<void>;
+  let index: SearchIndex;
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    await migrate(db.knex);
+    close = () => db.drop();
+    index = new PostgresSearchIndex(db.knex, null);
+    await index.upsert([vehicle, smokeAlarm, travelInsurance, network]);
+  });
+
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('still finds exact words and typos, returns the matching passage, and nothing for nonsense', async () => {
+    const [alarm] = await index.search({ readerId: alice, text: 'smoke alarm', limit: 5 });
+    expect(alarm?.itemId).toBe(smokeAlarm.itemId);
+    expect((await index.search({ readerId: alice, text: 'insurnace', limit: 5 })).map((h) => h.itemId)).toEqual([travelInsurance.itemId]);
+    const [wifi] = await index.search({ readerId: alice, text: 'wifi password', limit: 5 });
+    expect(wifi?.passage).toContain('blue-otter-42-harbour');
+    expect(await index.search({ readerId: alice, text: 'xqzt blorf', limit: 5 })).toEqual([]);
+  });
+});
