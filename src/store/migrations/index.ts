@@ -1,10 +1,14 @@
 import type { Knex } from 'knex';
 import * as core from './20261122000100_core.js';
+import * as search from './20261122000300_search.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
 /** Every migration in order. A static list, so migrations run the same from src and dist. */
-const migrations: [string, Migration][] = [['20261122000100_core', core]];
+const migrations: [string, Migration][] = [
+  ['20261122000100_core', core],
+  ['20261122000300_search', search],
+];
 
 /** A knex MigrationSource over the static list above. */
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
