@@ -53,4 +53,27 @@ describe('MCP adapter', () => {
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { properties: { name: string }[] }).properties.map((p) => p.name)).toEqual(['Year']);
   });
+
+  it('accepts JSON strings nested where the schema expects an object or array', async () => {
+    const properties = [JSON.stringify({ name: 'Genre', type: 'select', options: JSON.stringify(['Sci-fi', 'Crime']) }), { name: 'Pages', type: 'number' }];
+    const result = await mcp.callTool({ name: 'create_list', arguments: { name: 'Shelf', properties } });
+    expect(result.isError).toBeFalsy();
+    const created = result.structuredContent as { properties: { name: string; options?: { label: string }[] }[] };
+    expect(created.properties.map((p) => [p.name, p.options?.map((o) => o.label)])).toEqual([
+      ['Genre', ['Sci-fi', 'Crime']],
+      ['Pages', undefined],
+    ]);
+  });
+
+  it('names the field when a string is not the JSON the schema expects', async () => {
+    const result = await mcp.callTool({ name: 'create_list', arguments: { name: 'Shelf', properties: 'Genre, Pages' } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/^'properties' must be array or null; received 'Genre, Pages'.*\(code: invalid\)/);
+  });
+
+  it('tells the model that a tool not built yet cannot succeed, as an isError result', async () => {
+    const result = await mcp.callTool({ name: 'list_automations', arguments: {} });
+    if (!result.isError) return expect(result.structuredContent).toHaveProperty('automations'); // built since: nothing to refuse
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/not built yet.*\(code: notImplemented\) No arguments can make this tool succeed yet/);
+  });
 });
