@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup mcp-tools gen gen-check lint typecheck build test test-unit test-mcp sdk-build run dev clean bench
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build test test-unit test-mcp sdk-build run dev clean bench bench-mcp
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drif
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
+
+bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists)
+	npx tsx bench/mcp/tools-call.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js
