@@ -72,6 +72,16 @@ function normalise(value: unknown, account: TestAccount, ids = new Map<string, s
   return value;
 }
 
+/**
+ * Values that differ between two calls by design, per operation, replaced before comparing
+ * (keys and counts are still compared). Add a line here when an operation lands whose answer
+ * carries such a value that `normalise` does not already cover.
+ */
+const RANDOM_BY_DESIGN: Record<string, (body: Record<string, unknown>) => unknown> = {
+  // Each upload slot is a fresh storage path with a signed URL.
+  create_image_upload: (body) => ({ ...body, uploads: (body.uploads as Record<string, unknown>[]).map((slot) => Object.fromEntries(Object.keys(slot).map((k) => [k, `<${k}>`]))) }),
+};
+
 const tooled = operationTable.filter((op) => op.tool);
 
 describe('REST and MCP give the same answer for every operation', () => {
@@ -119,7 +129,8 @@ describe('REST and MCP give the same answer for every operation', () => {
       expect(full(rest.body) ? null : full.errors).toBeNull();
       const compact = ajv.compile(tool.outputSchema!);
       expect(compact(result.structuredContent) ? null : compact.errors).toBeNull();
-      expect(normalise(result.structuredContent, mcpAccount)).toEqual(normalise(rest.body, restAccount));
+      const unrandom = RANDOM_BY_DESIGN[operationId] ?? ((body: Record<string, unknown>) => body);
+      expect(normalise(unrandom(result.structuredContent as Record<string, unknown>), mcpAccount)).toEqual(normalise(unrandom(rest.body), restAccount));
     } else {
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toBeUndefined();
