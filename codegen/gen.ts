@@ -8,10 +8,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { compactOutputSchema, takesStructuredArguments } from './tool-schemas.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** Appended to a tool's description when it takes objects or arrays (see parseJsonStrings in src/mcp). */
+const JSON_STRING_NOTE = 'Object and array arguments may also be sent as JSON strings.';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -31,6 +34,13 @@ async function loadSpec(dereference: boolean): Promise<JsonObject> {
 
 function asObject(value: Json | undefined): JsonObject {
   return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}
+
+/** The JSON schema of an operation's (first) success response. */
+function successSchema(op: JsonObject): JsonObject {
+  const responses = asObject(op.responses);
+  const status = Object.keys(responses).find((s) => s.startsWith('2')) ?? '200';
+  return asObject(asObject(asObject(asObject(responses[status]).content)['application/json']).schema);
 }
 
 /** One row of the operation table: everything the adapters need, schemas fully inlined. */
@@ -59,7 +69,7 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
 
   const responses = asObject(op.responses);
   const successStatus = Object.keys(responses).find((s) => s.startsWith('2')) ?? '200';
-  const outputSchema = asObject(asObject(asObject(asObject(responses[successStatus]).content)['application/json']).schema);
+  const outputSchema = successSchema(op);
   const mcp = op['x-mcp'] ? asObject(op['x-mcp']) : null;
 
   return {
@@ -102,14 +112,19 @@ async function main(): Promise<void> {
       if (pathItem[method]) rows.push(operationRow(method, route, pathItem, asObject(pathItem[method])));
     }
   }
+  const components = asObject(asObject(bundled.components).schemas) as Record<string, JsonObject>;
   const tools = rows
     .filter((r) => r.tool)
     .map((r) => {
       const tool = asObject(r.tool);
-      return { name: r.operationId, title: tool.title, description: r.description, inputSchema: r.inputSchema, outputSchema: r.outputSchema, annotations: tool.annotations };
+      const inputSchema = asObject(r.inputSchema);
+      const description = takesStructuredArguments(inputSchema) ? `${String(r.description)}\n${JSON_STRING_NOTE}` : r.description;
+      const outputSchema = compactOutputSchema(successSchema(asObject(asObject(asObject(bundled.paths)[String(r.path)])[String(r.method).toLowerCase()])), components);
+      return { name: r.operationId, title: tool.title, description, inputSchema, outputSchema, annotations: tool.annotations };
     });
 
-  const types = astToString(await openapiTS(new URL(`file://${specPath}`)));
+  // Fields with a default stay optional in the types: callers may omit them.
+  const types = astToString(await openapiTS(new URL(`file://${specPath}`), { defaultNonNullable: false }));
   const tsHeader = header('//');
   const outputs: Record<string, string> = {
     'src/generated/openapi-document.ts':
@@ -124,8 +139,9 @@ async function main(): Promise<void> {
       tsHeader +
       `import type { ToolDefinition } from '../mcp/tool-definition.js';\n\n` +
       `/** The MCP tools: every operation of openapi.yaml with an x-mcp block. */\n` +
-      `export const tools: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};\n`,
-    'sdk/src/generated/api.d.ts': tsHeader + types,
+      // One tool a line: the reviewable form of each tool is its snapshot in test/mcp/__toolsnaps__.
+      `export const tools: readonly ToolDefinition[] = [\n${tools.map((t) => `  ${JSON.stringify(t)},`).join('\n')}\n];\n`,
+    'sdk/src/generated/api.ts': tsHeader + types,
   };
   for (const [file, text] of Object.entries(outputs)) {
     const target = path.join(root, file);

@@ -22,6 +22,7 @@ const schema = {
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
+    MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
   },
   additionalProperties: true,
@@ -47,6 +48,8 @@ export interface Config {
   logLevel: string;
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
   mcpAllowedOrigins: string[];
+  /** Host headers /mcp answers besides BASE_URL's host name and loopback (`host` any port, or `host:port`). */
+  mcpAllowedHosts: string[];
   trashRetentionDays: number;
 }
 
@@ -79,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
+    mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS).split(',').map((s) => s.trim()).filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
   };
 }

@@ -8,6 +8,9 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './store/open.js';
 import { createApp } from './http/app.js';
 import { createServices } from './services.js';
+import { startJobs } from './jobs/queue.js';
+import { jobDefinitions } from './jobs/definitions.js';
+import { startOutboxPump } from './jobs/outbox.js';
 import { createAuthServer } from './auth/oauth/server.js';
 
 async function main(): Promise<void> {
@@ -15,6 +18,8 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
+  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now }), log);
+  const outbox = startOutboxPump(database.db, {}, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
@@ -28,6 +33,8 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close();
     server.closeAllConnections();
+    await outbox.stop();
+    await services.jobs?.stop();
     await database.close();
     log.info('stopped');
     process.exit(0);

@@ -1,10 +1,14 @@
+import type { Jobs } from './jobs/queue.js';
+
 /**
  * Long-lived parts the operations use besides the database. Grows as search, jobs and
  * uploads land; kept in one object so tests can build a service set without a server.
  */
 export interface Services {
-  /** Milliseconds since the epoch; replaced in tests that need a fixed clock. */
+  /** The current time; replaced in tests that need a fixed clock. */
   now(): Date;
+  /** The durable job queue, when this process runs one. */
+  jobs?: Jobs;
 }
 
 /** The default service set. */

@@ -11,8 +11,8 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
-  'update_list', 'delete_list', 'list_items', 'create_items', 'update_items', 'delete_items', 'query_items', 'move_items', 'get_item',
-  'create_image_upload', 'read_chat_messages', 'post_chat_message', 'search', 'list_deleted', 'restore_deleted',
+  'update_list', 'delete_list', 'move_items',
+  'create_image_upload', 'read_chat_messages', 'post_chat_message', 'search',
   'list_automations', 'get_automation_runs', 'run_automation',
   'create_event_subscription', 'list_event_subscriptions', 'delete_event_subscription',
 ];

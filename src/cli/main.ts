@@ -11,6 +11,8 @@ import { createApiKey, revokeApiKey } from '../auth/apikeys.js';
 import { retireKeys, rotateKeys } from '../auth/oauth/keys.js';
 import { setUserPassword } from '../web/passwords.js';
 import { ApiError } from '../http/errors.js';
+import { createShare, removeShare } from '../domain/shares.js';
+import { seedWorkspace } from '../bench/seed.js';
 
 const program = new Command();
 program.name('listkeeper').description('Run and administer a listkeeper service.').showHelpAfterError();
@@ -136,6 +138,47 @@ async function readSecret(prompt: string): Promise<string> {
     stdin.resume();
   });
 }
+
+const share = program.command('share').description('Share items and lists with another account.');
+share
+  .command('add')
+  .description('Share an item (the recipient may edit its title and body) or a whole list (every field).')
+  .option('--item <id>', 'the item to share')
+  .option('--list <id>', 'the list to share')
+  .requiredOption('--with <email>', 'the recipient\'s email address')
+  .action(async (opts: { item?: string; list?: string; with: string }) => {
+    if (!opts.item === !opts.list) throw new Error('Give exactly one of --item or --list.');
+    await withDatabase(async ({ db }) => {
+      const recipient = await findUserByEmail(db, opts.with);
+      if (!recipient) throw new Error(`No account with email ${opts.with}.`);
+      const created = await createShare(db, opts.item ? { itemId: opts.item } : { listId: opts.list! }, recipient.id);
+      process.stdout.write(`Shared with ${recipient.email}; share id ${created.id}.\n`);
+    });
+  });
+share
+  .command('remove')
+  .description('Remove a share by its id.')
+  .requiredOption('--id <shareId>', 'the share id printed by share add')
+  .action(async (opts: { id: string }) => {
+    await withDatabase(async ({ db }) => {
+      process.stdout.write((await removeShare(db, opts.id)) ? 'Share removed.\n' : 'No such share.\n');
+    });
+  });
+
+const bench = program.command('bench').description('Benchmark helpers.');
+bench
+  .command('seed')
+  .description('Create an account with a realistic workspace of N items (lists of every role, bodies, chats, trash); prints its key and list ids as JSON.')
+  .requiredOption('--items <n>', 'how many items', (v) => Number.parseInt(v, 10))
+  .option('--email <email>', 'the account\'s email (default: a fresh bench-… address)')
+  .option('--seed <n>', 'random seed, for repeatable data', (v) => Number.parseInt(v, 10), 1)
+  .action(async (opts: { items: number; email?: string; seed: number }) => {
+    if (!Number.isInteger(opts.items) || opts.items < 1) throw new Error('--items takes a whole number of at least 1.');
+    await withDatabase(async ({ db }) => {
+      const result = await seedWorkspace(db, { items: opts.items, seed: opts.seed, ...(opts.email ? { email: opts.email } : {}) });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    });
+  });
 
 program
   .command('db')

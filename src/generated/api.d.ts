@@ -690,13 +690,13 @@ export interface components {
             /** @description ISO 8601; only on a list that keeps a due date. */
             dueAt: string | null;
             hasDueTime: boolean | null;
-            reminderAt?: string | null;
+            reminderAt: string | null;
             completedAt: string | null;
             values: components["schemas"]["Values"];
             archivedAt: string | null;
             favorited: boolean;
             externalId: string | null;
-            isSharedWithMe?: boolean;
+            isSharedWithMe: boolean;
             attachments?: components["schemas"]["Attachment"][];
             createdAt: string;
             updatedAt: string;
@@ -918,7 +918,7 @@ export interface components {
                  * @default asc
                  * @enum {string}
                  */
-                direction: "asc" | "desc";
+                direction?: "asc" | "desc";
             } | null;
             /** @enum {string|null} */
             mode?: "list" | "count" | "sum" | null;
@@ -975,7 +975,7 @@ export interface components {
             /** @enum {string} */
             mimeType: "image/png" | "image/jpeg" | "image/heic" | "image/webp";
             /** @default 1 */
-            count: number;
+            count?: number;
         };
         CreateUploadResult: {
             uploads: {
@@ -1008,9 +1008,9 @@ export interface components {
         PostChatInput: {
             message: string;
             /** @default Your agent */
-            agentName: string;
+            agentName?: string;
             /** @default false */
-            needsInput: boolean;
+            needsInput?: boolean;
             messageKey?: string;
         };
         PostChatResult: {

@@ -2631,11 +2631,13 @@ export const openapiDocument: Record<string, unknown> = {
           "taskStatus",
           "dueAt",
           "hasDueTime",
+          "reminderAt",
           "completedAt",
           "values",
           "archivedAt",
           "favorited",
           "externalId",
+          "isSharedWithMe",
           "createdAt",
           "updatedAt"
         ],

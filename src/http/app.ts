@@ -16,6 +16,7 @@ import { ApiError } from './errors.js';
 import { API_ROOT, handleRest } from './rest.js';
 import { readJsonBody } from './body.js';
 import { handleMcp } from '../mcp/server.js';
+import { mcpTransportGuards } from '../mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
 import type { AuthServer } from '../auth/oauth/server.js';
@@ -70,8 +71,8 @@ export function createApp(deps: AppDeps): Koa {
   router.all(`${API_ROOT}/{*rest}`, guard, async (ctx) => {
     await handleRest(ctx, { bodyLimitBytes: deps.config.bodyLimitBytes, validateResponses, operationContext });
   });
-  router.all('/mcp', checkOrigin(deps.config), guard, async (ctx) => {
-    const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.bodyLimitBytes) : undefined;
+  router.all('/mcp', ...mcpTransportGuards(deps.config), guard, async (ctx) => {
+    const body = await readJsonBody(ctx, deps.config.bodyLimitBytes);
     await handleMcp(ctx, body, { validateResponses, operationContext });
   });
 
@@ -115,18 +116,4 @@ async function renderErrors(ctx: Context, next: Next): Promise<void> {
     }
     ctx.body = apiError ? apiError.toBody() : { error: error.message, code: 'toolError' };
   }
-}
-
-/** Rejects browser requests from foreign origins (DNS rebinding); requests without Origin pass. */
-function checkOrigin(config: Config) {
-  const allowed = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin, ...config.mcpAllowedOrigins]);
-  return async function guardOrigin(ctx: Context, next: Next): Promise<void> {
-    const origin = ctx.get('origin');
-    if (origin && !allowed.has(origin)) {
-      ctx.status = 403;
-      ctx.body = { error: `Origin ${origin} may not call /mcp; allow it with MCP_ALLOWED_ORIGINS.`, code: 'unauthorized' };
-      return;
-    }
-    await next();
-  };
 }

@@ -13,14 +13,14 @@ import type { ToolDefinition } from './tool-definition.js';
 import { invoke, splitInput } from '../operations/dispatch.js';
 import type { OperationContext } from '../operations/types.js';
 import { ApiError } from '../http/errors.js';
+import { parseJsonStrings } from './arguments.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
 const INSTRUCTIONS =
   'listkeeper keeps the person\'s lists and items. Start with get_context for an overview. ' +
   'Tools that take objects or arrays also accept them as JSON strings.';
 
-type ToolDef = ToolDefinition;
-const toolByName = new Map(tools.map((t) => [t.name, t]));
+const toolByName = new Map<string, ToolDefinition>(tools.map((t) => [t.name, t]));
 
 export interface McpOptions {
   validateResponses: boolean;
@@ -52,12 +52,14 @@ export async function callTool(opContext: OperationContext, name: string, args: 
   const tool = toolByName.get(name);
   if (!tool) return errorResult(`Unknown tool '${name}'; call tools/list for the tools listkeeper has.`);
   try {
-    const output = (await invoke(opContext, name, splitInput(name, parseJsonStrings(tool, args)), { validateOutput: validateResponses })) as Record<string, unknown>;
+    const input = parseJsonStrings(tool.inputSchema, args) as Record<string, unknown>;
+    const output = (await invoke(opContext, name, splitInput(name, input), { validateOutput: validateResponses })) as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (err) {
     if (err instanceof ApiError) {
       const details = err.extra.details ? ` Details: ${JSON.stringify(err.extra.details)}` : '';
-      return errorResult(`${err.message} (code: ${err.code})${details}`);
+      const hint = err.code === 'notImplemented' ? ' No arguments can make this tool succeed yet: use another tool, or tell the person.' : '';
+      return errorResult(`${err.message} (code: ${err.code})${hint}${details}`);
     }
     opContext.log.error({ err, tool: name }, 'tool call failed');
     return errorResult('listkeeper failed on this call with an internal error; it was logged. Try again, and report it if it persists.');
@@ -66,23 +68,4 @@ export async function callTool(opContext: OperationContext, name: string, args: 
 
 function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
-}
-
-/** Many clients send object and array arguments as JSON strings: accept a string that parses to the expected type. */
-function parseJsonStrings(tool: ToolDef, args: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...args };
-  for (const [key, value] of Object.entries(args)) {
-    if (typeof value !== 'string') continue;
-    const type = tool.inputSchema.properties?.[key]?.type;
-    const types = Array.isArray(type) ? type : type ? [type] : [];
-    const wantsStructure = types.includes('object') || types.includes('array') || (types.length === 0 && /^\s*[[{]/.test(value));
-    if (!wantsStructure || types.includes('string')) continue;
-    try {
-      const parsed: unknown = JSON.parse(value);
-      if (typeof parsed === 'object' && parsed !== null) out[key] = parsed;
-    } catch {
-      // Not JSON: leave it, and let validation name the field.
-    }
-  }
-  return out;
 }

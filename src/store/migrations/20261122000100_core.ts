@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 
 /**
  * Accounts, keys, lists, items, shares, attachments, activity, memory and chat.
- * Items carry the changes-feed stamps: `change_txid` (the writing transaction, set by a
- * trigger on every write) and `feed_seq`/`feed_at`, assigned later in commit order by the
- * feed sequencer (src/domain/feed.ts) so that a late-committing writer is never skipped.
+ * Items carry the changes-feed stamps: every write clears `feed_seq`/`feed_at` (trigger) and
+ * notes the writing transaction (`change_txid`); the feed sequencer (src/domain/feed.ts)
+ * later assigns positions to committed rows, in commit order, so a late-committing writer
+ * is never skipped.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE EXTENSION IF NOT EXISTS pgcrypto');
@@ -67,7 +68,11 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('deleted_at', { useTz: true });
     t.timestamp('purges_at', { useTz: true });
     t.uuid('deleted_with_list');
+    // Set when the item's list was purged while the item sat in the trash: it now waits on the default list.
+    t.boolean('list_purged').notNullable().defaultTo(false);
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    // Creation order within one batch (which shares created_at): entry order.
+    t.bigIncrements('created_seq', { primaryKey: false });
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('edited_at', { useTz: true });
     t.specificType('change_txid', 'xid8').notNullable().defaultTo(knex.raw('pg_current_xact_id()'));
@@ -159,6 +164,29 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX chat_messages_item_idx ON chat_messages (item_id, created_at)');
   await knex.raw('CREATE UNIQUE INDEX chat_messages_key ON chat_messages (item_id, message_key) WHERE message_key IS NOT NULL');
 
+  // The transactional outbox: every item write leaves a row here in the same transaction, so
+  // search indexing and events can never miss a committed change (src/jobs/outbox.ts).
+  await knex.schema.createTable('outbox', (t) => {
+    t.bigIncrements('id');
+    t.text('topic').notNullable();
+    t.uuid('subject_id').notNullable();
+    t.jsonb('payload').notNullable().defaultTo('{}');
+    t.integer('attempts').notNullable().defaultTo(0);
+    t.timestamp('available_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.text('last_error');
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+  });
+  await knex.raw('CREATE INDEX outbox_available_idx ON outbox (available_at, id)');
+  await knex.raw(`
+    CREATE FUNCTION items_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_setting('listkeeper.sequencing', true) = 'on' THEN RETURN NULL; END IF;
+      INSERT INTO outbox (topic, subject_id, payload)
+      VALUES ('item', coalesce(NEW.id, OLD.id), jsonb_build_object('op', lower(TG_OP), 'ownerId', coalesce(NEW.owner_id, OLD.owner_id)));
+      RETURN NULL;
+    END $$`);
+  await knex.raw('CREATE TRIGGER items_outbox AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION items_outbox()');
+
   await knex.schema.createTable('rate_limits', (t) => {
     t.text('bucket').notNullable();
     t.timestamp('window_start', { useTz: true }).notNullable();
@@ -168,9 +196,10 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['rate_limits', 'chat_messages', 'memory', 'activity', 'attachments', 'recipient_favorites', 'shares', 'feed_clock', 'items', 'lists', 'api_keys', 'users']) {
+  for (const table of ['outbox', 'rate_limits', 'chat_messages', 'memory', 'activity', 'attachments', 'recipient_favorites', 'shares', 'feed_clock', 'items', 'lists', 'api_keys', 'users']) {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.raw('DROP FUNCTION IF EXISTS items_stamp_change()');
+  await knex.raw('DROP FUNCTION IF EXISTS items_outbox()');
   await knex.raw('DROP SEQUENCE IF EXISTS feed_seq');
 }

@@ -1,11 +1,16 @@
 import type { Knex } from 'knex';
 import * as core from './20261122000100_core.js';
+import * as search from './20261122000300_search.js';
 import * as oauth from './20261122000500_oauth.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
 /** Every migration in order. A static list, so migrations run the same from src and dist. */
-const migrations: [string, Migration][] = [['20261122000100_core', core], ['20261122000500_oauth', oauth]];
+const migrations: [string, Migration][] = [
+  ['20261122000100_core', core],
+  ['20261122000300_search', search],
+  ['20261122000500_oauth', oauth],
+];
 
 /** A knex MigrationSource over the static list above. */
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,177 @@
+/**
+ * MCP `tools/call` against the same operation over REST, on the same data in the same run:
+ * throughput (requests a second) and p99 latency of each, and their ratio. It measures what
+ * the MCP adapter adds on top of the operation (JSON-RPC parsing, a fresh stateless protocol
+ * server per request, text + structuredContent in the answer).
+ *
+ *   npx tsx bench/mcp/tools-call.ts [--duration 10] [--connections 10] [--rounds 2]
+ *   make bench-mcp
+ *
+ * Pairs: get_item vs GET /items/{id} (when get_item and create_items are built), and always
+ * list_lists vs GET /lists. Each pair runs REST and MCP alternately, `--rounds` times each,
+ * so drift on a shared machine hits both alike. The server runs in this process on an
+ * embedded Postgres in .tmp/bench-pg (or DATABASE_URL), with RATE_LIMIT_PER_MINUTE raised
+ * explicitly: the limit is counted in Postgres on every request, by both interfaces alike.
+ * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import knexFactory, { type Knex } from 'knex';
+import { pino } from 'pino';
+import { createApp } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createServices } from '../../src/services.js';
+import { migrate } from '../../src/store/db.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { createUser } from '../../src/domain/accounts.js';
+import { createApiKey } from '../../src/auth/apikeys.js';
+import { invoke, isImplemented } from '../../src/operations/dispatch.js';
+import type { OperationContext } from '../../src/operations/types.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PROTOCOL_VERSION = '2025-11-25';
+
+interface Pair {
+  tool: string;
+  args: Record<string, unknown>;
+  restPath: string;
+}
+
+interface Measured {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
+  const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
+  const adminUrl = process.env.DATABASE_URL ?? server!.url;
+  const name = `mcp_bench_${Date.now()}`;
+  const admin = knexFactory({ client: 'pg', connection: adminUrl });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 10 } });
+  return {
+    knex,
+    async close() {
+      await knex.destroy();
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+      await server?.stop();
+    },
+  };
+}
+
+async function measure(options: autocannon.Options): Promise<Measured> {
+  const result = await autocannon(options);
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Mean of the rounds' throughput; worst of their p99 (a tail is only as good as its worst round). */
+function combine(rounds: Measured[]): Measured {
+  const sum = (f: (m: Measured) => number) => rounds.reduce((acc, m) => acc + f(m), 0);
+  return {
+    requestsPerSecond: sum((m) => m.requestsPerSecond) / rounds.length,
+    p50Ms: sum((m) => m.p50Ms) / rounds.length,
+    p99Ms: Math.max(...rounds.map((m) => m.p99Ms)),
+    requests: sum((m) => m.requests),
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+  };
+}
+
+async function main(): Promise<void> {
+  const duration = option('duration', 10);
+  const connections = option('connections', 10);
+  const rounds = option('rounds', 2);
+  const database = await openDatabase();
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000' });
+  const services = createServices();
+  const log = pino({ level: 'silent' });
+  try {
+    await migrate(database.knex);
+    const user = await createUser(database.knex, { email: 'bench@example.com', name: 'Bench', timezone: 'Europe/London' });
+    const key = await createApiKey(database.knex, user.id);
+    const ctx: OperationContext = { principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` }, db: database.knex, config, services, log };
+
+    const pairs: Pair[] = [];
+    if (isImplemented('get_item') && isImplemented('create_items')) {
+      // A realistic item among others: a body of a few blocks, on the Tasks list.
+      const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Task ${i}`, body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`, dueAt: '2026-12-01T09:00:00Z' }));
+      const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
+      const id = created.items[50]!.id;
+      pairs.push({ tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` });
+    } else {
+      process.stdout.write('get_item or create_items is not built yet: benchmarking list_lists only.\n');
+    }
+    pairs.push({ tool: 'list_lists', args: {}, restPath: '/api/v1/lists' });
+
+    const app = createApp({ db: database.knex, config, services, log });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const auth = { Authorization: `Bearer ${key}` };
+    const mcpHeaders = { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PROTOCOL_VERSION };
+
+    const report: Record<string, unknown>[] = [];
+    try {
+      for (const pair of pairs) {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: pair.tool, arguments: pair.args } });
+        // Both must answer the same thing before their speed means anything.
+        const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
+        const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body })).json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
+        if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
+          throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
+        }
+        const restRounds: Measured[] = [];
+        const mcpRounds: Measured[] = [];
+        for (let round = 0; round < rounds; round++) {
+          restRounds.push(await measure({ url: `${base}${pair.restPath}`, headers: auth, connections, duration }));
+          mcpRounds.push(await measure({ url: `${base}/mcp`, method: 'POST', headers: mcpHeaders, body, connections, duration }));
+        }
+        const restResult = combine(restRounds);
+        const mcpResult = combine(mcpRounds);
+        report.push({ pair: `${pair.tool} vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`, rest: restResult, mcp: mcpResult, mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond });
+        process.stdout.write(
+          `\n${pair.tool} (MCP tools/call) vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
+            `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
+            `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
+            `  MCP throughput = ${(100 * mcpResult.requestsPerSecond / restResult.requestsPerSecond).toFixed(0)}% of REST\n`,
+        );
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    const outDir = path.join(here, '..', 'out');
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, 'mcp-vs-rest.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, duration, connections, rounds, results: report }, null, 2)}\n`);
+    process.stdout.write(`\nwrote bench/out/mcp-vs-rest.json\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

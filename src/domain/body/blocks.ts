@@ -1,0 +1,477 @@
+import type { ListItem, Node, Paragraph, RootContent } from 'mdast';
+import { parseMarkdown } from './markdown.js';
+
+/**
+ * Blocks: the editable pieces of a body, found with the Markdown parser.
+ *
+ * Every top-level node is a block, except lists: each list item is a block of
+ * its own, nested items included. A list item's block covers the item's OWN
+ * text (marker, checkbox, paragraphs, code…) up to its first nested list; the
+ * nested items are separate, deeper blocks. Content an item carries after its
+ * nested list (a rare trailing paragraph) is a block of its own too.
+ * Blockquotes, tables, code fences and footnote definitions are single blocks
+ * whatever they contain.
+ *
+ * Parsing is done in "units": a top-level node, or one top-level list item
+ * with everything nested in it. A unit boundary is a point where Markdown's
+ * line-by-line block parsing starts afresh, so the text can be parsed in
+ * windows (micromark slows down quadratically with the number of containers
+ * in one parse) and an edited body can be re-parsed only around its changes.
+ */
+
+export type BlockKind =
+  | 'heading'
+  | 'paragraph'
+  | 'image'
+  | 'listItem'
+  | 'code'
+  | 'blockquote'
+  | 'table'
+  | 'thematicBreak'
+  | 'html'
+  | 'definition'
+  | 'footnoteDefinition'
+  | 'other';
+
+export interface ItemInfo {
+  readonly ordered: boolean;
+  /** The marker as written: "-", "*", "+", "3.", "12)". */
+  readonly marker: string;
+  /** Offset of the task checkbox's "[" from the block start, -1 when the item has none. */
+  readonly checkbox: number;
+}
+
+export interface Block {
+  readonly kind: BlockKind;
+  /** Offsets (UTF-16 code units) relative to the start of the block's unit. */
+  readonly start: number;
+  readonly end: number;
+  /** 0 at top level; list nesting adds one per level. */
+  readonly depth: number;
+  readonly item: ItemInfo | null;
+  /** Content hash, filled in lazily by the handle code; units are shared between versions, so it is computed once. */
+  hash?: number;
+}
+
+/** An independently parseable stretch of text; shared, never mutated, between versions of a body. */
+export interface Unit {
+  readonly length: number;
+  readonly blocks: readonly Block[];
+}
+
+export interface ParsedBody {
+  readonly text: string;
+  readonly units: readonly Unit[];
+  /** Absolute start offset of each unit; units tile the text without gaps. */
+  readonly starts: readonly number[];
+  readonly blockCount: number;
+  /** Memoised handle data (see handles.ts). */
+  handles?: readonly string[];
+  handleIndex?: ReadonlyMap<string, number>;
+}
+
+/** A block with absolute offsets, in document order. */
+export interface PlacedBlock {
+  readonly block: Block;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Text the new body copies from the old one ([start, end) ← [from, from + end - start)), or fresh text (from = -1). */
+export interface Segment {
+  readonly start: number;
+  readonly end: number;
+  readonly from: number;
+}
+
+/** Size of one parse window; windows grow when a single unit is larger. */
+export const DEFAULT_WINDOW = 8192;
+
+interface Candidate {
+  readonly start: number;
+  readonly blocks: Block[];
+}
+
+/** Parse a whole body into units and blocks. */
+export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody {
+  const units: Unit[] = [];
+  const starts: number[] = [];
+  let from = 0;
+  let size = windowSize;
+  while (from < text.length) {
+    const to = lineEndAfter(text, from + size);
+    const candidates = parseWindow(text, from, to);
+    const atEnd = to >= text.length;
+    const settled = settledCount(candidates, atEnd);
+    if (settled === 0 && !atEnd) {
+      size *= 2;
+      continue;
+    }
+    if (candidates.length === 0) {
+      // Only blank text left: a body with no blocks at all.
+      pushUnit(units, starts, from, text.length, []);
+      break;
+    }
+    for (let i = 0; i < settled; i++) {
+      const candidate = candidates[i]!;
+      const next = i + 1 < candidates.length ? candidates[i + 1]!.start : text.length;
+      pushUnit(units, starts, candidate.start, next, candidate.blocks);
+    }
+    if (atEnd) break;
+    from = candidates[settled]!.start;
+    size = windowSize;
+  }
+  return finishBody(text, units, starts);
+}
+
+/**
+ * Parse `text`, the result of editing `old.text`, reusing old units wherever
+ * the text around them is unchanged. Equivalent to parseBody(text).
+ */
+export function reparseBody(old: ParsedBody, text: string, segments: readonly Segment[], windowSize = DEFAULT_WINDOW): ParsedBody {
+  if (segments.length === 1 && segments[0]!.from === 0 && text === old.text) return old;
+  const units: Unit[] = [];
+  const starts: number[] = [];
+  const segAt = segmentFinder(segments);
+  let p = 0;
+  while (p < text.length) {
+    const seg = segAt(p);
+    let dirty = p;
+    if (seg.from >= 0) {
+      dirty = seg.end;
+      const k = unitStartingAt(old, seg.from + (p - seg.start));
+      if (k >= 0) {
+        const oldEnd = seg.from + (seg.end - seg.start);
+        if (seg.end === text.length && oldEnd === old.text.length) {
+          copyUnits(old, k, old.units.length - 1, seg, units, starts);
+          break;
+        }
+        const kd = unitContaining(old, oldEnd);
+        const last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
+        if (last >= k) {
+          copyUnits(old, k, last, seg, units, starts);
+          p = seg.start + (old.starts[last + 1]! - seg.from);
+          if (p >= text.length) break;
+        }
+      }
+    }
+    p = parseUntilSynced(old, text, segAt, p, dirty, windowSize, units, starts);
+  }
+  if (units.length === 0 && text.length > 0) pushUnit(units, starts, 0, text.length, []);
+  return finishBody(text, units, starts);
+}
+
+/** All blocks of a parsed body with absolute offsets, in document order. */
+export function placedBlocks(body: ParsedBody): PlacedBlock[] {
+  const out: PlacedBlock[] = [];
+  for (let u = 0; u < body.units.length; u++) {
+    const base = body.starts[u]!;
+    for (const block of body.units[u]!.blocks) out.push({ block, start: base + block.start, end: base + block.end });
+  }
+  return out;
+}
+
+/** Offset just past the first line ending at or after `pos` (or the text length). */
+export function lineEndAfter(text: string, pos: number): number {
+  for (let i = pos; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i + 1;
+    if (c === 13) return text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
+  }
+  return text.length;
+}
+
+/** Offset of the start of the line containing `pos`, not looking before `floor`. */
+export function lineStartBefore(text: string, pos: number, floor = 0): number {
+  let i = pos;
+  while (i > floor) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    i--;
+  }
+  return i;
+}
+
+function finishBody(text: string, units: Unit[], starts: number[]): ParsedBody {
+  let blockCount = 0;
+  for (const unit of units) blockCount += unit.blocks.length;
+  return { text, units, starts, blockCount };
+}
+
+function pushUnit(units: Unit[], starts: number[], start: number, end: number, blocks: readonly Block[]): void {
+  units.push({ length: end - start, blocks });
+  starts.push(start);
+}
+
+/**
+ * How many leading candidates of a window are final. The last one may still
+ * grow with text past the window, and a definition just before it may still
+ * take a title from the lines that follow, so neither is final until the end.
+ */
+function settledCount(candidates: readonly Candidate[], atEnd: boolean): number {
+  if (atEnd) return candidates.length;
+  let k = candidates.length - 1;
+  while (k > 0 && candidates[k - 1]!.blocks[0]?.kind === 'definition') k--;
+  return Math.max(k, 0);
+}
+
+/** Parse text[from, to) and cut it into unit candidates with absolute starts. */
+function parseWindow(text: string, from: number, to: number): Candidate[] {
+  const tree = parseMarkdown(text.slice(from, to));
+  const out: Candidate[] = [];
+  const open = (nodeStart: number): number => (out.length === 0 ? from : lineStartBefore(text, nodeStart, from));
+  for (const node of tree.children) {
+    if (node.type === 'list') {
+      for (const item of node.children) {
+        const start = open(from + startOf(item));
+        const blocks: Block[] = [];
+        collectItem(item, node.ordered === true, text, from, start, 0, blocks);
+        out.push({ start, blocks });
+      }
+    } else {
+      const start = open(from + startOf(node));
+      const blocks: Block[] = [];
+      collectNode(node, text, from, start, 0, blocks);
+      out.push({ start, blocks });
+    }
+  }
+  return out;
+}
+
+function collectNode(node: RootContent, text: string, base: number, unitStart: number, depth: number, out: Block[]): void {
+  if (node.type === 'list') {
+    for (const item of node.children) collectItem(item, node.ordered === true, text, base, unitStart, depth, out);
+    return;
+  }
+  out.push({
+    kind: kindOf(node),
+    start: base + startOf(node) - unitStart,
+    end: base + endOf(node) - unitStart,
+    depth,
+    item: null,
+  });
+}
+
+function collectItem(item: ListItem, ordered: boolean, text: string, base: number, unitStart: number, depth: number, out: Block[]): void {
+  const start = base + startOf(item);
+  const marker = readMarker(text, start, ordered);
+  const children = item.children;
+  const firstList = children.findIndex((child) => child.type === 'list');
+  let end: number;
+  if (firstList === -1) end = base + endOf(item);
+  else if (firstList > 0) end = base + endOf(children[firstList - 1]!);
+  else end = start + marker.length;
+  const first = children[0];
+  const checkbox = item.checked != null && first ? findCheckbox(text, start + marker.length, base + startOf(first)) : -1;
+  out.push({
+    kind: 'listItem',
+    start: start - unitStart,
+    end: end - unitStart,
+    depth,
+    item: { ordered, marker, checkbox: checkbox === -1 ? -1 : checkbox - start },
+  });
+  if (firstList === -1) return;
+  for (let i = firstList; i < children.length; i++) collectNode(children[i]!, text, base, unitStart, depth + 1, out);
+}
+
+function kindOf(node: RootContent): BlockKind {
+  switch (node.type) {
+    case 'heading':
+    case 'code':
+    case 'blockquote':
+    case 'table':
+    case 'thematicBreak':
+    case 'html':
+    case 'definition':
+    case 'footnoteDefinition':
+      return node.type;
+    case 'paragraph':
+      return isImageOnly(node) ? 'image' : 'paragraph';
+    default:
+      return 'other';
+  }
+}
+
+function isImageOnly(node: Paragraph): boolean {
+  let images = 0;
+  for (const child of node.children) {
+    if (child.type === 'image' || child.type === 'imageReference') images++;
+    else if (!(child.type === 'text' && child.value.trim() === '')) return false;
+  }
+  return images === 1;
+}
+
+function readMarker(text: string, start: number, ordered: boolean): string {
+  if (!ordered) return text.charAt(start);
+  let i = start;
+  while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+  return text.slice(start, i + 1);
+}
+
+/** The parser reports the task paragraph as starting after "[x] "; the checkbox is the last "[" before it. */
+function findCheckbox(text: string, after: number, paragraphStart: number): number {
+  const at = text.lastIndexOf('[', paragraphStart - 1);
+  return at >= after && text.charAt(at + 2) === ']' ? at : -1;
+}
+
+function startOf(node: Node): number {
+  const offset = node.position?.start.offset;
+  if (offset === undefined) throw new Error(`parser gave a ${node.type} node without a position`);
+  return offset;
+}
+
+function endOf(node: Node): number {
+  const offset = node.position?.end.offset;
+  if (offset === undefined) throw new Error(`parser gave a ${node.type} node without a position`);
+  return offset;
+}
+
+// ---- incremental re-parse ------------------------------------------------
+
+function segmentFinder(segments: readonly Segment[]): (pos: number) => Segment {
+  let i = 0;
+  return function segmentAt(pos: number): Segment {
+    if (i >= segments.length || segments[i]!.start > pos) i = 0;
+    while (i < segments.length - 1 && segments[i]!.end <= pos) i++;
+    return segments[i]!;
+  };
+}
+
+/** Index of the old unit starting exactly at `offset`, or -1. */
+function unitStartingAt(body: ParsedBody, offset: number): number {
+  const k = unitContaining(body, offset);
+  return k >= 0 && body.starts[k] === offset ? k : -1;
+}
+
+/** Index of the last unit starting at or before `offset`. */
+function unitContaining(body: ParsedBody, offset: number): number {
+  const starts = body.starts;
+  let lo = 0;
+  let hi = starts.length - 1;
+  if (hi < 0 || offset < starts[0]!) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, units: Unit[], starts: number[]): void {
+  const shift = seg.start - seg.from;
+  for (let k = from; k <= to; k++) {
+    units.push(old.units[k]!);
+    starts.push(old.starts[k]! + shift);
+  }
+}
+
+/**
+ * A change inside unit kd can end the unit before it only through kd's first
+ * line (and the one after, which the parser peeks at for table heads). The
+ * unit before is safe when the change starts past those lines, or when a
+ * blank line precedes kd and kd's new first line starts at column 0: such a
+ * line always begins a new top-level block.
+ */
+function canSkipMargin(old: ParsedBody, text: string, seg: Segment, kd: number, oldEnd: number): boolean {
+  if (kd <= 0) return true;
+  const unitStart = old.starts[kd]!;
+  if (oldEnd >= lineEndAfter(old.text, lineEndAfter(old.text, unitStart))) return true;
+  if (unitStart - 2 < seg.from) return false;
+  if (!endsWithBlankLine(old.text, unitStart, seg.from)) return false;
+  const c = text.charCodeAt(seg.start + (unitStart - seg.from));
+  return !Number.isNaN(c) && c !== 32 && c !== 9 && c !== 10 && c !== 13;
+}
+
+/** Whether text just before `pos` is a line ending preceded by a whitespace-only line. */
+function endsWithBlankLine(text: string, pos: number, floor: number): boolean {
+  let i = pos;
+  const takeLineEnding = (): boolean => {
+    if (i > floor && text.charCodeAt(i - 1) === 10) {
+      i--;
+      if (i > floor && text.charCodeAt(i - 1) === 13) i--;
+      return true;
+    }
+    if (i > floor && text.charCodeAt(i - 1) === 13) {
+      i--;
+      return true;
+    }
+    return false;
+  };
+  if (!takeLineEnding()) return false;
+  while (i > floor && (text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9)) i--;
+  return i === 0 || takeLineEnding();
+}
+
+/**
+ * Window-parse `text` from `p` (a point where parsing starts afresh) until a
+ * unit boundary at or past `dirty` lands on copied text where the old body
+ * also had a unit boundary; from there on the old units are valid again.
+ * Returns that boundary (or the text length).
+ */
+function parseUntilSynced(
+  old: ParsedBody,
+  text: string,
+  segAt: (pos: number) => Segment,
+  p: number,
+  dirty: number,
+  windowSize: number,
+  units: Unit[],
+  starts: number[],
+): number {
+  let from = p;
+  let runEnd = dirty;
+  while (runEnd < text.length && segAt(runEnd).from < 0) runEnd = segAt(runEnd).end;
+  let reach = Math.max(runEnd, from + 256) - from;
+  for (;;) {
+    const to = lineEndAfter(text, lineEndAfter(text, from + reach));
+    const candidates = parseWindow(text, from, to);
+    const atEnd = to >= text.length;
+    const settled = settledCount(candidates, atEnd);
+    if (candidates.length === 0) {
+      // Blank tail: it belongs to the unit before it.
+      extendLastUnit(units, starts, from, text.length);
+      return text.length;
+    }
+    for (let i = 1; i <= settled && i < candidates.length; i++) {
+      const q = candidates[i]!.start;
+      if (q >= dirty && isOldBoundary(old, segAt, q)) {
+        pushCandidates(candidates, 0, i, text, units, starts);
+        return q;
+      }
+    }
+    if (atEnd) {
+      pushCandidates(candidates, 0, candidates.length, text, units, starts);
+      return text.length;
+    }
+    if (settled === 0) {
+      reach *= 2;
+      continue;
+    }
+    pushCandidates(candidates, 0, settled, text, units, starts);
+    from = candidates[settled]!.start;
+    reach = Math.max(runEnd - from, windowSize);
+  }
+}
+
+function pushCandidates(candidates: readonly Candidate[], from: number, to: number, text: string, units: Unit[], starts: number[]): void {
+  for (let i = from; i < to; i++) {
+    const candidate = candidates[i]!;
+    const next = i + 1 < candidates.length ? candidates[i + 1]!.start : text.length;
+    pushUnit(units, starts, candidate.start, next, candidate.blocks);
+  }
+}
+
+function extendLastUnit(units: Unit[], starts: number[], from: number, end: number): void {
+  const last = units.length - 1;
+  if (last < 0) {
+    pushUnit(units, starts, from, end, []);
+    return;
+  }
+  units[last] = { length: end - starts[last]!, blocks: units[last]!.blocks };
+}
+
+function isOldBoundary(old: ParsedBody, segAt: (pos: number) => Segment, q: number): boolean {
+  const seg = segAt(q);
+  if (seg.from < 0 || q >= seg.end) return false;
+  return unitStartingAt(old, seg.from + (q - seg.start)) >= 0;
+}

@@ -1,0 +1,194 @@
+import type { ParsedBody } from './blocks.js';
+
+/**
+ * Handles: short names for blocks, derived from the block's own text.
+ *
+ * A handle is 3 characters (4 in bodies with more than BIG_BODY blocks, and
+ * for blocks that lost a contest, see below) from an alphabet without the
+ * look-alikes i, l, o, 0, 1, and always mixes letters and digits, so it never
+ * reads as a word or a number ("k3f", "7qm", "b4x9").
+ *
+ * Because the handle comes from the block's text, a block that an edit does
+ * not touch keeps its handle in the next version. Identical blocks are told
+ * apart by their order of occurrence. When two different blocks would get
+ * the same handle, neither gets it: both move on to their next candidate.
+ * That way a handle an agent still holds never silently starts naming a
+ * different block that happens to coexist with the one it named.
+ */
+
+const LETTERS = 'abcdefghjkmnpqrstuvwxyz';
+const DIGITS = '23456789';
+const ALPHABET = LETTERS + DIGITS;
+/** Above this many blocks, 3-character handles would collide too often to stay stable. */
+const BIG_BODY = 1000;
+const MAX_LEVEL = 64;
+
+export const HANDLE_PATTERN = /^[a-z2-9]{3,4}$/;
+
+/** Handles for every block of a parsed body, in document order (memoised on the body). */
+export function handlesOf(body: ParsedBody): readonly string[] {
+  if (body.handles) return body.handles;
+  const hashes: number[] = [];
+  for (let u = 0; u < body.units.length; u++) {
+    const base = body.starts[u]!;
+    for (const block of body.units[u]!.blocks) {
+      if (block.hash === undefined) block.hash = contentHash(body.text, base + block.start, base + block.end);
+      hashes.push(block.hash);
+    }
+  }
+  body.handles = assignHandles(hashes);
+  return body.handles;
+}
+
+/** Map from handle to block index (memoised on the body). */
+export function handleIndexOf(body: ParsedBody): ReadonlyMap<string, number> {
+  if (body.handleIndex) return body.handleIndex;
+  const index = new Map<string, number>();
+  handlesOf(body).forEach((handle, i) => index.set(handle, i));
+  body.handleIndex = index;
+  return index;
+}
+
+/**
+ * Give each content hash (in document order) a distinct handle. Candidates are
+ * tried level by level; a candidate wanted by two blocks at the same level is
+ * burnt for everyone, so the outcome does not depend on which block came first.
+ */
+export function assignHandles(hashes: readonly number[]): string[] {
+  const baseLength = hashes.length > BIG_BODY ? 4 : 3;
+  const occurrence = new Map<number, number>();
+  const occ = hashes.map((hash) => {
+    const seen = occurrence.get(hash) ?? 0;
+    occurrence.set(hash, seen + 1);
+    return seen;
+  });
+  const result: string[] = new Array<string>(hashes.length);
+  const taken = new Set<string>();
+  let pending = hashes.map((_, i) => i);
+  for (let level = 0; pending.length > 0; level++) {
+    if (level === MAX_LEVEL) {
+      assignLeftovers(pending, hashes, occ, taken, result);
+      break;
+    }
+    const length = level === 0 ? baseLength : 4;
+    const wanted = pending.map((i) => handleCandidate(hashes[i]!, occ[i]!, level, length));
+    const demand = new Map<string, number>();
+    for (const c of wanted) demand.set(c, (demand.get(c) ?? 0) + 1);
+    const next: number[] = [];
+    pending.forEach((i, j) => {
+      const c = wanted[j]!;
+      if (!taken.has(c) && demand.get(c) === 1) result[i] = c;
+      else next.push(i);
+    });
+    for (const [c] of demand) taken.add(c);
+    pending = next;
+  }
+  return result;
+}
+
+/** The handle a block with this content hash and occurrence index wants at a given level. */
+export function handleCandidate(hash: number, occurrence: number, level: number, length: number): string {
+  const lo = hash >>> 0;
+  const hi = Math.floor(hash / 4294967296) >>> 0;
+  let state = mix32(lo ^ mix32(hi ^ mix32(occurrence + 0x9e3779b9) ^ mix32(level * 0x85ebca6b + 0x27d4eb2f)));
+  for (;;) {
+    let out = '';
+    let letters = 0;
+    for (let i = 0; i < length; i++) {
+      state = mix32(state + 0x6d2b79f5);
+      const c = state % ALPHABET.length;
+      if (c < LETTERS.length) letters++;
+      out += ALPHABET[c];
+    }
+    if (letters > 0 && letters < length) return out;
+  }
+}
+
+/** Practically unreachable (64 contested levels); keeps assignment total and deterministic anyway. */
+function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], taken: Set<string>, result: string[]): void {
+  for (const i of pending) {
+    for (let level = MAX_LEVEL; ; level++) {
+      const c = handleCandidate(hashes[i]!, occ[i]!, level, 4);
+      if (!taken.has(c)) {
+        taken.add(c);
+        result[i] = c;
+        break;
+      }
+    }
+  }
+}
+
+/** 53-bit hash of text[start, end), ignoring CR so CRLF and LF copies of a block hash alike. */
+export function contentHash(text: string, start: number, end: number): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = start; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 13) continue;
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+function mix32(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+// ---- display ---------------------------------------------------------------
+
+/** Opening and closing brackets of a handle as displayed: "⟦k3f⟧ ". */
+export const OPEN = '\u27e6';
+export const CLOSE = '\u27e7';
+
+// "⟦⟧" in front of a handle-like token marks it as body text, not a handle.
+const HANDLE_OR_ESCAPE_IN_BODY = /\u27e6(?:\u27e7|[a-z0-9]{3,4}\u27e7)/g;
+const DISPLAYED_TOKEN = /\u27e6\u27e7(\u27e6\u27e7|\u27e6[a-z0-9]{3,4}\u27e7 ?)|\u27e6[a-z0-9]{3,4}\u27e7 ?/g;
+
+/** Format a handle as it appears in front of a block. */
+export function displayHandle(handle: string): string {
+  return `${OPEN}${handle}${CLOSE} `;
+}
+
+/**
+ * Insert handles in front of blocks. Body text that looks like a handle (or
+ * like the "⟦⟧" escape) gets "⟦⟧" in front, so stripping handles gives back
+ * the body exactly.
+ */
+export function renderWithHandles(text: string, at: readonly number[], handles: readonly string[]): string {
+  const escapes: number[] = [];
+  if (text.includes(OPEN)) {
+    for (const m of text.matchAll(HANDLE_OR_ESCAPE_IN_BODY)) escapes.push(m.index);
+  }
+  const parts: string[] = [];
+  let last = 0;
+  let e = 0;
+  for (let i = 0; i < at.length; i++) {
+    const pos = at[i]!;
+    while (e < escapes.length && escapes[e]! < pos) {
+      parts.push(text.slice(last, escapes[e]!), OPEN + CLOSE);
+      last = escapes[e++]!;
+    }
+    parts.push(text.slice(last, pos), displayHandle(handles[i]!));
+    last = pos;
+  }
+  while (e < escapes.length) {
+    parts.push(text.slice(last, escapes[e]!), OPEN + CLOSE);
+    last = escapes[e++]!;
+  }
+  parts.push(text.slice(last));
+  return parts.join('');
+}
+
+/** Remove displayed handles ("⟦k3f⟧ ") from text, undoing the "⟦⟧" escape. */
+export function stripHandles(text: string): string {
+  if (!text.includes(OPEN)) return text;
+  return text.replace(DISPLAYED_TOKEN, (_match: string, escaped: string | undefined) => escaped ?? '');
+}

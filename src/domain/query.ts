@@ -1,0 +1,143 @@
+/**
+ * query_items' `where` clauses and `sort`, compiled to SQL over the items table. Property
+ * values live in the `values` jsonb keyed by property id; every value is bound, never
+ * spliced into the SQL text.
+ * @see openapi/openapi.yaml components/schemas/WhereClause
+ */
+import type { Knex } from 'knex';
+import { findProperty, propertyNames, type Property } from './properties.js';
+import { resolveValues, ValueError } from './values.js';
+import { TASK_STATUSES } from './items.js';
+import { toolError } from '../http/errors.js';
+
+export type WhereOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in' | 'isEmpty' | 'isNotEmpty';
+export interface WhereClause { property: string; op: WhereOp; value?: unknown }
+
+type Kind = 'text' | 'number' | 'date' | 'bool' | 'option' | 'options' | 'status';
+
+interface Target { label: string; kind: Kind; sql: string; property?: Property }
+
+const ORDERED: WhereOp[] = ['lt', 'lte', 'gt', 'gte'];
+const SQL_OP: Record<string, string> = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/** What a clause or sort key names: title, the task columns, or one of the list's properties. */
+export function target(properties: Property[], key: string, keepsTasks: { status: boolean; due: boolean }): Target {
+  const lower = key.trim().toLowerCase();
+  if (lower === 'title') return { label: 'title', kind: 'text', sql: 'title' };
+  if (lower === 'createdat') return { label: 'createdAt', kind: 'date', sql: 'created_at' };
+  if (lower === 'updatedat') return { label: 'updatedAt', kind: 'date', sql: 'updated_at' };
+  const property = findProperty(properties, key);
+  if (!property) throw toolError(`Unknown property '${key}'; valid: title, ${propertyNames(properties)}.`);
+  if (property.id === 'status' && keepsTasks.status) return { label: property.name, kind: 'status', sql: `coalesce(task_status, 'todo')`, property };
+  if (property.id === 'dueDate' && keepsTasks.due) return { label: property.name, kind: 'date', sql: 'due_at', property };
+  const ref = `("values"->>'${property.id.replace(/'/g, "''")}')`;
+  switch (property.type) {
+    case 'number':
+      return { label: property.name, kind: 'number', sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'number' THEN (${ref})::numeric END)`, property };
+    case 'checkbox':
+      return { label: property.name, kind: 'bool', sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'boolean' THEN (${ref})::boolean END)`, property };
+    case 'date':
+      return { label: property.name, kind: 'date', sql: ref, property };
+    case 'select':
+      return { label: property.name, kind: 'option', sql: ref, property };
+    case 'multiSelect':
+      return { label: property.name, kind: 'options', sql: `"values"->'${property.id}'`, property };
+    default:
+      return { label: property.name, kind: 'text', sql: ref, property };
+  }
+}
+
+/** Adds the clauses to the query, AND-combined. Throws toolError with a sentence on a clause that cannot apply. */
+export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], properties: Property[], keeps: { status: boolean; due: boolean }): void {
+  clauses.forEach((clause, index) => {
+    const t = target(properties, clause.property, keeps);
+    const where = `where[${index}]`;
+    if (clause.op === 'isEmpty' || clause.op === 'isNotEmpty') {
+      const empty = t.kind === 'options' ? `(${t.sql} IS NULL OR ${t.sql} = '[]'::jsonb)` : t.kind === 'text' || t.kind === 'option' ? `(${t.sql} IS NULL OR ${t.sql} = '')` : `(${t.sql} IS NULL)`;
+      q.whereRaw(clause.op === 'isEmpty' ? empty : `NOT ${empty}`);
+      return;
+    }
+    if (clause.value === undefined || clause.value === null) throw toolError(`${where}: op '${clause.op}' needs a value.`);
+    if (ORDERED.includes(clause.op) && !['number', 'date', 'text'].includes(t.kind)) {
+      throw toolError(`${where}: '${t.label}' is a ${t.property?.type ?? t.kind} and cannot be compared with ${clause.op}; use eq, ne, in, isEmpty or isNotEmpty.`);
+    }
+    if (clause.op === 'in') {
+      const values = Array.isArray(clause.value) ? clause.value : [clause.value];
+      const bound = values.map((v) => bind(t, v, where));
+      if (t.kind === 'options') q.whereRaw(`${t.sql} \\?| ?::text[]`, [bound.flat() as unknown as string]);
+      else q.whereRaw(`${t.sql}${t.kind === 'date' ? '::timestamptz' : ''} = ANY(?::${ARRAY_CAST[t.kind]}[])`, [bound as unknown as string]);
+      return;
+    }
+    if (clause.op === 'contains') {
+      if (t.kind === 'options') {
+        q.whereRaw(`${t.sql} @> ?::jsonb`, [JSON.stringify([bind(t, clause.value, where)].flat())]);
+      } else if (t.kind === 'text') {
+        q.whereRaw(`${t.sql} ILIKE ?`, [`%${String(clause.value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+      } else throw toolError(`${where}: contains applies to text and multiSelect properties; '${t.label}' is a ${t.property?.type ?? t.kind}.`);
+      return;
+    }
+    const value = bind(t, clause.value, where);
+    if (t.kind === 'options') {
+      const set = JSON.stringify([value].flat());
+      q.whereRaw(clause.op === 'eq' ? `(${t.sql} @> ?::jsonb AND ${t.sql} <@ ?::jsonb)` : `NOT (coalesce(${t.sql}, '[]'::jsonb) @> ?::jsonb AND coalesce(${t.sql}, '[]'::jsonb) <@ ?::jsonb)`, [set, set]);
+      return;
+    }
+    const cast = t.kind === 'date' ? '::timestamptz' : '';
+    if (clause.op === 'ne') q.whereRaw(`${t.sql}${cast} IS DISTINCT FROM ?${cast}`, [value]);
+    else q.whereRaw(`${t.sql}${cast} ${SQL_OP[clause.op]} ?${cast}`, [value]);
+  });
+}
+
+/** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
+function bind(t: Target, value: unknown, where: string): string | number | boolean | string[] {
+  try {
+    switch (t.kind) {
+      case 'status': {
+        const status = t.property!.options!.find((o) => o.id === value || o.label.toLowerCase() === String(value).toLowerCase());
+        if (!status) throw new ValueError(`'${t.label}' takes ${TASK_STATUSES.join(', ')}; received ${JSON.stringify(value)}.`);
+        return status.id;
+      }
+      case 'option': {
+        const ids = optionIds(t, value);
+        if (ids.length !== 1) throw new ValueError(`'${t.label}' is a select; compare it with one option.`);
+        return ids[0]!;
+      }
+      case 'options':
+        return optionIds(t, value);
+      case 'number':
+      case 'bool':
+      case 'date':
+        if (t.property) return resolveValues([t.property], [{ property: t.property.id, value }]).set[t.property.id] as string | number | boolean;
+        if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new ValueError(`'${t.label}' compares with an ISO 8601 date; received ${JSON.stringify(value)}.`);
+        return value;
+      default:
+        return String(value);
+    }
+  } catch (err) {
+    if (err instanceof ValueError) throw toolError(`${where}: ${err.message}`);
+    throw err;
+  }
+}
+
+function optionIds(t: Target, value: unknown): string[] {
+  const labels = Array.isArray(value) ? value : [value];
+  return labels.map((label) => {
+    const option = t.property!.options?.find((o) => o.id === label || o.label.toLowerCase() === String(label).toLowerCase());
+    if (!option) throw new ValueError(`'${t.label}' has no option ${JSON.stringify(label)}; options: ${(t.property!.options ?? []).map((o) => o.label).join(', ')}.`);
+    return option.id;
+  });
+}
+
+const ARRAY_CAST: Record<Kind, string> = { text: 'text', option: 'text', status: 'text', number: 'numeric', bool: 'boolean', date: 'timestamptz', options: 'text' };
+
+/** ORDER BY for a sort key; omitted, newest first. */
+export function applySort(q: Knex.QueryBuilder, sort: { property: string; direction?: 'asc' | 'desc' } | null | undefined, properties: Property[], keeps: { status: boolean; due: boolean }): void {
+  if (!sort) {
+    q.orderByRaw('created_at DESC, created_seq DESC');
+    return;
+  }
+  const t = target(properties, sort.property, keeps);
+  const dir = sort.direction === 'desc' ? 'DESC' : 'ASC';
+  const expr = t.kind === 'options' ? `(${t.sql})::text` : t.kind === 'date' && t.property && t.sql !== 'due_at' ? `(${t.sql})::timestamptz` : t.sql;
+  q.orderByRaw(`${expr} ${dir} NULLS LAST, created_at DESC, created_seq DESC`);
+}

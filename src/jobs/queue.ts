@@ -1,0 +1,45 @@
+/**
+ * The durable job queue (pg-boss on the same Postgres): scheduled and retried work that must
+ * survive restarts and run once across several server processes — the trash purge,
+ * webhook deliveries, automation runs.
+ */
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+
+export interface JobDefinition<T extends object = object> {
+  name: string;
+  handler(data: T, job: { id: string; retryCount: number }): Promise<void>;
+  /** Retry policy of the queue. */
+  queue?: Omit<PgBoss.Queue, 'name'>;
+  /** Cron schedule (in `tz`, default UTC): pg-boss runs it once per tick across every process. */
+  schedule?: { cron: string; tz?: string };
+}
+
+export interface Jobs {
+  send(name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+/** Starts pg-boss, creates the queues, registers workers and schedules. */
+export async function startJobs(url: string, definitions: JobDefinition[], log: Logger): Promise<Jobs> {
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 4 });
+  boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
+  await boss.start();
+  for (const def of definitions) {
+    await boss.createQueue(def.name, { name: def.name, ...(def.queue ?? {}) });
+    await boss.work<object>(def.name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+      if (!job) return;
+      try {
+        await def.handler(job.data, { id: job.id, retryCount: job.retryCount });
+      } catch (err) {
+        log.warn({ err, job: def.name, id: job.id, retryCount: job.retryCount }, 'job failed; pg-boss retries it per the queue policy');
+        throw err;
+      }
+    });
+    if (def.schedule) await boss.schedule(def.name, def.schedule.cron, {}, { tz: def.schedule.tz ?? 'UTC' });
+  }
+  return {
+    send: (name, data, options) => boss.send(name, data, options ?? {}),
+    stop: () => boss.stop({ graceful: true, wait: true, timeout: 10000 }),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * How keyword and semantic evidence for one passage become one score, and when that score is too weak to show.
+ *
+ * Why not reciprocal rank fusion: RRF only sees ranks, so the best of a list of weak matches counts as much as the
+ * best of a list of strong ones, and it leaves no score to put a floor on. Instead every candidate (from either
+ * leg) is scored on BOTH signals, mixed by a convex combination, which Bruch et al. (2023, "An Analysis of Fusion
+ * Functions for Hybrid Retrieval") found to beat RRF with a single weight tuned on few labeled queries:
+ *
+ *   score = alpha * cosine + (1 - alpha) * keyword ^ keywordExponent
+ *
+ * Both inputs are on fixed scales without per-query normalisation (which would make the best weak match look
+ * strong): `cosine` of unit vectors, and `keyword` = the share of the query's content words found in the passage
+ * (a typo-corrected word counts as found). The exponent 2 makes partial word matches count little ("car
+ * insurance" vs "Renew home insurance": half the words, a quarter of the weight) while a passage with all the
+ * words keeps full weight: a shared word is weak evidence, all of them strong evidence.
+ *
+ * The floor is one threshold on that same score. With the defaults a passage clears it with all content words
+ * present, with half of them and cosine >= 0.39, or with no shared word and cosine >= 0.5. Semantic-only search
+ * uses that same bar (floor / alpha), so the modes compare at the same "nothing relevant" strictness; keyword-only
+ * search, the fallback without an embedder, keeps passages with at least half the content words.
+ *
+ * Tuning (bench/search/relevance.ts --sweep, 2-fold cross-validated over the labeled queries): with the keyword
+ * exponent 2, alpha 0.6-0.7 with floor 0.35-0.4 is a plateau. USE-lite gives unrelated passages cosines up to
+ * ~0.7 and real paraphrases often 0.4-0.6, so the floor is a trade-off, not a separation: floor 0.4 returns fewer
+ * results for no-answer queries (0.4 on average instead of 1.6) but drops paraphrases such as "car insurance" vs a
+ * note on a "vehicle policy renewal" (cosine ~0.52), which the service must find; hence 0.35.
+ */
+export interface FusionParams {
+  /** Weight of the cosine similarity; the keyword share gets 1 - alpha. */
+  alpha: number;
+  /** Minimum fused score for hybrid results; semantic-only results need cosine >= floor / alpha. */
+  floor: number;
+  /** Minimum keyword share for keyword-only results. */
+  keywordFloor: number;
+  /** The keyword share is raised to this power before mixing. */
+  keywordExponent: number;
+}
+
+/** Chosen on bench/search/labeled.json; one setting for every kind of query. */
+export const DEFAULT_FUSION: FusionParams = { alpha: 0.7, floor: 0.35, keywordFloor: 0.5, keywordExponent: 2 };
+
+/** Evidence for one passage. */
+export interface PassageEvidence {
+  /** Cosine similarity to the query, or null when there is no vector. */
+  cosine: number | null;
+  /** Share of query content words present, 0..1. */
+  keyword: number;
+  /** Postgres ts_rank, used only to order passages with equal keyword share. */
+  rank: number;
+}
+
+/** The passage's score in the given mode, or null when it falls below that mode's floor. */
+export function fusedScore(e: PassageEvidence, mode: 'hybrid' | 'keyword' | 'semantic', p: FusionParams): number | null {
+  // ts_rank is unbounded but small; squashed and scaled it only breaks ties between equal keyword shares.
+  const tiebreak = (e.rank / (1 + e.rank)) * 1e-3;
+  if (mode === 'keyword') return e.keyword >= p.keywordFloor ? e.keyword + tiebreak : null;
+  const cosine = e.cosine ?? 0;
+  if (mode === 'semantic') return e.cosine !== null && cosine * p.alpha >= p.floor ? cosine : null;
+  const score = p.alpha * cosine + (1 - p.alpha) * e.keyword ** p.keywordExponent + tiebreak;
+  return score >= p.floor ? score : null;
+}

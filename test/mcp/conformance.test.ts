@@ -1,0 +1,67 @@
+/**
+ * The server scenarios of the MCP conformance suite (@modelcontextprotocol/conformance, run
+ * under Node 22) against a running listkeeper, with test/mcp/conformance-baseline.yml as the
+ * list of scenarios that do not apply to a tools-only server, each with its reason.
+ *
+ * The suite has no way to send a token, and listkeeper has no unauthenticated mode, so it
+ * talks to a pass-through proxy that adds a real API key and forwards Host and Origin as sent:
+ * the DNS rebinding scenario still reaches the server's own Host/Origin checks.
+ */
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { startBearerProxy, type BearerProxy } from '../support/bearer-proxy.js';
+import { assertNode22Tools, CONFORMANCE_CLI, runNode22, type RunResult } from '../support/node22.js';
+
+/** The scenarios that apply to a tools-only, stateless server: each must pass outright. */
+const MUST_PASS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+
+interface Check { id: string; status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED'; errorMessage?: string; details?: Record<string, unknown> }
+
+describe('MCP conformance suite (server scenarios)', () => {
+  let server: TestServer;
+  let proxy: BearerProxy;
+  let outDir: string;
+  let run: RunResult;
+  const checks = new Map<string, Check[]>();
+
+  beforeAll(async () => {
+    assertNode22Tools();
+    server = await startTestServer();
+    const ada = await server.account('Ada');
+    proxy = await startBearerProxy(server.baseUrl, ada.key);
+    outDir = mkdtempSync(path.join(tmpdir(), 'lk-conformance-'));
+    run = await runNode22(CONFORMANCE_CLI, ['server', '--url', `${proxy.url}/mcp`, '--suite', 'all', '--expected-failures', path.resolve('test/mcp/conformance-baseline.yml'), '-o', outDir], { timeoutMs: 150_000 });
+    for (const dir of readdirSync(outDir)) {
+      const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
+      checks.set(scenario, JSON.parse(readFileSync(path.join(outDir, dir, 'checks.json'), 'utf8')) as Check[]);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('passes against the baseline: no unexpected failure, no stale expected failure', () => {
+    const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
+    expect({ code: run.code, summary }).toEqual({ code: 0, summary: expect.stringContaining('Baseline check passed') });
+  });
+
+  it('ran every scenario it lists, at least 30', () => {
+    expect(checks.size).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(MUST_PASS)('%s applies and passes outright', (scenario) => {
+    const results = checks.get(scenario) ?? [];
+    expect(results.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')).toEqual([]);
+    expect(results.some((c) => c.status === 'SUCCESS')).toBe(true);
+  });
+
+  it("refuses the rebinding attempt through the Host check, not for want of a token", () => {
+    const rejected = checks.get('dns-rebinding-protection')?.find((c) => c.id === 'localhost-host-rebinding-rejected');
+    expect(rejected?.details).toMatchObject({ statusCode: 403, body: { error: expect.stringMatching(/^Host 'evil\.example\.com' .*DNS rebinding/) } });
+  });
+});
