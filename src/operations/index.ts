@@ -14,6 +14,8 @@ import { query_items } from './query_items.js';
 import { get_item } from './get_item.js';
 import { list_deleted } from './list_deleted.js';
 import { restore_deleted } from './restore_deleted.js';
+import { read_chat_messages } from './read_chat_messages.js';
+import { post_chat_message } from './post_chat_message.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -29,4 +31,6 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   get_item,
   list_deleted,
   restore_deleted,
+  read_chat_messages,
+  post_chat_message,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;
