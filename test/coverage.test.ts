@@ -14,7 +14,6 @@ export const NOT_YET_BUILT: string[] = [
   'update_list', 'delete_list', 'move_items',
   'create_image_upload', 'search',
   'list_automations', 'get_automation_runs', 'run_automation',
-  'create_event_subscription', 'list_event_subscriptions', 'delete_event_subscription',
 ];
 
 const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown }>> };

@@ -503,6 +503,7 @@ export interface paths {
          *     retried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,
          *     40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The
          *     minted `whsec_` secret is shown only here; your own `secret` is never shown back.
+         *     A person holds at most 25 subscriptions (REST and MCP together).
          */
         post: operations["create_event_subscription"];
         /**
@@ -2406,6 +2407,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -46,6 +46,8 @@ export async function up(knex: Knex): Promise<void> {
     // pending → delivered | failed (attempts used up) | discarded (subscription retired or removed)
     t.text('status').notNullable().defaultTo('pending');
     t.integer('attempts').notNullable().defaultTo(0);
+    // The pg-boss job that delivers it; null until queued (the fan-out queues every row still null).
+    t.text('job_id');
     t.integer('last_status');
     t.text('last_error');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
