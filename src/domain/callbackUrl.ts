@@ -8,7 +8,11 @@
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-/** Special-purpose ranges (IANA registries) that are not globally routable. */
+/**
+ * Special-purpose ranges (IANA registries) that are not globally routable. IPv4-mapped IPv6
+ * addresses (::ffff:a.b.c.d) are checked by BlockList against the IPv4 rules; a rule on
+ * ::ffff:0:0/96 itself would match every IPv4 address.
+ */
 const BLOCKED = new BlockList();
 const V4: [string, number][] = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -16,7 +20,7 @@ const V4: [string, number][] = [
   ['192.175.48.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
 const V6: [string, number][] = [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
+  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
   ['2002::', 16], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ];
 for (const [net, prefix] of V4) BLOCKED.addSubnet(net, prefix, 'ipv4');
