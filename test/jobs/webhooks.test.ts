@@ -11,7 +11,8 @@ import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { postPersonMessage } from '../../src/domain/chat.js';
 import { createShare } from '../../src/domain/shares.js';
-import { deliver, postSigned } from '../../src/jobs/webhooks.js';
+import { deliver, postSigned, webhookConsumers } from '../../src/jobs/webhooks.js';
+import type { OutboxRow } from '../../src/jobs/outbox.js';
 
 const DEV = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
 
@@ -270,6 +271,21 @@ describe('webhook delivery', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('queues each delivery once when the outbox hands the same event to the consumer again (at-least-once pump)', async () => {
+    const ada = await server.account('Ada');
+    await server.db('event_subscriptions').insert({ user_id: ada.userId, via: 'rest', url: 'http://127.0.0.1:9/x', secret: mintSecret(), events: ['task.awaitingAgent'], status: 'active' });
+    const id = await task(server, ada, 'Handed over twice');
+    // The row as the outbox holds it (built here, not emitted, so the running pump does not see it).
+    const occurrence = { eventId: 'evt_twice', name: 'task.awaitingAgent', timestamp: new Date().toISOString(), data: { taskId: id, title: 'Handed over twice', reason: 'assigned', agentName: 'Bot', occurredAt: new Date().toISOString() }, cursor: null };
+    const sent: object[] = [];
+    const consumers = webhookConsumers({ db: server.db, jobs: { send: async (_name, data) => (sent.push(data), `job-${sent.length}`), stop: async () => undefined }, settings: { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 1000 }, log: pino({ level: 'silent' }) });
+    const row: OutboxRow = { id: 1, topic: 'event', subject_id: id, payload: occurrence, attempts: 0 };
+    await consumers.event!([row]);
+    await consumers.event!([row]);
+    expect(sent).toHaveLength(1);
+    expect(await server.db('webhook_deliveries').where({ message_id: occurrence.eventId })).toHaveLength(1);
   });
 
   it('ends a request that gets no answer at the timeout', async () => {
