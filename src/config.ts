@@ -21,6 +21,8 @@ const schema = {
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
+    AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
+    OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
   },
   additionalProperties: true,
 } as const;
@@ -42,6 +44,13 @@ export interface Config {
   /** Host headers /mcp answers besides BASE_URL's host name and loopback (`host` any port, or `host:port`). */
   mcpAllowedHosts: string[];
   trashRetentionDays: number;
+  /** Runs of one automation a day (the person's local day), scheduled runs included. */
+  automationDailyRunLimit: number;
+  /**
+   * Development and tests only: let image downloads and automation webhooks reach http and
+   * private, loopback and link-local addresses, which are refused otherwise (SSRF).
+   */
+  outboundAllowPrivate: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,6 +81,8 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
     mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS).split(',').map((s) => s.trim()).filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
+    automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
+    outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
   };
 }
 

@@ -11,6 +11,7 @@ import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
+import { ENRICH_TOPIC, enrichConsumer } from './domain/enrich.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now }), log);
-  const outbox = startOutboxPump(database.db, {}, log);
+  const outbox = startOutboxPump(database.db, { [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) }, log);
   const app = createApp({ db: database.db, config, services, log, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
