@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
-  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now }), log);
+  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
   const outbox = startOutboxPump(database.db, { [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) }, log);
   const app = createApp({ db: database.db, config, services, log, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);

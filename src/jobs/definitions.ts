@@ -4,11 +4,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './queue.js';
+import type { Config } from '../config.js';
 import { purgeExpired } from '../domain/trash.js';
+import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';
 
-export interface JobDeps { db: Knex; log: Logger; now(): Date }
+export interface JobDeps { db: Knex; log: Logger; now(): Date; config: Config }
 
 /** The job definitions of the service. */
 export function jobDefinitions(deps: JobDeps): JobDefinition[] {
@@ -21,6 +23,25 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
       async handler() {
         const purged = await purgeExpired(deps.db, deps.now());
         if (purged.items + purged.lists > 0) deps.log.info(purged, 'purged expired trash');
+      },
+    },
+    {
+      name: AUTOMATION_TICK_JOB,
+      // Every minute: queues the runs of automations whose cron time came (once across processes).
+      schedule: { cron: '* * * * *' },
+      queue: { retryLimit: 0 },
+      async handler(_data, job) {
+        if (!job.jobs) throw new Error('the automation tick needs the job queue to enqueue runs');
+        const queued = await scheduleDueRuns(deps.db, job.jobs, deps.config, deps.now(), deps.log);
+        if (queued.length) deps.log.info({ runs: queued }, 'queued scheduled automation runs');
+      },
+    },
+    {
+      name: AUTOMATION_RUN_JOB,
+      // A run is claimed before it starts, so a retry after a crash does not run it twice.
+      queue: { retryLimit: 2, retryDelay: 30 },
+      async handler(data) {
+        await executeRun(deps.db, deps.config, (data as { runId: string }).runId, deps.now, deps.log);
       },
     },
   ];

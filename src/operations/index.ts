@@ -14,6 +14,10 @@ import { query_items } from './query_items.js';
 import { get_item } from './get_item.js';
 import { list_deleted } from './list_deleted.js';
 import { restore_deleted } from './restore_deleted.js';
+import { create_image_upload } from './create_image_upload.js';
+import { list_automations } from './list_automations.js';
+import { get_automation_runs } from './get_automation_runs.js';
+import { run_automation } from './run_automation.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -29,4 +33,8 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   get_item,
   list_deleted,
   restore_deleted,
+  create_image_upload,
+  list_automations,
+  get_automation_runs,
+  run_automation,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;
