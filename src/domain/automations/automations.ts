@@ -58,7 +58,7 @@ export interface AutomationDefinition {
 }
 
 const MAX_ACTIONS = 20;
-const ajv = new Ajv2020({ strict: false, allErrors: false, useDefaults: true });
+const ajv = new Ajv2020({ strict: false, allErrors: false });
 const schemas = (openapiDocument.components as { schemas: Record<string, object> }).schemas;
 const validateAction = ajv.compile(schemas.AutomationAction!);
 
@@ -142,8 +142,6 @@ export async function createAutomation(db: Knex, ownerId: string, def: unknown, 
       schedule: checked.schedule,
       actions: JSON.stringify(checked.actions),
       next_run_at: checked.status === 'active' && checked.schedule ? nextRun(checked.schedule, tz, now) : null,
-      created_at: now,
-      updated_at: now,
     })
     .returning('*')) as AutomationRow[];
   return row!;
