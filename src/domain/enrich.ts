@@ -21,7 +21,9 @@ export const ENRICH_TOPIC = 'item.enrich';
 
 /** Queues the pass for each item, in the write's transaction (the outbox delivers it after commit). */
 export async function enqueueEnrich(ctx: OperationContext, trx: Knex, itemIds: string[]): Promise<void> {
-  for (const id of itemIds) await emit(trx, ENRICH_TOPIC, id, { ownerId: ctx.principal.userId });
+  // The item's write stamp goes along: a pass that finds the item changed since leaves it alone.
+  const rows = (await trx('items').whereIn('id', itemIds).select('id', 'updated_at')) as { id: string; updated_at: Date }[];
+  for (const row of rows) await emit(trx, ENRICH_TOPIC, row.id, { ownerId: ctx.principal.userId, writtenAt: row.updated_at.toISOString() });
 }
 
 export interface DueInTitle { dueAt: Date; hasDueTime: boolean; phrase: string; title: string }
@@ -75,9 +77,9 @@ export function suggestList(title: string, current: ListRow, lists: ListRow[]): 
 }
 
 /** Runs the pass on one item; returns the guidance note written, or null when the item is gone or changed. */
-export async function enrichItem(db: Knex, itemId: string, now: Date): Promise<string | null> {
+export async function enrichItem(db: Knex, itemId: string, writtenAt: Date, now: Date): Promise<string | null> {
   const item = (await db('items').where({ id: itemId }).whereNull('deleted_at').first()) as ItemDbRow | undefined;
-  if (!item || !item.title) return null;
+  if (!item || !item.title || item.updated_at.getTime() !== writtenAt.getTime()) return null;
   const user = (await db('users').where({ id: item.owner_id }).first('timezone')) as { timezone: string };
   const lists = await liveLists(db, item.owner_id);
   const list = lists.find((l) => l.id === item.list_id);
@@ -99,13 +101,9 @@ export async function enrichItem(db: Knex, itemId: string, now: Date): Promise<s
   const suggestion = suggestList((patch.title as string | undefined) ?? item.title, list, lists);
   if (suggestion) notes.push(`It may belong on '${suggestion.list.name}' (${suggestion.list.id}) rather than '${list.name}': ${suggestion.matched.map((w) => `'${w}'`).join(', ')} ${suggestion.matched.length > 1 ? 'match' : 'matches'} ${suggestion.where}. Move it with move_items if so.`);
   const note = notes.join(' ');
-  // Only the item as it was written: if the person or an agent changed its title or due date
-  // meanwhile, their edit wins and the pass leaves the item alone.
-  const updated = await db('items')
-    .where({ id: item.id, title: item.title })
-    .whereNull('deleted_at')
-    .where((q) => (item.due_at === null ? q.whereNull('due_at') : q.where('due_at', item.due_at)))
-    .update({ ...patch, guidance_note: note, updated_at: now });
+  // Only the item as it was written: if the person or an agent changed it meanwhile (even
+  // between the read above and this write), their edit wins and the pass leaves it alone.
+  const updated = await db('items').where({ id: item.id, updated_at: item.updated_at }).whereNull('deleted_at').update({ ...patch, guidance_note: note, updated_at: now });
   return updated ? note : null;
 }
 
@@ -113,7 +111,7 @@ export async function enrichItem(db: Knex, itemId: string, now: Date): Promise<s
 export function enrichConsumer(db: Knex, now: () => Date, log: Logger): OutboxConsumer {
   return async (rows) => {
     for (const row of rows) {
-      const note = await enrichItem(db, row.subject_id, now());
+      const note = await enrichItem(db, row.subject_id, new Date(String(row.payload.writtenAt)), now());
       log.debug({ itemId: row.subject_id, note }, 'enrich pass');
     }
   };
