@@ -97,7 +97,7 @@ describe('get_context automations and size', () => {
     await create_items(ctx, { items: titles(15, 'Today').map((title) => ({ title, dueAt: new Date(now + 60000).toISOString() })) });
     await create_items(ctx, { items: titles(20, 'Doing').map((title) => ({ title, taskStatus: 'inProgress' })) });
     await create_items(ctx, { items: titles(40, 'Upcoming').map((title, i) => ({ title, dueAt: new Date(now + ((i % 6) + 2) * day).toISOString() })) });
-    await create_items(ctx, { items: titles(60, 'Someday') });
+    await create_items(ctx, { items: titles(60, 'Someday').map((title) => ({ title })) });
     await create_items(ctx, { listId: 'notes', items: titles(30, 'Meeting notes').map((title) => ({ title, body: 'Long body. '.repeat(200) })) });
     for (const list of lists) await create_items(ctx, { listId: list.id, items: titles(25, list.name).map((title) => ({ title })) });
     await server.db('memory').insert(Array.from({ length: 15 }, (_, i) => ({ user_id: ada.userId, text: `Preference ${i + 1}: prefers short answers, works 9 to 5 London time, partner is called Sam, allergic to peanuts.` })));
