@@ -32,6 +32,17 @@ export interface RunContext {
 
 export class ActionFailed extends Error {}
 
+/**
+ * The local date `days` days after the local day of `at`, as [year, month, day] and its
+ * start. Days are counted by calendar, not by 24 hours, so a DST change in between is no shift.
+ */
+function localDay(at: Date, days: number, timeZone: string): { ymd: [number, number, number]; start: Date } {
+  // Noon of the local day, plus whole days, stays inside the wanted day whatever the offset.
+  const noon = new Date(startOfLocalDay(at, timeZone).getTime() + days * DAY_MS + 12 * 3600 * 1000);
+  const ymd = localNow(noon, timeZone).today.split('-').map(Number) as [number, number, number];
+  return { ymd, start: startOfLocalDay(noon, timeZone) };
+}
+
 type Of<T extends AutomationAction['type']> = Extract<AutomationAction, { type: T }>;
 
 /** Performs one action; returns the line that says what it wrote. */
@@ -85,8 +96,7 @@ async function createItems(run: RunContext, action: Of<'createItems'>): Promise<
       if (keepsStatus(list)) row.task_status = 'todo';
       if (item.dueInDays !== undefined) {
         if (!keepsDueDate(list)) throw new ActionFailed(`the list '${list.name}' keeps no due date; drop dueInDays or use a tasks list.`);
-        const day = new Date(startOfLocalDay(run.now, run.timeZone).getTime() + item.dueInDays * DAY_MS + 12 * 3600 * 1000);
-        const [y, m, d] = localNow(day, run.timeZone).today.split('-').map(Number) as [number, number, number];
+        const [y, m, d] = localDay(run.now, item.dueInDays, run.timeZone).ymd;
         const [hh, mm] = item.dueTime ? (item.dueTime.split(':').map(Number) as [number, number]) : [0, 0];
         row.due_at = localToUtc(y, m, d, hh, mm, run.timeZone);
         row.has_due_time = item.dueTime !== undefined;
@@ -142,8 +152,7 @@ async function rescheduleOverdue(run: RunContext, action: Of<'rescheduleOverdue'
     const lists = await targetLists(trx, run, action.listId, keepsTasks, 'status and due date');
     const dayStart = startOfLocalDay(run.now, run.timeZone);
     const overdue = lists.length ? ((await openTasks(trx, lists, null, dayStart).forUpdate()) as { id: string; title: string | null; due_at: Date; has_due_time: boolean | null }[]) : [];
-    const target = action.to === 'today' ? dayStart : startOfLocalDay(new Date(dayStart.getTime() + DAY_MS + 12 * 3600 * 1000), run.timeZone);
-    const [y, m, d] = localNow(target, run.timeZone).today.split('-').map(Number) as [number, number, number];
+    const [y, m, d] = localDay(run.now, action.to === 'today' ? 0 : 1, run.timeZone).ymd;
     for (const item of overdue) {
       // A task with a time of day keeps it on the new day.
       const [hh, mm] = item.has_due_time ? (localNow(item.due_at, run.timeZone).localTime.split(':').map(Number) as [number, number]) : [0, 0];
@@ -165,8 +174,8 @@ export async function buildDigest(db: Knex, config: Config, ownerId: string, tim
   const lists = (await liveLists(db, ownerId)).filter(keepsTasks);
   const names = new Map(lists.map((l) => [l.id, l.name]));
   const dayStart = startOfLocalDay(now, timeZone);
-  const dayEnd = startOfLocalDay(new Date(dayStart.getTime() + DAY_MS + 12 * 3600 * 1000), timeZone);
-  const aheadEnd = startOfLocalDay(new Date(dayEnd.getTime() + daysAhead * DAY_MS + 12 * 3600 * 1000), timeZone);
+  const dayEnd = localDay(now, 1, timeZone).start;
+  const aheadEnd = localDay(now, 1 + daysAhead, timeZone).start;
   const section = async (from: Date | null, to: Date) =>
     lists.length
       ? ((await openTasks(db, lists, from, to).limit(DIGEST_SECTION_LIMIT)) as { id: string; title: string | null; due_at: Date; has_due_time: boolean | null; list_id: string }[]).map((r) => ({

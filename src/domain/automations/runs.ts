@@ -64,16 +64,17 @@ export async function scheduleDueRuns(db: Knex, jobs: Jobs, config: Config, now:
     .where('started_at', '<', new Date(now.getTime() - STALE_RUN_MS))
     .update({ outcome: 'failed', finished_at: now, error: 'The run was cut off: the service stopped while it ran. What it wrote before that stays.' });
   await db.transaction(async (trx) => {
-    const due = (await trx('automations')
-      .where({ status: 'active' })
-      .whereNotNull('schedule')
-      .where('next_run_at', '<=', now)
-      .orderBy('next_run_at')
+    const due = (await trx('automations as a')
+      .join('users as u', 'u.id', 'a.owner_id')
+      .where({ 'a.status': 'active' })
+      .whereNotNull('a.schedule')
+      .where('a.next_run_at', '<=', now)
+      .orderBy('a.next_run_at')
       .limit(200)
-      .forUpdate()
-      .skipLocked()) as AutomationRow[];
-    for (const automation of due) {
-      const timeZone = await timeZoneOf(trx, automation.owner_id);
+      .select('a.*', 'u.timezone')
+      .forUpdate('a')
+      .skipLocked()) as (AutomationRow & { timezone: string })[];
+    for (const { timezone: timeZone, ...automation } of due) {
       await trx('automations').where({ id: automation.id }).update({ next_run_at: nextRun(automation.schedule!, timeZone, now) });
       const tick = automation.next_run_at!;
       if (await openRun(trx, automation.id)) {
