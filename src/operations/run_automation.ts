@@ -7,7 +7,6 @@ import { startManualRun } from '../domain/automations/runs.js';
  * open, and past the daily run limit.
  */
 export const run_automation: Handler<'run_automation'> = async ({ db, principal, services, config }, input) => {
-  if (!services.jobs) throw new Error('run_automation needs the job queue, and this process runs none');
   const { automation, run } = await startManualRun(db, services.jobs, config, principal.userId, input.id, services.now());
   return { id: automation.id, name: automation.name, runId: run.id, status: automation.status as 'active' | 'paused' };
 };

@@ -32,7 +32,7 @@ async function openRun(trx: Knex, automationId: string): Promise<RunRow | undefi
 }
 
 /** Starts a run now (run_automation); refused for a draft, while a run is open, and past the daily limit. */
-export async function startManualRun(db: Knex, jobs: Jobs, config: Config, ownerId: string, automationId: string, now: Date): Promise<{ automation: AutomationRow; run: RunRow }> {
+export async function startManualRun(db: Knex, jobs: Jobs | undefined, config: Config, ownerId: string, automationId: string, now: Date): Promise<{ automation: AutomationRow; run: RunRow }> {
   return db.transaction(async (trx) => {
     const automation = await getAutomation(trx, ownerId, automationId, true);
     if (automation.status === 'draft') throw toolError(`'${automation.name}' is a draft; a draft never runs. Make it active (or paused, to run it only on demand) first: listkeeper automation resume --id ${automation.id}.`);
@@ -43,6 +43,7 @@ export async function startManualRun(db: Knex, jobs: Jobs, config: Config, owner
     if (count >= config.automationDailyRunLimit) {
       throw toolError(`'${automation.name}' ran ${count} times today, its daily limit (${config.automationDailyRunLimit}); it can run again after midnight ${timeZone} time.`);
     }
+    if (!jobs) throw new Error('run_automation needs the job queue, and this process runs none');
     const [run] = (await trx('automation_runs').insert({ automation_id: automation.id, owner_id: ownerId, trigger: 'manual', created_at: now }).returning('*')) as RunRow[];
     await jobs.sendInTransaction(trx, AUTOMATION_RUN_JOB, { runId: run!.id }, { singletonKey: run!.id });
     return { automation, run: run! };
