@@ -28,6 +28,8 @@ const schema = {
     WEBHOOK_RETRY_BASE_SECONDS: { type: 'integer', minimum: 1, default: 10 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
+    AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
+    OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
   },
   additionalProperties: true,
 } as const;
@@ -63,6 +65,13 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Longest lifetime granted to an MCP events/subscribe before it must be refreshed. */
   mcpEventsTtlSeconds: number;
+  /** Runs of one automation a day (the person's local day), scheduled runs included. */
+  automationDailyRunLimit: number;
+  /**
+   * Development and tests only: let image downloads and automation webhooks reach http and
+   * private, loopback and link-local addresses, which are refused otherwise (SSRF).
+   */
+  outboundAllowPrivate: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -100,6 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
     webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
+    automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
+    outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
   };
 }
 

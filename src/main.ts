@@ -14,6 +14,7 @@ import { startOutboxPump } from './jobs/outbox.js';
 import { createAuthServer } from './auth/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
+import { ENRICH_TOPIC, enrichConsumer } from './domain/enrich.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,7 +22,11 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
-  const outbox = startOutboxPump(database.db, { ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }) }, log);
+  const outbox = startOutboxPump(
+    database.db,
+    { ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }), [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) },
+    log,
+  );
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);

@@ -16,3 +16,16 @@ export async function recordActivity(trx: Knex, principal: Principal, entry: Act
     client_name: principal.clientName,
   });
 }
+
+/** Records a write the service made itself for the person (an automation run), in the caller's transaction. */
+export async function recordServiceActivity(trx: Knex, userId: string, entry: ActivityEntry & { by: string }): Promise<void> {
+  await trx('activity').insert({
+    user_id: userId,
+    action: entry.action,
+    summary: entry.summary.slice(0, 300),
+    item_id: entry.itemId ?? null,
+    list_id: entry.listId ?? null,
+    via_connection: false,
+    client_name: entry.by.slice(0, 200),
+  });
+}

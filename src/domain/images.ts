@@ -1,15 +1,87 @@
 /**
- * Attaching images to items from `imageUrls`.
- * Not built yet: uploads and downloads arrive with the uploads issue; until then every URL
- * is reported under `imageFailures` with this reason, and nothing is attached.
+ * Attaching images to items from `imageUrls`: a bucket path from an upload slot, or a public
+ * https image URL the service downloads (SSRF-guarded, size and type checked by magic
+ * bytes). A URL that cannot be attached is reported under `imageFailures`; the item is saved.
+ * Downloads happen before the write's transaction (`downloadImages`), so a slow remote host
+ * never holds the list's lock.
+ * @see ../../../shared/spec/service.md "POST /items" (imageUrls, imageFailures)
  */
 import type { Knex } from 'knex';
 import type { OperationContext } from '../operations/types.js';
+import { OutboundError, outboundRequest } from '../http/outbound.js';
+import { fileStore, isBucketPath } from '../files/store.js';
+import type { ImageType } from '../files/sniff.js';
+import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath, type UploadRow } from './uploads.js';
 
 export interface ImageRequest { index: number; itemId: string; urls: string[] }
-export interface ImageResult { attached: number; failures: { index: number; itemId: string | null; url: string; reason: string }[] }
+export interface ImageFailure { index: number; itemId: string | null; url: string; reason: string }
+export interface ImageResult { attached: number; failures: ImageFailure[] }
 
-export async function attachImages(_ctx: OperationContext, _trx: Knex, requests: ImageRequest[]): Promise<ImageResult> {
-  const failures = requests.flatMap((r) => r.urls.map((url) => ({ index: r.index, itemId: r.itemId, url, reason: 'Image attachments are not available on this server yet; the item was saved without it.' })));
-  return { attached: 0, failures };
+interface StoredImage { bucketPath: string; mimeType: ImageType; bytes: number }
+/** Each downloaded URL: where it is stored now, or why it could not be. */
+export type Downloads = Map<string, StoredImage | { error: string }>;
+
+const DOWNLOAD_CONCURRENCY = 4;
+
+/** Downloads and stores every URL among `urls` that is not a bucket path, a few at a time. */
+export async function downloadImages(ctx: OperationContext, urls: string[]): Promise<Downloads> {
+  const pending = [...new Set(urls.filter((u) => !isBucketPath(u)))];
+  const out: Downloads = new Map();
+  const worker = async () => {
+    for (let url = pending.shift(); url !== undefined; url = pending.shift()) out.set(url, await downloadOne(ctx, url).catch((err: unknown) => ({ error: reasonOf(err) })));
+  };
+  await Promise.all(Array.from({ length: Math.min(DOWNLOAD_CONCURRENCY, pending.length) }, worker));
+  return out;
+}
+
+async function downloadOne(ctx: OperationContext, url: string): Promise<StoredImage> {
+  const response = await outboundRequest(url, { maxBytes: MAX_IMAGE_BYTES, maxRedirects: 3, timeoutMs: 20000, allowPrivate: ctx.config.outboundAllowPrivate, headers: { accept: 'image/png, image/jpeg, image/heic, image/webp' } });
+  if (response.status < 200 || response.status >= 300) throw new OutboundError(`the server answered HTTP ${response.status}.`);
+  let mimeType: ImageType | null = null;
+  const checked = checkedImage([response.body], MAX_IMAGE_BYTES, null, (type) => (mimeType = type));
+  // The type is known once the first bytes passed; the path needs it, so check before writing.
+  const first = await checked.next();
+  const bucketPath = newBucketPath(ctx.principal.userId, mimeType!);
+  const rest = async function* () {
+    if (!first.done) yield first.value;
+    yield* checked;
+  };
+  const bytes = await fileStore(ctx.config).write(bucketPath, rest());
+  return { bucketPath, mimeType: mimeType!, bytes };
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof OutboundError || err instanceof ImageRejected) return `Could not attach this image: ${err.message} The item was saved without it.`;
+  throw err;
+}
+
+/** Attaches each request's images to its item, in the caller's transaction. */
+export async function attachImages(ctx: OperationContext, trx: Knex, requests: ImageRequest[], downloads: Downloads = new Map()): Promise<ImageResult> {
+  const failures: ImageFailure[] = [];
+  const rows: Record<string, unknown>[] = [];
+  const paths = requests.flatMap((r) => r.urls.filter(isBucketPath));
+  const slots = paths.length ? ((await trx('uploads').whereIn('bucket_path', paths).where({ owner_id: ctx.principal.userId })) as UploadRow[]) : [];
+  for (const request of requests) {
+    for (const url of request.urls) {
+      const fail = (reason: string) => failures.push({ index: request.index, itemId: request.itemId, url, reason });
+      if (isBucketPath(url)) {
+        const slot = slots.find((s) => s.bucket_path === url);
+        if (!slot) fail(`No upload slot ${url} of yours; reserve one with create_image_upload. The item was saved without it.`);
+        else if (!slot.uploaded_at) fail(`Nothing was uploaded to ${url} yet: PUT the bytes to its uploadUrl first. The item was saved without it.`);
+        else rows.push({ item_id: request.itemId, owner_id: ctx.principal.userId, bucket_path: url, mime_type: slot.mime_type, bytes: slot.bytes });
+        continue;
+      }
+      const stored = downloads.get(url);
+      if (!stored) fail('Not a bucket path from create_image_upload, nor an image URL this call downloaded. The item was saved without it.');
+      else if ('error' in stored) fail(stored.error);
+      else rows.push({ item_id: request.itemId, owner_id: ctx.principal.userId, bucket_path: stored.bucketPath, mime_type: stored.mimeType, bytes: stored.bytes, source_url: url });
+    }
+  }
+  if (rows.length) await trx('attachments').insert(rows);
+  return { attached: rows.length, failures };
+}
+
+/** Drops an item's attachments (`clearImages`); the stored bytes stay, since a body may still show them. */
+export async function clearImages(trx: Knex, itemId: string): Promise<number> {
+  return trx('attachments').where({ item_id: itemId }).delete();
 }

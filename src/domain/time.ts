@@ -16,6 +16,18 @@ export function startOfLocalDay(at: Date, timeZone: string): Date {
   return new Date(guess.getTime() - offsetMs);
 }
 
+/** The instant of a local wall-clock time in `timeZone` (month 1-12), right across DST changes. */
+export function localToUtc(year: number, month: number, day: number, hour: number, minute: number, timeZone: string): Date {
+  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  const first = wall - zoneOffsetMs(new Date(wall), timeZone);
+  return new Date(wall - zoneOffsetMs(new Date(first), timeZone));
+}
+
+/** Minutes east of UTC of `timeZone` at `at`. */
+export function zoneOffsetMinutes(at: Date, timeZone: string): number {
+  return Math.round(zoneOffsetMs(at, timeZone) / 60000);
+}
+
 function zoneOffsetMs(at: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(at);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);

@@ -463,7 +463,9 @@ export interface paths {
          * @description Starts the automation now, like Run now in the app. The run happens in the background
          *     and its result lands in the person's chat, not in this response; follow it with
          *     get_automation_runs. Refused for a draft, while the same automation is already
-         *     running, and once its daily run limit (default 20 runs a day) is reached.
+         *     running, and once its daily run limit is reached: at most `AUTOMATION_DAILY_RUN_LIMIT`
+         *     runs (default 20) of one automation a day, counted from midnight in the person's time
+         *     zone, scheduled runs included.
          *     Example: `run_automation {"id": "…"}`.
          */
         post: operations["run_automation"];
@@ -1116,10 +1118,71 @@ export interface components {
             timezone: string;
             nextRunAt: string | null;
             lastRun: components["schemas"]["AutomationRunSummary"] | null;
-            /** @description The actions it performs, in order. */
-            actions?: {
-                [key: string]: unknown;
+            /** @description The item (on the Notes list) whose chat holds what each run told the person; read it with read_chat_messages. Null until the first run. */
+            chatItemId: string | null;
+            /**
+             * @description The actions it performs, in order, on the person's own workspace. Each run does
+             *     them one after the other and records one line per action under the run's `wrote`;
+             *     an action that fails ends the run as `failed` (what earlier actions wrote stays).
+             *     Every run then posts its message to the person in the automation's chat
+             *     (`chatItemId`). Actions:
+             *     - `createItems`: add items from a template to a list (`listId`, default `tasks`);
+             *       `{date}` in a title or body becomes the run's local date; `dueInDays` (and
+             *       `dueTime` HH:MM) sets a due date counted from the run's local day.
+             *     - `archiveCompleted`: archive completed items whose completion is older than
+             *       `olderThanDays` (on `listId`, or on every list that keeps a status).
+             *     - `rescheduleOverdue`: move the due date of open overdue tasks to `today` or
+             *       `tomorrow` (keeping the time of day where one was set).
+             *     - `postDigest`: post a digest of overdue tasks, tasks due today and (with
+             *       `daysAhead`) the next days to the automation's chat.
+             *     - `webhook`: POST a JSON summary of the run so far (and the digest with
+             *       `includeDigest`) to an https `url`; private and loopback addresses are refused.
+             */
+            actions: components["schemas"]["AutomationAction"][];
+        };
+        /** @description One action of an automation; `type` says which. */
+        AutomationAction: {
+            /** @constant */
+            type: "createItems";
+            /** @description List id, `tasks` or `notes`; default `tasks`. */
+            listId?: string;
+            items: {
+                /** @description `{date}` becomes the run's local date (YYYY-MM-DD). */
+                title: string;
+                body?: string;
+                /** @description Due this many days after the run's local day. */
+                dueInDays?: number;
+                /** @description HH:MM local time of the due date; needs dueInDays. */
+                dueTime?: string;
             }[];
+        } | {
+            /** @constant */
+            type: "archiveCompleted";
+            olderThanDays: number;
+            /** @description Only this list; omit for every list that keeps a status. */
+            listId?: string;
+        } | {
+            /** @constant */
+            type: "rescheduleOverdue";
+            /** @enum {string} */
+            to: "today" | "tomorrow";
+            /** @description Only this list; omit for every list that keeps tasks. */
+            listId?: string;
+        } | {
+            /** @constant */
+            type: "postDigest";
+            /**
+             * @description Also list tasks due in this many days after today.
+             * @default 0
+             */
+            daysAhead?: number;
+        } | {
+            /** @constant */
+            type: "webhook";
+            /** @description An https address on the public internet. */
+            url: string;
+            /** @default false */
+            includeDigest?: boolean;
         };
         AutomationList: {
             count: number;
@@ -1205,6 +1268,7 @@ export interface components {
                 id: string;
                 name: string;
                 status: string;
+                nextRunAt?: string | null;
                 lastRun: components["schemas"]["AutomationRunSummary"] | null;
             }[];
             /** @description The last few days of writes, newest first. */

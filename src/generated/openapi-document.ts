@@ -1602,7 +1602,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "automations"
         ],
-        "description": "Starts the automation now, like Run now in the app. The run happens in the background\nand its result lands in the person's chat, not in this response; follow it with\nget_automation_runs. Refused for a draft, while the same automation is already\nrunning, and once its daily run limit (default 20 runs a day) is reached.\nExample: `run_automation {\"id\": \"…\"}`.\n",
+        "description": "Starts the automation now, like Run now in the app. The run happens in the background\nand its result lands in the person's chat, not in this response; follow it with\nget_automation_runs. Refused for a draft, while the same automation is already\nrunning, and once its daily run limit is reached: at most `AUTOMATION_DAILY_RUN_LIMIT`\nruns (default 20) of one automation a day, counted from midnight in the person's time\nzone, scheduled runs included.\nExample: `run_automation {\"id\": \"…\"}`.\n",
         "x-mcp": {
           "title": "Run an automation now",
           "readOnlyHint": false,
@@ -4414,7 +4414,9 @@ export const openapiDocument: Record<string, unknown> = {
           "schedule",
           "timezone",
           "nextRunAt",
-          "lastRun"
+          "lastRun",
+          "chatItemId",
+          "actions"
         ],
         "properties": {
           "id": {
@@ -4461,15 +4463,173 @@ export const openapiDocument: Record<string, unknown> = {
               }
             ]
           },
+          "chatItemId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The item (on the Notes list) whose chat holds what each run told the person; read it with read_chat_messages. Null until the first run."
+          },
           "actions": {
             "type": "array",
-            "description": "The actions it performs, in order.",
+            "description": "The actions it performs, in order, on the person's own workspace. Each run does\nthem one after the other and records one line per action under the run's `wrote`;\nan action that fails ends the run as `failed` (what earlier actions wrote stays).\nEvery run then posts its message to the person in the automation's chat\n(`chatItemId`). Actions:\n- `createItems`: add items from a template to a list (`listId`, default `tasks`);\n  `{date}` in a title or body becomes the run's local date; `dueInDays` (and\n  `dueTime` HH:MM) sets a due date counted from the run's local day.\n- `archiveCompleted`: archive completed items whose completion is older than\n  `olderThanDays` (on `listId`, or on every list that keeps a status).\n- `rescheduleOverdue`: move the due date of open overdue tasks to `today` or\n  `tomorrow` (keeping the time of day where one was set).\n- `postDigest`: post a digest of overdue tasks, tasks due today and (with\n  `daysAhead`) the next days to the automation's chat.\n- `webhook`: POST a JSON summary of the run so far (and the digest with\n  `includeDigest`) to an https `url`; private and loopback addresses are refused.\n",
             "items": {
-              "type": "object",
-              "additionalProperties": true
+              "$ref": "#/components/schemas/AutomationAction"
             }
           }
         }
+      },
+      "AutomationAction": {
+        "description": "One action of an automation; `type` says which.",
+        "oneOf": [
+          {
+            "type": "object",
+            "title": "createItems",
+            "required": [
+              "type",
+              "items"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "type": {
+                "const": "createItems"
+              },
+              "listId": {
+                "type": "string",
+                "maxLength": 64,
+                "description": "List id, `tasks` or `notes`; default `tasks`."
+              },
+              "items": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 20,
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "title"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "title": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 2000,
+                      "description": "`{date}` becomes the run's local date (YYYY-MM-DD)."
+                    },
+                    "body": {
+                      "type": "string",
+                      "maxLength": 20000
+                    },
+                    "dueInDays": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 365,
+                      "description": "Due this many days after the run's local day."
+                    },
+                    "dueTime": {
+                      "type": "string",
+                      "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
+                      "description": "HH:MM local time of the due date; needs dueInDays."
+                    }
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "object",
+            "title": "archiveCompleted",
+            "required": [
+              "type",
+              "olderThanDays"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "type": {
+                "const": "archiveCompleted"
+              },
+              "olderThanDays": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 3650
+              },
+              "listId": {
+                "type": "string",
+                "maxLength": 64,
+                "description": "Only this list; omit for every list that keeps a status."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "title": "rescheduleOverdue",
+            "required": [
+              "type",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "type": {
+                "const": "rescheduleOverdue"
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "today",
+                  "tomorrow"
+                ]
+              },
+              "listId": {
+                "type": "string",
+                "maxLength": 64,
+                "description": "Only this list; omit for every list that keeps tasks."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "title": "postDigest",
+            "required": [
+              "type"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "type": {
+                "const": "postDigest"
+              },
+              "daysAhead": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 14,
+                "default": 0,
+                "description": "Also list tasks due in this many days after today."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "title": "webhook",
+            "required": [
+              "type",
+              "url"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "type": {
+                "const": "webhook"
+              },
+              "url": {
+                "type": "string",
+                "maxLength": 2000,
+                "description": "An https address on the public internet."
+              },
+              "includeDigest": {
+                "type": "boolean",
+                "default": false
+              }
+            }
+          }
+        ]
       },
       "AutomationList": {
         "type": "object",
@@ -4859,6 +5019,12 @@ export const openapiDocument: Record<string, unknown> = {
                 },
                 "status": {
                   "type": "string"
+                },
+                "nextRunAt": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
                 },
                 "lastRun": {
                   "anyOf": [

@@ -20,6 +20,7 @@ import { mcpTransportGuards } from '../mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
 import type { AuthServer } from '../auth/oauth/server.js';
+import { getFile, putFile } from './files.js';
 
 export interface AppDeps {
   db: Knex;
@@ -71,6 +72,10 @@ export function createApp(deps: AppDeps): Koa {
   router.all(`${API_ROOT}/{*rest}`, guard, async (ctx) => {
     await handleRest(ctx, { bodyLimitBytes: deps.config.bodyLimitBytes, validateResponses, operationContext });
   });
+  // Signed upload and download URLs of images: the signature is the permission, no token.
+  const files = { db: deps.db, config: deps.config, now: () => deps.services.now() };
+  router.put('/files/{*path}', putFile(files));
+  router.get('/files/{*path}', getFile(files));
   router.all('/mcp', ...mcpTransportGuards(deps.config), guard, async (ctx) => {
     const body = await readJsonBody(ctx, deps.config.bodyLimitBytes);
     await handleMcp(ctx, body, { validateResponses, operationContext });

@@ -7,10 +7,11 @@ import type { JobDefinition } from './queue.js';
 import { purgeExpired } from '../domain/trash.js';
 import { loadConfig, type Config } from '../config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
+import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';
 
-export interface JobDeps { db: Knex; log: Logger; now(): Date; config?: Config }
+export interface JobDeps { db: Knex; log: Logger; now(): Date; config: Config }
 
 /** Webhook delivery settings from the configuration (its defaults when none is given). */
 export function webhookSettings(config: Config = loadConfig({})): WebhookSettings {
@@ -31,5 +32,24 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
       },
     },
     webhookJob({ db: deps.db, log: deps.log, now: deps.now, settings: webhookSettings(deps.config) }) as JobDefinition,
+    {
+      name: AUTOMATION_TICK_JOB,
+      // Every minute: queues the runs of automations whose cron time came (once across processes).
+      schedule: { cron: '* * * * *' },
+      queue: { retryLimit: 0 },
+      async handler(_data, job) {
+        if (!job.jobs) throw new Error('the automation tick needs the job queue to enqueue runs');
+        const queued = await scheduleDueRuns(deps.db, job.jobs, deps.config, deps.now(), deps.log);
+        if (queued.length) deps.log.info({ runs: queued }, 'queued scheduled automation runs');
+      },
+    },
+    {
+      name: AUTOMATION_RUN_JOB,
+      // A run is claimed before it starts, so a retry after a crash does not run it twice.
+      queue: { retryLimit: 2, retryDelay: 30 },
+      async handler(data) {
+        await executeRun(deps.db, deps.config, (data as { runId: string }).runId, deps.now, deps.log);
+      },
+    },
   ];
 }

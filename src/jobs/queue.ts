@@ -4,11 +4,12 @@
  * webhook deliveries, automation runs.
  */
 import PgBoss from 'pg-boss';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 
 export interface JobDefinition<T extends object = object> {
   name: string;
-  handler(data: T, job: { id: string; retryCount: number }): Promise<void>;
+  handler(data: T, job: { id: string; retryCount: number; jobs?: Jobs }): Promise<void>;
   /** Retry policy of the queue. */
   queue?: Omit<PgBoss.Queue, 'name'>;
   /** Cron schedule (in `tz`, default UTC): pg-boss runs it once per tick across every process. */
@@ -17,7 +18,26 @@ export interface JobDefinition<T extends object = object> {
 
 export interface Jobs {
   send(name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
+  /** Enqueues in the caller's knex transaction: the job exists exactly when the transaction commits. */
+  sendInTransaction(trx: Knex, name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
   stop(): Promise<void>;
+}
+
+/**
+ * pg-boss runs its SQL through `executeSql(text, values)` with $n placeholders; knex binds
+ * `?`. Rewrites one into the other so pg-boss can insert a job on a knex transaction.
+ */
+function knexExecutor(trx: Knex): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } {
+  return {
+    async executeSql(text, values = []) {
+      const bindings: unknown[] = [];
+      const sql = text.replace(/\?/g, '\\?').replace(/\$(\d+)/g, (_, n: string) => {
+        bindings.push(values[Number(n) - 1] ?? null);
+        return '?';
+      });
+      return (await trx.raw(sql, bindings as Knex.RawBinding[])) as { rows: unknown[] };
+    },
+  };
 }
 
 /** Starts pg-boss, creates the queues, registers workers and schedules. */
@@ -25,12 +45,17 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 4 });
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
+  const jobs: Jobs = {
+    send: (name, data, options) => boss.send(name, data, options ?? {}),
+    sendInTransaction: (trx, name, data, options) => boss.send(name, data, { ...(options ?? {}), db: knexExecutor(trx) }),
+    stop: () => boss.stop({ graceful: true, wait: true, timeout: 10000 }),
+  };
   for (const def of definitions) {
     await boss.createQueue(def.name, { name: def.name, ...(def.queue ?? {}) });
     await boss.work<object>(def.name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (!job) return;
       try {
-        await def.handler(job.data, { id: job.id, retryCount: job.retryCount });
+        await def.handler(job.data, { id: job.id, retryCount: job.retryCount, jobs });
       } catch (err) {
         log.warn({ err, job: def.name, id: job.id, retryCount: job.retryCount }, 'job failed; pg-boss retries it per the queue policy');
         throw err;
@@ -38,8 +63,5 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
     });
     if (def.schedule) await boss.schedule(def.name, def.schedule.cron, {}, { tz: def.schedule.tz ?? 'UTC' });
   }
-  return {
-    send: (name, data, options) => boss.send(name, data, options ?? {}),
-    stop: () => boss.stop({ graceful: true, wait: true, timeout: 10000 }),
-  };
+  return jobs;
 }

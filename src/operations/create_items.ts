@@ -8,7 +8,7 @@ import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
 import { invalid } from '../http/errors.js';
-import { attachImages, type ImageRequest } from '../domain/images.js';
+import { attachImages, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 
 type Output = OpOutput<'create_items'>;
@@ -36,6 +36,7 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
   const { db, principal, services, config } = ctx;
   const user = await getUser(db, principal.userId);
   const now = services.now();
+  const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
   return db.transaction(async (trx) => {
     const list = await lockList(trx, principal.userId, input.listId ?? 'tasks');
     const matchOn = resolveMatchOn(list, input.matchOn ?? []);
@@ -92,7 +93,7 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
       ...toInsert.map((p, i) => ({ index: p.index, itemId: inserted[i]!.id, urls: p.imageUrls })),
       ...merges.map(({ target, entry }) => ({ index: entry.index, itemId: target.id, urls: entry.imageUrls })),
     ];
-    const imageResult = await attachImages(ctx, trx, images);
+    const imageResult = await attachImages(ctx, trx, images, downloads);
     const enrichIds = toInsert.flatMap((p, i) => (p.enrich ? [inserted[i]!.id] : []));
     if (enrichIds.length && keepsStatus(list)) await enqueueEnrich(ctx, trx, enrichIds);
     await record(trx, principal, list, inserted.length, merged.length);

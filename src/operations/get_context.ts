@@ -4,6 +4,7 @@ import { keepsTasks, listDto, liveLists, openItemCounts, resolveList, type ListR
 import { getUser } from '../domain/accounts.js';
 import { iso, localNow, startOfLocalDay } from '../domain/time.js';
 import { linkRoots } from '../domain/links.js';
+import { lastRuns, listAutomations, runSummary } from '../domain/automations/automations.js';
 
 type Context = OpOutput<'get_context'>;
 type ContextTask = Context['tasks']['overdue'][number];
@@ -28,10 +29,11 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
   const focus = input.focusListId ? await resolveList(db, principal.userId, input.focusListId) : null;
   const counts = await openItemCounts(db, lists.map((l) => l.id));
   const taskLists = focus ? [focus] : lists.filter(keepsTasks);
-  const [memory, tasks, recentNotes, activity] = await Promise.all([
+  const [memory, tasks, recentNotes, automations, activity] = await Promise.all([
     db('memory').where({ user_id: user.id }).orderBy('created_at').select('text'),
     taskSections(db, taskLists, now, user.timezone),
     recentNotesOf(db, lists),
+    automationsOf(db, user.id),
     db('activity').where({ user_id: user.id }).where('at', '>=', new Date(now.getTime() - 3 * DAY_MS)).orderBy('at', 'desc').limit(20),
   ]);
   return {
@@ -47,7 +49,7 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
     focusListId: focus?.id ?? null,
     tasks,
     recentNotes,
-    automations: [],
+    automations,
     activity: activity.map((a: { at: Date; action: string; summary: string; via_connection: boolean }) => ({
       at: a.at.toISOString(),
       action: a.action,
@@ -98,4 +100,13 @@ async function recentNotesOf(db: Knex, lists: ListRow[]): Promise<Context['recen
   if (notes.length === 0) return [];
   const rows = await db('items').whereIn('list_id', notes).whereNull('deleted_at').whereNull('archived_at').orderBy('updated_at', 'desc').limit(5).select('id', 'title', 'updated_at');
   return rows.map((r: { id: string; title: string | null; updated_at: Date }) => ({ id: r.id, title: r.title, updatedAt: r.updated_at.toISOString() }));
+}
+
+async function automationsOf(db: Knex, userId: string): Promise<Context['automations']> {
+  const rows = await listAutomations(db, userId);
+  const last = await lastRuns(db, rows.map((r) => r.id));
+  return rows.map((r) => {
+    const run = last.get(r.id);
+    return { id: r.id, name: r.name, status: r.status, nextRunAt: iso(r.next_run_at), lastRun: run ? runSummary(run) : null };
+  });
 }

@@ -19,6 +19,10 @@ import { post_chat_message } from './post_chat_message.js';
 import { create_event_subscription } from './create_event_subscription.js';
 import { list_event_subscriptions } from './list_event_subscriptions.js';
 import { delete_event_subscription } from './delete_event_subscription.js';
+import { create_image_upload } from './create_image_upload.js';
+import { list_automations } from './list_automations.js';
+import { get_automation_runs } from './get_automation_runs.js';
+import { run_automation } from './run_automation.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -39,4 +43,8 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   create_event_subscription,
   list_event_subscriptions,
   delete_event_subscription,
+  create_image_upload,
+  list_automations,
+  get_automation_runs,
+  run_automation,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;

@@ -8,7 +8,7 @@ import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../domain/bod
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { attachImages } from '../domain/images.js';
+import { attachImages, clearImages, downloadImages } from '../domain/images.js';
 import { ApiError, invalid, toolError } from '../http/errors.js';
 import { emitAwaitingAgent } from '../domain/events.js';
 
@@ -54,13 +54,15 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const imageFailures: OpOutput<'update_items'>['imageFailures'] = [];
   let refusal: { error: Refusal; entry: Entry; index: number } | null = null;
 
+  const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
   const trx = await db.transaction();
   try {
     for (const [index, entry] of input.items.entries()) {
       try {
         const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now });
         written.push(result.item);
-        const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : []);
+        if (entry.clearImages) await clearImages(trx, entry.itemId);
+        const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : [], downloads);
         imagesAttached += images.attached;
         imageFailures.push(...images.failures);
       } catch (err) {

@@ -280,7 +280,7 @@ describe('webhook delivery', () => {
     // The row as the outbox holds it (built here, not emitted, so the running pump does not see it).
     const occurrence = { eventId: 'evt_twice', name: 'task.awaitingAgent', timestamp: new Date().toISOString(), data: { taskId: id, title: 'Handed over twice', reason: 'assigned', agentName: 'Bot', occurredAt: new Date().toISOString() }, cursor: null };
     const sent: object[] = [];
-    const consumers = webhookConsumers({ db: server.db, jobs: { send: async (_name, data) => (sent.push(data), `job-${sent.length}`), stop: async () => undefined }, settings: { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 1000 }, log: pino({ level: 'silent' }) });
+    const consumers = webhookConsumers({ db: server.db, jobs: { send: async (_name, data) => (sent.push(data), `job-${sent.length}`), sendInTransaction: async () => { throw new Error('not used here'); }, stop: async () => undefined }, settings: { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 1000 }, log: pino({ level: 'silent' }) });
     const row: OutboxRow = { id: 1, topic: 'event', subject_id: id, payload: occurrence, attempts: 0 };
     await consumers.event!([row]);
     await consumers.event!([row]);

@@ -42,7 +42,7 @@ export async function startDelivery(server: TestServer): Promise<Delivery> {
   let jobs = await startQueue();
   server.services.jobs = jobs;
   // The consumers read the queue through this object, so a restarted queue takes over.
-  const current: Jobs = { send: (name, data, options) => jobs.send(name, data, options), stop: () => jobs.stop() };
+  const current: Jobs = { send: (name, data, options) => jobs.send(name, data, options), sendInTransaction: (trx, name, data, options) => jobs.sendInTransaction(trx, name, data, options), stop: () => jobs.stop() };
   const pump: OutboxPump = startOutboxPump(server.db, webhookConsumers({ db: server.db, jobs: current, settings: webhookSettings(server.config), log }), log, 100);
   return {
     get jobs() {

@@ -1,0 +1,136 @@
+/**
+ * Requests the service makes itself (image downloads, automation webhooks), guarded against
+ * server-side request forgery: https only, and no private, loopback, link-local or other
+ * non-public address — checked on the addresses the host name resolves to at connect time,
+ * so a name that points at 127.0.0.1 (or is re-pointed after a check) is refused too.
+ * `allowPrivate` (the OUTBOUND_ALLOW_PRIVATE setting, for development and tests) lifts both.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+
+/** A request the guard refused, or that failed; the message is one sentence for the caller. */
+export class OutboundError extends Error {}
+
+// One list for both families: Node's BlockList also matches IPv4-mapped IPv6 addresses
+// (::ffff:127.0.0.1, ::ffff:7f00:1) against the IPv4 rules.
+const blocked = new net.BlockList();
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  // ::/96 holds ::, ::1 and the old IPv4-compatible form; 64:ff9b::/96 is NAT64 onto IPv4.
+  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16],
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+
+/** True when `address` (an IP literal) is on the public internet. */
+export function isPublicAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 0) return false;
+  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export interface OutboundOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Largest response body read; more fails the request. */
+  maxBytes: number;
+  timeoutMs?: number;
+  /** Redirects followed (each checked like the first address); default 0. */
+  maxRedirects?: number;
+  allowPrivate: boolean;
+}
+
+export interface OutboundResponse { status: number; headers: http.IncomingHttpHeaders; body: Buffer; url: string }
+
+/** Checks a URL before any request: scheme, and the host when it is an address literal. */
+export function checkUrl(raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundError(`'${raw.slice(0, 200)}' is not an absolute URL.`);
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) throw new OutboundError(`only https URLs are fetched; received ${url.protocol.replace(':', '')}.`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host) && !allowPrivate && !isPublicAddress(host)) throw new OutboundError(`${host} is a private, loopback or reserved address; only public addresses are fetched.`);
+  return url;
+}
+
+/** The DNS lookup of a guarded request: refuses a name when any address it resolves to is not public. */
+function guardedLookup(allowPrivate: boolean): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const blocked = addresses.find((a) => !isPublicAddress(a.address));
+      if (blocked && !allowPrivate) return callback(new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are fetched.`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new OutboundError(`${hostname} has no address.`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** One guarded request; follows up to `maxRedirects` redirects, each checked again. */
+export async function outboundRequest(raw: string, options: OutboundOptions): Promise<OutboundResponse> {
+  let url = checkUrl(raw, options.allowPrivate);
+  for (let hop = 0; ; hop++) {
+    const response = await requestOnce(url, options);
+    const location = response.headers.location;
+    if (response.status >= 300 && response.status < 400 && location && hop < (options.maxRedirects ?? 0)) {
+      url = checkUrl(new URL(location, url).toString(), options.allowPrivate);
+      continue;
+    }
+    return response;
+  }
+}
+
+function requestOnce(url: URL, options: OutboundOptions): Promise<OutboundResponse> {
+  const client = url.protocol === 'https:' ? https : http;
+  const timeoutMs = options.timeoutMs ?? 15000;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: { 'user-agent': 'listkeeper', ...(options.headers ?? {}) },
+        lookup: guardedLookup(options.allowPrivate),
+        timeout: timeoutMs,
+        // A fresh connection each time: a pooled socket would skip the lookup above.
+        agent: false,
+      },
+      (res) => {
+        const declared = Number(res.headers['content-length'] ?? 0);
+        if (declared > options.maxBytes) {
+          res.destroy();
+          return reject(new OutboundError(`the response is ${declared} bytes; at most ${options.maxBytes} are accepted.`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            res.destroy();
+            reject(new OutboundError(`the response is larger than ${options.maxBytes} bytes, the most accepted.`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: url.toString() }));
+        res.on('error', (err) => reject(new OutboundError(`the response broke off: ${err.message}.`)));
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new OutboundError(`no complete answer within ${Math.round(timeoutMs / 1000)} seconds.`)), timeoutMs);
+    req.on('timeout', () => req.destroy(new OutboundError(`no answer within ${Math.round(timeoutMs / 1000)} seconds.`)));
+    req.on('error', (err) => reject(err instanceof OutboundError ? err : new OutboundError(`the request failed: ${err.message}.`)));
+    req.on('close', () => clearTimeout(timer));
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}

@@ -1,0 +1,12 @@
+import type { Handler } from './types.js';
+import { createUploadSlots, MAX_IMAGE_BYTES, UPLOAD_VALID_SECONDS } from '../domain/uploads.js';
+
+/**
+ * POST /uploads: 1 to 10 slots for one image type, each a signed PUT URL served by this
+ * service (/files/…) and the bucket path to pass in `imageUrls` afterwards.
+ * @see ../../../shared/spec/service.md "POST /uploads"
+ */
+export const create_image_upload: Handler<'create_image_upload'> = async ({ db, principal, config, services }, input) => {
+  const uploads = await createUploadSlots(db, config.baseUrl, principal.userId, input.mimeType, input.count ?? 1, services.now());
+  return { uploads, maxBytes: MAX_IMAGE_BYTES, validForSeconds: UPLOAD_VALID_SECONDS };
+};

@@ -1,0 +1,117 @@
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { startTestJobs, waitFor } from '../support/jobs.js';
+import type { Jobs } from '../../src/jobs/queue.js';
+import { run_automation } from '../../src/operations/run_automation.js';
+import { createAutomation, type RunRow } from '../../src/domain/automations/automations.js';
+import { ApiError } from '../../src/http/errors.js';
+
+describe('run_automation', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  let jobs: Jobs;
+  beforeAll(async () => {
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
+    ada = await server.account('Ada');
+    jobs = await startTestJobs(server);
+  });
+  afterAll(async () => {
+    await jobs.stop();
+    await server.close();
+  });
+  const ctx = () => server.context(ada);
+  const make = (def: object) => createAutomation(server.db, ada.userId, def, new Date());
+  const ended = (runId: string) => waitFor(async () => ((await server.db('automation_runs').where({ id: runId }).whereIn('outcome', ['succeeded', 'failed']).first()) as RunRow | undefined));
+
+  it('queues the run on the job queue, answers at once, and the result lands in the automation\'s chat', async () => {
+    const automation = await make({ name: 'Weekly review', schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: 'Weekly review {date}' }] }, { type: 'postDigest' }] });
+    const started = await run_automation(ctx(), { id: automation.id });
+    expect(started).toEqual({ id: automation.id, name: 'Weekly review', runId: expect.any(String), status: 'active' });
+    const run = await ended(started.runId);
+    expect(run.outcome).toBe('succeeded');
+    expect(run.trigger).toBe('manual');
+    expect(run.wrote).toEqual([expect.stringMatching(/^Created 1 item on 'Tasks': 'Weekly review \d{4}-\d{2}-\d{2}'\.$/), expect.stringMatching(/^Posted a digest/)]);
+    const chatItemId = ((await server.db('automations').where({ id: automation.id }).first()) as { chat_item_id: string }).chat_item_id;
+    const messages = await server.db('chat_messages').where({ item_id: chatItemId });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ author_kind: 'service', author_name: 'Weekly review', message_key: `automation-run:${started.runId}` });
+    expect(messages[0].text).toBe(run.message);
+    expect(run.message).toMatch(/\*\*Weekly review\*\* ran on request\.[\s\S]*Digest for/);
+    const chatItem = await server.db('items').where({ id: chatItemId }).first();
+    expect(chatItem.title).toBe('Automation: Weekly review');
+  });
+
+  it('is refused for a draft (409 toolError), over REST and MCP alike', async () => {
+    const draft = await make({ name: 'Draft one', status: 'draft', actions: [{ type: 'postDigest' }] });
+    await expect(run_automation(ctx(), { id: draft.id })).rejects.toMatchObject({ status: 409, code: 'toolError', message: expect.stringMatching(/is a draft/) });
+    const rest = await ada.sdk.POST('/automations/{id}/run', { params: { path: { id: draft.id } } });
+    expect(rest.response.status).toBe(409);
+    expect(rest.error).toMatchObject({ code: 'toolError' });
+    const mcp = await (await server.mcp(ada)).callTool({ name: 'run_automation', arguments: { id: draft.id } });
+    expect(mcp.isError).toBe(true);
+    expect(JSON.stringify(mcp.content)).toMatch(/is a draft/);
+    expect(await server.db('automation_runs').where({ automation_id: draft.id })).toHaveLength(0);
+  });
+
+  it('is refused while the same automation is running, and runs again once it ended', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const hook = http.createServer((req, res) => {
+      req.resume();
+      void held.then(() => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+      const automation = await make({ name: 'Slow hook', actions: [{ type: 'webhook', url }] });
+      const first = await run_automation(ctx(), { id: automation.id });
+      await waitFor(async () => ((await server.db('automation_runs').where({ id: first.runId, outcome: 'running' }).first()) as RunRow | undefined));
+      const refused = await run_automation(ctx(), { id: automation.id }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ status: 409, message: expect.stringMatching(/already running \(run [0-9a-f-]{36}, running since/) });
+      release();
+      expect((await ended(first.runId)).outcome).toBe('succeeded');
+      const again = await run_automation(ctx(), { id: automation.id });
+      expect((await ended(again.runId)).outcome).toBe('succeeded');
+    } finally {
+      release();
+      hook.closeAllConnections();
+      await new Promise<void>((resolve) => hook.close(() => resolve()));
+    }
+  });
+
+  it('is refused past the daily run limit, counted over the person\'s local day', async () => {
+    const limited = { ...ctx(), config: { ...server.config, automationDailyRunLimit: 2 } };
+    const automation = await make({ name: 'Twice a day at most', status: 'paused', actions: [{ type: 'postDigest' }] });
+    for (let i = 0; i < 2; i++) {
+      const run = await run_automation(limited, { id: automation.id });
+      expect(run.status).toBe('paused');
+      await ended(run.runId);
+    }
+    await expect(run_automation(limited, { id: automation.id })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/ran 2 times today, its daily limit \(2\); it can run again after midnight Europe\/London time/) });
+    // Runs from before the local midnight do not count.
+    await server.db('automation_runs').where({ automation_id: automation.id }).update({ created_at: new Date(Date.now() - 2 * 86400000) });
+    expect((await run_automation(limited, { id: automation.id })).runId).toEqual(expect.any(String));
+  });
+
+  it('answers 404 for another person\'s automation', async () => {
+    const bob = await server.account('Bob');
+    const theirs = await createAutomation(server.db, bob.userId, { name: 'Bob\'s', actions: [{ type: 'postDigest' }] }, new Date());
+    const res = await ada.sdk.POST('/automations/{id}/run', { params: { path: { id: theirs.id } } });
+    expect(res.response.status).toBe(404);
+  });
+
+  it('returns the same fields over REST and MCP', async () => {
+    const automation = await make({ name: 'Twin', actions: [{ type: 'postDigest' }] });
+    const rest = await ada.sdk.POST('/automations/{id}/run', { params: { path: { id: automation.id } } });
+    expect(rest.response.status).toBe(200);
+    expect(rest.data).toEqual({ id: automation.id, name: 'Twin', runId: expect.any(String), status: 'active' });
+    await ended(rest.data!.runId);
+    const mcp = await (await server.mcp(ada)).callTool({ name: 'run_automation', arguments: { id: automation.id } });
+    expect(mcp.isError).toBeFalsy();
+    expect(mcp.structuredContent).toEqual({ id: automation.id, name: 'Twin', runId: expect.any(String), status: 'active' });
+    await ended((mcp.structuredContent as { runId: string }).runId);
+  });
+});
