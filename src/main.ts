@@ -12,14 +12,16 @@ import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
 import { createAuthServer } from './auth/oauth/server.js';
+import { webhookConsumers } from './jobs/webhooks.js';
+import { webhookSettings } from './jobs/definitions.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
-  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now }), log);
-  const outbox = startOutboxPump(database.db, {}, log);
+  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
+  const outbox = startOutboxPump(database.db, { ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }) }, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
