@@ -68,6 +68,14 @@ export interface ParsedBody {
   /** Memoised handle data (see handles.ts). */
   handles?: readonly string[];
   handleIndex?: ReadonlyMap<string, number>;
+  flat?: FlatBlocks;
+}
+
+/** All blocks of a body in document order, with absolute offsets (index i = block i). */
+export interface FlatBlocks {
+  readonly blocks: readonly Block[];
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
 }
 
 /** A block with absolute offsets, in document order. */
@@ -124,12 +132,24 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
   return finishBody(text, units, starts);
 }
 
+export interface ReparseOptions {
+  /**
+   * Old offsets of characters that changed without changing any block's
+   * structure (a checkbox toggled): the segments count them as copied, and the
+   * units holding them are reused with fresh blocks (their hashes are stale).
+   */
+  readonly touched?: readonly number[];
+  readonly windowSize?: number;
+}
+
 /**
  * Parse `text`, the result of editing `old.text`, reusing old units wherever
  * the text around them is unchanged. Equivalent to parseBody(text).
  */
-export function reparseBody(old: ParsedBody, text: string, segments: readonly Segment[], windowSize = DEFAULT_WINDOW): ParsedBody {
-  if (segments.length === 1 && segments[0]!.from === 0 && text === old.text) return old;
+export function reparseBody(old: ParsedBody, text: string, segments: readonly Segment[], options: ReparseOptions = {}): ParsedBody {
+  const windowSize = options.windowSize ?? DEFAULT_WINDOW;
+  const touched = new Set<number>((options.touched ?? []).map((offset) => unitContaining(old, offset)));
+  if (touched.size === 0 && segments.length === 1 && segments[0]!.from === 0 && text === old.text) return old;
   const units: Unit[] = [];
   const starts: number[] = [];
   const segAt = segmentFinder(segments);
@@ -143,13 +163,13 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
       if (k >= 0) {
         const oldEnd = seg.from + (seg.end - seg.start);
         if (seg.end === text.length && oldEnd === old.text.length) {
-          copyUnits(old, k, old.units.length - 1, seg, units, starts);
+          copyUnits(old, k, old.units.length - 1, seg, touched, units, starts);
           break;
         }
         const kd = unitContaining(old, oldEnd);
         const last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
         if (last >= k) {
-          copyUnits(old, k, last, seg, units, starts);
+          copyUnits(old, k, last, seg, touched, units, starts);
           p = seg.start + (old.starts[last + 1]! - seg.from);
           if (p >= text.length) break;
         }
@@ -159,6 +179,24 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
   }
   if (units.length === 0 && text.length > 0) pushUnit(units, starts, 0, text.length, []);
   return finishBody(text, units, starts);
+}
+
+/** All blocks of a parsed body with absolute offsets, as parallel arrays (memoised on the body). */
+export function flatBlocks(body: ParsedBody): FlatBlocks {
+  if (body.flat) return body.flat;
+  const blocks: Block[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let u = 0; u < body.units.length; u++) {
+    const base = body.starts[u]!;
+    for (const block of body.units[u]!.blocks) {
+      blocks.push(block);
+      starts.push(base + block.start);
+      ends.push(base + block.end);
+    }
+  }
+  body.flat = { blocks, starts, ends };
+  return body.flat;
 }
 
 /** All blocks of a parsed body with absolute offsets, in document order. */
@@ -292,10 +330,15 @@ function kindOf(node: RootContent): BlockKind {
   }
 }
 
+/**
+ * A paragraph holding one inline image and nothing else. Reference images
+ * ("![a][ref]") do not count: whether they are images depends on a definition
+ * that may sit anywhere in the body, and a block's kind must not.
+ */
 function isImageOnly(node: Paragraph): boolean {
   let images = 0;
   for (const child of node.children) {
-    if (child.type === 'image' || child.type === 'imageReference') images++;
+    if (child.type === 'image') images++;
     else if (!(child.type === 'text' && child.value.trim() === '')) return false;
   }
   return images === 1;
@@ -357,10 +400,11 @@ function unitContaining(body: ParsedBody, offset: number): number {
   return lo;
 }
 
-function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, units: Unit[], starts: number[]): void {
+function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, touched: ReadonlySet<number>, units: Unit[], starts: number[]): void {
   const shift = seg.start - seg.from;
   for (let k = from; k <= to; k++) {
-    units.push(old.units[k]!);
+    const unit = old.units[k]!;
+    units.push(touched.has(k) ? { length: unit.length, blocks: unit.blocks.map(({ hash: _stale, ...block }) => block) } : unit);
     starts.push(old.starts[k]! + shift);
   }
 }
@@ -421,9 +465,10 @@ function parseUntilSynced(
   let from = p;
   let runEnd = dirty;
   while (runEnd < text.length && segAt(runEnd).from < 0) runEnd = segAt(runEnd).end;
-  let reach = Math.max(runEnd, from + 256) - from;
+  let extra = 0;
   for (;;) {
-    const to = lineEndAfter(text, lineEndAfter(text, from + reach));
+    const near = lookaheadEnd(text, Math.max(runEnd, from));
+    const to = extra === 0 ? near : lineEndAfter(text, near + extra);
     const candidates = parseWindow(text, from, to);
     const atEnd = to >= text.length;
     const settled = settledCount(candidates, atEnd);
@@ -443,14 +488,32 @@ function parseUntilSynced(
       pushCandidates(candidates, 0, candidates.length, text, units, starts);
       return text.length;
     }
-    if (settled === 0) {
-      reach *= 2;
-      continue;
-    }
+    // Not back in step yet: the change reaches further, so look further, doubling each time.
+    extra = Math.min(extra === 0 ? 256 : extra * 2, Math.max(windowSize, extra));
+    if (settled === 0) continue;
     pushCandidates(candidates, 0, settled, text, units, starts);
     from = candidates[settled]!.start;
-    reach = Math.max(runEnd - from, windowSize);
   }
+}
+
+/**
+ * End of a window that sees past `pos`: the rest of its line, any blank lines,
+ * and two more lines: where the next block starts, and the line the parser
+ * peeks at to decide whether that is a table.
+ */
+function lookaheadEnd(text: string, pos: number): number {
+  let end = lineEndAfter(text, pos);
+  while (end < text.length && isBlankLineAt(text, end)) end = lineEndAfter(text, end);
+  return lineEndAfter(text, lineEndAfter(text, end));
+}
+
+function isBlankLineAt(text: string, pos: number): boolean {
+  for (let i = pos; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return true;
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
 }
 
 function pushCandidates(candidates: readonly Candidate[], from: number, to: number, text: string, units: Unit[], starts: number[]): void {
