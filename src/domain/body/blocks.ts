@@ -97,7 +97,7 @@ export const DEFAULT_WINDOW = 8192;
 
 interface Candidate {
   readonly start: number;
-  readonly blocks: Block[];
+  readonly blocks: readonly Block[];
 }
 
 /** Parse a whole body into units and blocks. */
@@ -110,7 +110,7 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
     const to = lineEndAfter(text, from + size);
     const candidates = parseWindow(text, from, to);
     const atEnd = to >= text.length;
-    const settled = settledCount(candidates, atEnd);
+    const settled = settledCount(text, from, candidates, atEnd);
     if (settled === 0 && !atEnd) {
       size *= 2;
       continue;
@@ -167,7 +167,8 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
           break;
         }
         const kd = unitContaining(old, oldEnd);
-        const last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
+        let last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
+        while (last >= k && !restartsAtUnit(old, last + 1)) last--;
         if (last >= k) {
           copyUnits(old, k, last, seg, touched, units, starts);
           p = seg.start + (old.starts[last + 1]! - seg.from);
@@ -242,15 +243,42 @@ function pushUnit(units: Unit[], starts: number[], start: number, end: number, b
 }
 
 /**
- * How many leading candidates of a window are final. The last one may still
- * grow with text past the window, and a definition just before it may still
- * take a title from the lines that follow, so neither is final until the end.
+ * How many leading candidates of a window are final: all of them at the end
+ * of the text, else those before the last point where parsing may restart.
+ * The last candidate may still grow with text past the window.
  */
-function settledCount(candidates: readonly Candidate[], atEnd: boolean): number {
+function settledCount(text: string, from: number, candidates: readonly Candidate[], atEnd: boolean): number {
   if (atEnd) return candidates.length;
   let k = candidates.length - 1;
-  while (k > 0 && candidates[k - 1]!.blocks[0]?.kind === 'definition') k--;
-  return Math.max(k, 0);
+  while (k > 0 && !restartsAfter(text, candidates[k - 1]!, candidates[k]!.start, from)) k--;
+  return k;
+}
+
+const CONTAINERS: ReadonlySet<BlockKind> = new Set(['listItem', 'blockquote', 'footnoteDefinition']);
+
+/**
+ * Whether parsing text from `start` on its own gives what parsing it after
+ * `previous` gives. micromark parses a line that follows an open paragraph,
+ * definition or indented code as "interrupting" it, which rules out some
+ * starts ("2." lists, empty items); indented code stays open across blank
+ * lines. Inside a container (list item, quote, footnote) or after a blank
+ * line following anything else, a line is parsed as at the start of a text.
+ * A definition directly before may also still take a title from the lines
+ * that follow, which a blank line rules out too.
+ */
+function restartsAfter(text: string, previous: Candidate, start: number, floor: number): boolean {
+  const first = previous.blocks[0];
+  if (!first) return false;
+  if (CONTAINERS.has(first.kind)) return true;
+  if (first.kind === 'code' && !isFenced(text, previous.start + first.start)) return false;
+  return endsWithBlankLine(text, start, floor);
+}
+
+function isFenced(text: string, pos: number): boolean {
+  let i = pos;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  const c = text.charAt(i);
+  return c === '`' || c === '~';
 }
 
 /** Parse text[from, to) and cut it into unit candidates with absolute starts. */
@@ -471,7 +499,7 @@ function parseUntilSynced(
     const to = extra === 0 ? near : lineEndAfter(text, near + extra);
     const candidates = parseWindow(text, from, to);
     const atEnd = to >= text.length;
-    const settled = settledCount(candidates, atEnd);
+    const settled = settledCount(text, from, candidates, atEnd);
     if (candidates.length === 0) {
       // Blank tail: it belongs to the unit before it.
       extendLastUnit(units, starts, from, text.length);
@@ -479,7 +507,7 @@ function parseUntilSynced(
     }
     for (let i = 1; i <= settled && i < candidates.length; i++) {
       const q = candidates[i]!.start;
-      if (q >= dirty && isOldBoundary(old, segAt, q)) {
+      if (q >= dirty && restartsAfter(text, candidates[i - 1]!, q, from) && isSafeOldBoundary(old, segAt, q)) {
         pushCandidates(candidates, 0, i, text, units, starts);
         return q;
       }
@@ -489,7 +517,7 @@ function parseUntilSynced(
       return text.length;
     }
     // Not back in step yet: the change reaches further, so look further, doubling each time.
-    extra = Math.min(extra === 0 ? 256 : extra * 2, Math.max(windowSize, extra));
+    extra = extra === 0 ? Math.min(256, windowSize) : extra * 2;
     if (settled === 0) continue;
     pushCandidates(candidates, 0, settled, text, units, starts);
     from = candidates[settled]!.start;
@@ -533,8 +561,17 @@ function extendLastUnit(units: Unit[], starts: number[], from: number, end: numb
   units[last] = { length: end - starts[last]!, blocks: units[last]!.blocks };
 }
 
-function isOldBoundary(old: ParsedBody, segAt: (pos: number) => Segment, q: number): boolean {
+/** Whether q (new text) is copied from a point where an old unit starts and the old parse could restart. */
+function isSafeOldBoundary(old: ParsedBody, segAt: (pos: number) => Segment, q: number): boolean {
   const seg = segAt(q);
   if (seg.from < 0 || q >= seg.end) return false;
-  return unitStartingAt(old, seg.from + (q - seg.start)) >= 0;
+  const k = unitStartingAt(old, seg.from + (q - seg.start));
+  return k >= 0 && restartsAtUnit(old, k);
+}
+
+/** Whether parsing the body from unit k on its own gives the units the whole parse gave. */
+function restartsAtUnit(body: ParsedBody, k: number): boolean {
+  if (k === 0) return true;
+  const previous = { start: body.starts[k - 1]!, blocks: body.units[k - 1]!.blocks };
+  return restartsAfter(body.text, previous, body.starts[k]!, previous.start);
 }
