@@ -41,6 +41,7 @@ interface WorkBlock {
   /** Column the block starts at; its continuation lines are indented relative to it. */
   col: number;
   item: ItemInfo | null;
+  endsInHtml: boolean;
   /** `text` changed since kind and item were derived; derive them again before use. */
   stale: boolean;
   text: string;
@@ -152,7 +153,7 @@ function replaceBlock(doc: WorkDoc, x: WorkBlock, handle: string, markdown: stri
   const item = itemOf(x);
   if (item) {
     // An item replaced by plain text stays an item of the same list, keeping its checkbox.
-    if (!fragment[0]!.item) fragment = wrapAsItem(normaliseMarkdown(markdown), item, x.text);
+    if (!fragment[0]!.item) fragment = wrapAsItem(normaliseMarkdown(markdown), fragment[0]!.kind, item, x.text);
     adoptListStyle(fragment, listStyleOf(item, 0));
   }
   const i = positionOf(doc, x);
@@ -164,7 +165,9 @@ function replaceBlock(doc: WorkDoc, x: WorkBlock, handle: string, markdown: stri
     first.gap = x.gap;
     first.srcGap = x.srcGap;
   }
-  if (!item && i + 1 < doc.entries.length && !hasBlankLine(gapAt(doc, i + 1))) {
+  // Nested items stay under a replaced item; an HTML block ending the new text would swallow them without a blank line.
+  const nested = item !== null && i + 1 < doc.entries.length && depthAt(doc, i + 1) > x.depth;
+  if ((!item || (nested && placed[placed.length - 1]!.endsInHtml)) && i + 1 < doc.entries.length && !hasBlankLine(gapAt(doc, i + 1))) {
     const next = blockAt(doc, i + 1);
     setGap(next, doc.eol + next.gap);
   }
@@ -335,7 +338,7 @@ function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: number, de
     const gap = k === 0 ? '' : fromLf(indentGap(f.gap, prefix), doc.eol);
     const origin = origins?.[k];
     if (!origin) {
-      return { handle: null, kind: f.kind, depth: depth + f.depth, col: col + f.col, item: f.item, stale: false, text, gap, srcText: -1, srcGap: -1, gone: null };
+      return { handle: null, kind: f.kind, depth: depth + f.depth, col: col + f.col, item: f.item, endsInHtml: f.endsInHtml, stale: false, text, gap, srcText: -1, srcGap: -1, gone: null };
     }
     if (origin.text !== text) {
       origin.text = text;
@@ -345,6 +348,7 @@ function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: number, de
     origin.srcGap = -1;
     origin.kind = f.kind;
     origin.item = f.item;
+    origin.endsInHtml = f.endsInHtml;
     origin.stale = false;
     origin.depth = depth + f.depth;
     origin.col = col + f.col;
@@ -385,14 +389,19 @@ function fragmentFromBlocks(blocks: readonly WorkBlock[]): FragmentBlock[] {
     col: Math.max(b.col - root.col, 0),
     kind: b.kind,
     item: itemOf(b),
+    endsInHtml: b.endsInHtml,
   }));
 }
 
-/** Wrap plain Markdown as one list item with the given item's marker (and checkbox, if it had one). */
-function wrapAsItem(text: string, item: ItemInfo, blockText: string): FragmentBlock[] {
+/**
+ * Wrap plain Markdown as one list item with the given item's marker. A task
+ * keeps its checkbox when the new text starts with text (a checkbox in front
+ * of a heading or a fence would turn them into a paragraph) and brings none.
+ */
+function wrapAsItem(text: string, firstKind: BlockKind, item: ItemInfo, blockText: string): FragmentBlock[] {
   const body = indentLines(text, ' '.repeat(item.marker.length + 1));
-  // The text may bring its own checkbox ("[x] done"); otherwise the item keeps its own.
-  const keepCheckbox = item.checkbox >= 0 && !/^\[[ xX]\][ \t]/.test(text);
+  const startsWithText = firstKind === 'paragraph' || firstKind === 'image';
+  const keepCheckbox = item.checkbox >= 0 && startsWithText && !/^\[[ xX]\][ \t]/.test(text);
   const checkbox = keepCheckbox ? `[${blockText.charAt(item.checkbox + 1)}] ` : '';
   return fragmentFromText(`${item.marker} ${checkbox}${body}`);
 }
@@ -477,6 +486,7 @@ function blockAt(doc: WorkDoc, p: number): WorkBlock {
     depth: block.depth,
     col: columnOf(text, start),
     item: block.item,
+    endsInHtml: block.endsInHtml === true,
     stale: false,
     text: text.slice(start, ends[entry]!),
     gap: text.slice(gapStart, start),
@@ -534,6 +544,7 @@ function itemOf(block: WorkBlock): ItemInfo | null {
   const dedented = dedentLines(toLf(block.text), block.col);
   const first = fragmentFromText(dedented)[0];
   block.kind = first?.kind ?? 'paragraph';
+  block.endsInHtml = first?.endsInHtml ?? false;
   block.item = first?.item ? { ...first.item, checkbox: mapOffset(dedented, block.text, first.item.checkbox) } : null;
   block.stale = false;
   return block.item;

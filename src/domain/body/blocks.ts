@@ -49,6 +49,8 @@ export interface Block {
   /** 0 at top level; list nesting adds one per level. */
   readonly depth: number;
   readonly item: ItemInfo | null;
+  /** The block's own text ends in an HTML block, which runs on over following lines until a blank line. */
+  readonly endsInHtml?: true;
   /** Content hash, filled in lazily by the handle code; units are shared between versions, so it is computed once. */
   hash?: number;
 }
@@ -251,7 +253,7 @@ function settledCount(text: string, from: number, candidates: readonly Candidate
   if (atEnd) return candidates.length;
   let k = candidates.length - 1;
   while (k > 0 && !restartsAfter(text, candidates[k - 1]!, candidates[k]!.start, from)) k--;
-  return k;
+  return Math.max(k, 0);
 }
 
 const CONTAINERS: ReadonlySet<BlockKind> = new Set(['listItem', 'blockquote', 'footnoteDefinition']);
@@ -315,6 +317,7 @@ function collectNode(node: RootContent, text: string, base: number, unitStart: n
     end: base + endOf(node) - unitStart,
     depth,
     item: null,
+    ...(node.type === 'html' ? { endsInHtml: true as const } : {}),
   });
 }
 
@@ -329,12 +332,14 @@ function collectItem(item: ListItem, ordered: boolean, text: string, base: numbe
   else end = start + marker.length;
   const first = children[0];
   const checkbox = item.checked != null && first ? findCheckbox(text, start + marker.length, base + startOf(first)) : -1;
+  const lastOwn = children[(firstList === -1 ? children.length : firstList) - 1];
   out.push({
     kind: 'listItem',
     start: start - unitStart,
     end: end - unitStart,
     depth,
     item: { ordered, marker, checkbox: checkbox === -1 ? -1 : checkbox - start },
+    ...(lastOwn?.type === 'html' ? { endsInHtml: true as const } : {}),
   });
   if (firstList === -1) return;
   for (let i = firstList; i < children.length; i++) collectNode(children[i]!, text, base, unitStart, depth + 1, out);

@@ -32,7 +32,7 @@ export function handlesOf(body: ParsedBody): readonly string[] {
   for (let u = 0; u < body.units.length; u++) {
     const base = body.starts[u]!;
     for (const block of body.units[u]!.blocks) {
-      if (block.hash === undefined) block.hash = contentHash(body.text, base + block.start, base + block.end);
+      if (block.hash === undefined) block.hash = blockHash(body.text, base + block.start, base + block.end);
       hashes.push(block.hash);
     }
   }
@@ -118,10 +118,24 @@ function assignLeftovers(pending: readonly number[], hashes: readonly number[], 
   }
 }
 
+/**
+ * Hash of a block: its text and the indentation it starts at, so equal items
+ * at different nesting levels are not taken for copies of each other.
+ */
+export function blockHash(text: string, start: number, end: number): number {
+  let indent = 0;
+  for (let i = start; i > 0; i--) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    indent++;
+  }
+  return contentHash(text, start, end, indent);
+}
+
 /** 53-bit hash of text[start, end), ignoring CR so CRLF and LF copies of a block hash alike. */
-export function contentHash(text: string, start: number, end: number): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+export function contentHash(text: string, start: number, end: number, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
   for (let i = start; i < end; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 13) continue;

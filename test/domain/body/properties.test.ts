@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { parseBody, placedBlocks, type ParsedBody } from '../../../src/domain/body/blocks.js';
 import { parsedBody } from '../../../src/domain/body/cache.js';
-import { contentHash, handleCandidate } from '../../../src/domain/body/handles.js';
+import { blockHash, handleCandidate } from '../../../src/domain/body/handles.js';
 import { applyEdits, bodyVersion, readForEditing, stripHandles, type BodyEdit } from '../../../src/domain/body/index.js';
 import { document, fragment, render, word, type SpecBlock, type SpecDoc, type SpecFragment } from './support/gen.js';
 import { modelApply } from './support/model.js';
@@ -208,13 +208,13 @@ describe('applying edits', () => {
         if (!result.ok || !expected.ok) return;
         const after = readForEditing(result.body);
         const texts = ownTexts(result.body);
-        const wanted = levelZeroCandidates(texts);
+        const wanted = levelZeroCandidates(result.body);
         expected.blocks.forEach((block, k) => {
           if (block.changed || block.handle === null) return;
           const i = before.handles.indexOf(block.handle);
           expect(texts[k]).toBe(doc.blocks[i]!.text.replace(/\n/g, lineEnding));
           // A handle only moves when identical blocks were reordered or another block now wants the same handle.
-          const sameOccurrence = occurrence(ownTexts(text), i) === occurrence(texts, k);
+          const sameOccurrence = occurrence(text, i) === occurrence(result.body, k);
           const contested = wanted.filter((c) => c === wanted[k]).length > 1 || wanted[k] !== block.handle;
           if (sameOccurrence && !contested) expect(after.handles[k]).toBe(block.handle);
           // Whatever happens, an old handle never names a block with different text.
@@ -247,18 +247,21 @@ describe('applying edits', () => {
 });
 
 /** Each block's handle candidate at level 0, as the handle code derives it (occurrence-aware). */
-function levelZeroCandidates(texts: readonly string[]): string[] {
+function levelZeroCandidates(body: string): string[] {
+  const placed = placedBlocks(parseBody(body));
   const seen = new Map<number, number>();
-  const length = texts.length > 1000 ? 4 : 3;
-  return texts.map((t) => {
-    const hash = contentHash(t, 0, t.length);
+  const length = placed.length > 1000 ? 4 : 3;
+  return placed.map((p) => {
+    const hash = blockHash(body, p.start, p.end);
     const occ = seen.get(hash) ?? 0;
     seen.set(hash, occ + 1);
     return handleCandidate(hash, occ, 0, length);
   });
 }
 
-function occurrence(texts: readonly string[], k: number): number {
-  const normal = (t: string): string => t.replace(/\r/g, '');
-  return texts.slice(0, k).filter((t) => normal(t) === normal(texts[k]!)).length;
+/** How many earlier blocks have the same text at the same indentation. */
+function occurrence(body: string, k: number): number {
+  const placed = placedBlocks(parseBody(body));
+  const key = (i: number): number => blockHash(body, placed[i]!.start, placed[i]!.end);
+  return placed.slice(0, k).filter((_, i) => key(i) === key(k)).length;
 }

@@ -43,7 +43,8 @@ export function modelApply(
 ): ModelResult {
   const original = renderModel(doc.blocks, doc.tail, eol);
   const version = 'v' + createHash('sha256').update(original).digest('hex').slice(0, 12);
-  const state = initialState(doc, eol, handles);
+  // New text follows the body's line endings; a body without any gets "\n".
+  const state = initialState(doc, /[\r\n]/.test(original) ? eol : '\n', handles);
   const byHandle = new Map(state.blocks.map((b) => [b.handle!, b]));
   const find = (handle: string): ModelBlock => {
     const block = byHandle.get(handle);
@@ -92,7 +93,23 @@ export function modelApply(
       throw err;
     }
   }
-  return { ok: true, text: renderModel(state.blocks, state.tail, ''), blocks: state.blocks };
+  return { ok: true, text: renderModel(state.blocks, state.tail, ''), blocks: mergeIntoParents(state.blocks) };
+}
+
+/**
+ * Markdown's reading of the result: a non-list block right after an item, at
+ * that item's content level, is part of the item's own text (an item's block
+ * runs up to its first nested list).
+ */
+function mergeIntoParents(blocks: readonly ModelBlock[]): ModelBlock[] {
+  const out: ModelBlock[] = [];
+  for (const block of blocks) {
+    const previous = out[out.length - 1];
+    if (previous?.item && !block.item && block.depth === previous.depth + 1) {
+      out[out.length - 1] = { ...previous, text: previous.text + block.gap + block.text, changed: true };
+    } else out.push(block);
+  }
+  return out;
 }
 
 function initialState(doc: SpecDoc, eol: string, handles: readonly string[] | null): State {
@@ -266,17 +283,21 @@ function replace(state: State, x: ModelBlock, fragment: SpecBlock[]): void {
   if (x.item) {
     if (!fragment[0]!.item) {
       const text = renderModel(fragment, '', '\n');
-      const box = x.item.checkbox >= 0 ? `[${x.text.charAt(x.item.checkbox + 1)}] ` : '';
+      const startsWithText = !/^(#|```|~~~|\||>|\*\*\*|<div>)/.test(fragment[0]!.text);
+      const box = x.item.checkbox >= 0 && startsWithText ? `[${x.text.charAt(x.item.checkbox + 1)}] ` : '';
       const item: SpecItem = { marker: x.item.marker, checkbox: box ? x.item.marker.length + 1 : -1 };
       blocks = [{ text: `${x.item.marker} ${box}${indentText(text, ' '.repeat(x.item.marker.length + 1))}`, gap: '', depth: 0, col: 0, item }];
     }
     adoptBullet(blocks, x.item.marker);
   }
   const i = state.blocks.indexOf(x);
+  // The generator's only HTML is "<div>…</div>"; wrapped into an item it still ends the item's text.
+  const endsInHtml = /(^|\n) *<div>/.test(blocks[blocks.length - 1]!.text);
   const placed = place(state, blocks, x.col, x.depth);
   placed[0]!.gap = !x.item && i > 0 && !hasBlank(x.gap) ? state.eol + x.gap : x.gap;
   const next = state.blocks[i + 1];
-  if (!x.item && next && !hasBlank(next.gap)) next.gap = state.eol + next.gap;
+  const nestedUnder = !!x.item && !!next && next.depth > x.depth && endsInHtml;
+  if ((!x.item || nestedUnder) && next && !hasBlank(next.gap)) next.gap = state.eol + next.gap;
   state.blocks.splice(i, 1, ...placed);
   x.gone = true;
 }
