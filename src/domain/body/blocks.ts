@@ -53,6 +53,9 @@ export interface Block {
   readonly endsInHtml?: true;
   /** Content hash, filled in lazily by the handle code; units are shared between versions, so it is computed once. */
   hash?: number;
+  /** Memoised first-choice handle and the occurrence/length it was made for (see handles.ts). */
+  firstChoice?: string;
+  firstChoiceKey?: number;
 }
 
 /** An independently parseable stretch of text; shared, never mutated, between versions of a body. */
@@ -437,7 +440,7 @@ function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, touc
   const shift = seg.start - seg.from;
   for (let k = from; k <= to; k++) {
     const unit = old.units[k]!;
-    units.push(touched.has(k) ? { length: unit.length, blocks: unit.blocks.map(({ hash: _stale, ...block }) => block) } : unit);
+    units.push(touched.has(k) ? { length: unit.length, blocks: unit.blocks.map(({ hash: _hash, firstChoice: _choice, firstChoiceKey: _key, ...block }) => block) } : unit);
     starts.push(old.starts[k]! + shift);
   }
 }

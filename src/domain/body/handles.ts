@@ -28,15 +28,29 @@ export const HANDLE_PATTERN = /^[a-z2-9]{3,4}$/;
 /** Handles for every block of a parsed body, in document order (memoised on the body). */
 export function handlesOf(body: ParsedBody): readonly string[] {
   if (body.handles) return body.handles;
+  const length = body.blockCount > BIG_BODY ? 4 : 3;
   const hashes: number[] = [];
+  const occ: number[] = [];
+  const firstChoices: string[] = [];
+  const seen = new Map<number, number>();
   for (let u = 0; u < body.units.length; u++) {
     const base = body.starts[u]!;
     for (const block of body.units[u]!.blocks) {
       if (block.hash === undefined) block.hash = blockHash(body.text, base + block.start, base + block.end);
-      hashes.push(block.hash);
+      const hash = block.hash;
+      const k = seen.get(hash) ?? 0;
+      seen.set(hash, k + 1);
+      // Blocks are shared between versions of a body, so their first choice is worth keeping.
+      if (block.firstChoice === undefined || block.firstChoiceKey !== k * 8 + length) {
+        block.firstChoice = handleCandidate(hash, k, 0, length);
+        block.firstChoiceKey = k * 8 + length;
+      }
+      hashes.push(hash);
+      occ.push(k);
+      firstChoices.push(block.firstChoice);
     }
   }
-  body.handles = assignHandles(hashes);
+  body.handles = assignHandles(hashes, occ, firstChoices);
   return body.handles;
 }
 
@@ -53,37 +67,48 @@ export function handleIndexOf(body: ParsedBody): ReadonlyMap<string, number> {
  * Give each content hash (in document order) a distinct handle. Candidates are
  * tried level by level; a candidate wanted by two blocks at the same level is
  * burnt for everyone, so the outcome does not depend on which block came first.
+ * `occurrences` and `firstChoices` may be passed when already known.
  */
-export function assignHandles(hashes: readonly number[]): string[] {
+export function assignHandles(hashes: readonly number[], occurrences?: readonly number[], firstChoices?: readonly string[]): string[] {
   const baseLength = hashes.length > BIG_BODY ? 4 : 3;
-  const occurrence = new Map<number, number>();
-  const occ = hashes.map((hash) => {
-    const seen = occurrence.get(hash) ?? 0;
-    occurrence.set(hash, seen + 1);
-    return seen;
-  });
+  const occ = occurrences ?? occurrencesOf(hashes);
   const result: string[] = new Array<string>(hashes.length);
   const taken = new Set<string>();
-  let pending = hashes.map((_, i) => i);
-  for (let level = 0; pending.length > 0; level++) {
+  let pending: number[] | null = null;
+  for (let level = 0; pending === null || pending.length > 0; level++) {
     if (level === MAX_LEVEL) {
-      assignLeftovers(pending, hashes, occ, taken, result);
+      assignLeftovers(pending ?? [], hashes, occ, taken, result);
       break;
     }
-    const length = level === 0 ? baseLength : 4;
-    const wanted = pending.map((i) => handleCandidate(hashes[i]!, occ[i]!, level, length));
+    const count = pending === null ? hashes.length : pending.length;
+    const wanted: string[] = new Array<string>(count);
     const demand = new Map<string, number>();
-    for (const c of wanted) demand.set(c, (demand.get(c) ?? 0) + 1);
+    for (let j = 0; j < count; j++) {
+      const i = pending === null ? j : pending[j]!;
+      const c = level === 0 && firstChoices ? firstChoices[i]! : handleCandidate(hashes[i]!, occ[i]!, level, level === 0 ? baseLength : 4);
+      wanted[j] = c;
+      demand.set(c, (demand.get(c) ?? 0) + 1);
+    }
     const next: number[] = [];
-    pending.forEach((i, j) => {
+    for (let j = 0; j < count; j++) {
+      const i = pending === null ? j : pending[j]!;
       const c = wanted[j]!;
-      if (!taken.has(c) && demand.get(c) === 1) result[i] = c;
+      if (demand.get(c) === 1 && !taken.has(c)) result[i] = c;
       else next.push(i);
-    });
-    for (const [c] of demand) taken.add(c);
+    }
+    for (const c of demand.keys()) taken.add(c);
     pending = next;
   }
   return result;
+}
+
+function occurrencesOf(hashes: readonly number[]): number[] {
+  const seen = new Map<number, number>();
+  return hashes.map((hash) => {
+    const k = seen.get(hash) ?? 0;
+    seen.set(hash, k + 1);
+    return k;
+  });
 }
 
 /** The handle a block with this content hash and occurrence index wants at a given level. */
