@@ -159,9 +159,13 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
   const starts: number[] = [];
   const segAt = segmentFinder(segments);
   let p = 0;
+  let guessed = -1;
   while (p < text.length) {
     const seg = segAt(p);
     let dirty = p;
+    let guessItem = false;
+    const before = units.length;
+    const from = p;
     if (seg.from >= 0) {
       dirty = seg.end;
       const k = unitStartingAt(old, seg.from + (p - seg.start));
@@ -172,7 +176,13 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
           break;
         }
         const kd = unitContaining(old, oldEnd);
-        let last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
+        let last = kd - 2;
+        if (canSkipMargin(old, text, seg, kd, oldEnd)) last = kd - 1;
+        else if (kd - 1 >= k && guessed !== p && isTopLevelItem(old.units[kd - 1]!)) {
+          // In a list, a changed item that still starts with an item leaves the item before it alone; check after parsing.
+          last = kd - 1;
+          guessItem = true;
+        }
         while (last >= k && !restartsAtUnit(old, last + 1)) last--;
         if (last >= k) {
           copyUnits(old, k, last, seg, touched, units, starts);
@@ -181,7 +191,15 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
         }
       }
     }
-    p = parseUntilSynced(old, text, segAt, p, dirty, windowSize, units, starts);
+    const next = parseUntilSynced(old, text, segAt, p, dirty, windowSize, guessItem, units, starts);
+    if (next < 0) {
+      // The guess was wrong: take back what was copied and parse from the unit before too.
+      units.length = before;
+      starts.length = before;
+      guessed = p = from;
+      continue;
+    }
+    p = next;
   }
   if (units.length === 0 && text.length > 0) pushUnit(units, starts, 0, text.length, []);
   return finishBody(text, units, starts);
@@ -495,17 +513,27 @@ function parseUntilSynced(
   p: number,
   dirty: number,
   windowSize: number,
+  expectItem: boolean,
   units: Unit[],
   starts: number[],
 ): number {
   let from = p;
   let runEnd = dirty;
   while (runEnd < text.length && segAt(runEnd).from < 0) runEnd = segAt(runEnd).end;
+  const quick = quickSync(old, text, segAt, from, runEnd, expectItem);
+  if (quick !== null) {
+    if (quick.expectationFailed) return -1;
+    if (quick.candidates) {
+      pushCandidatesUpTo(quick.candidates, quick.end, units, starts);
+      return quick.end;
+    }
+  }
   let extra = 0;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const near = lookaheadEnd(text, Math.max(runEnd, from));
     const to = extra === 0 ? near : lineEndAfter(text, near + extra);
     const candidates = parseWindow(text, from, to);
+    if (first && expectItem && !startsWithTopLevelItem(candidates, p)) return -1;
     const atEnd = to >= text.length;
     const settled = settledCount(text, from, candidates, atEnd);
     if (candidates.length === 0) {
@@ -529,6 +557,70 @@ function parseUntilSynced(
     if (settled === 0) continue;
     pushCandidates(candidates, 0, settled, text, units, starts);
     from = candidates[settled]!.start;
+  }
+}
+
+/**
+ * Most edits end where an old unit starts again. When nothing after the
+ * changed text can reach back into it, the changed stretch is parsed alone,
+ * up to that unit: after a blank line, a line at column 0 always starts a new
+ * block, unless what comes before is still open (an unclosed fence or HTML
+ * block, indented code); and a top-level list item always starts a new item
+ * right after another top-level item.
+ */
+function quickSync(
+  old: ParsedBody,
+  text: string,
+  segAt: (pos: number) => Segment,
+  from: number,
+  runEnd: number,
+  expectItem: boolean,
+): { candidates?: readonly Candidate[]; end: number; expectationFailed?: true } | null {
+  if (runEnd >= text.length) return null;
+  const seg = segAt(runEnd);
+  if (seg.from < 0) return null;
+  const oldPos = seg.from + (runEnd - seg.start);
+  let k = unitContaining(old, oldPos);
+  if (k < 0 || old.starts[k]! < oldPos) k++;
+  if (k >= old.units.length) return null;
+  const end = seg.start + (old.starts[k]! - seg.from);
+  if (end >= seg.end || end <= from || !restartsAtUnit(old, k)) return null;
+  const c = text.charCodeAt(end);
+  if (c === 32 || c === 9 || c === 10 || c === 13) return null;
+  const blankBefore = endsWithBlankLine(text, end, from);
+  const nextIsItem = isTopLevelItem(old.units[k]!) && old.units[k]!.blocks[0]!.start === 0;
+  if (!blankBefore && !nextIsItem) return null;
+  const candidates = parseWindow(text, from, end);
+  if (expectItem && !startsWithTopLevelItem(candidates, from)) return { end, expectationFailed: true };
+  const last = candidates[candidates.length - 1];
+  if (!last) return null;
+  const lastFirst = last.blocks[0];
+  if (!lastFirst) return null;
+  if (nextIsItem && lastFirst.kind === 'listItem' && lastFirst.depth === 0) return { candidates, end };
+  if (!blankBefore || (lastFirst.kind === 'code' && !isFenced(text, last.start + lastFirst.start))) return null;
+  // Closed: the last block ends before the blank lines (an open fence or HTML block runs through them).
+  let contentEnd = end;
+  while (contentEnd > from && /\s/.test(text.charAt(contentEnd - 1))) contentEnd--;
+  for (const block of last.blocks) if (last.start + block.end > contentEnd) return null;
+  return { candidates, end };
+}
+
+function isTopLevelItem(unit: Unit): boolean {
+  const first = unit.blocks[0];
+  return first !== undefined && first.kind === 'listItem' && first.depth === 0;
+}
+
+function startsWithTopLevelItem(candidates: readonly Candidate[], at: number): boolean {
+  const first = candidates[0];
+  const block = first?.blocks[0];
+  return first !== undefined && first.start === at && block !== undefined && block.kind === 'listItem' && block.depth === 0 && block.start === 0;
+}
+
+function pushCandidatesUpTo(candidates: readonly Candidate[], end: number, units: Unit[], starts: number[]): void {
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
+    const next = i + 1 < candidates.length ? candidates[i + 1]!.start : end;
+    pushUnit(units, starts, candidate.start, next, candidate.blocks);
   }
 }
 
