@@ -73,11 +73,13 @@ export function assignHandles(hashes: readonly number[], occurrences?: readonly 
   const baseLength = hashes.length > BIG_BODY ? 4 : 3;
   const occ = occurrences ?? occurrencesOf(hashes);
   const result: string[] = new Array<string>(hashes.length);
-  const taken = new Set<string>();
+  // Every candidate wanted at some level is taken from then on; the level maps are kept as they are.
+  const wantedAt: Map<string, number>[] = [];
+  const isTaken = (c: string): boolean => wantedAt.some((level) => level.has(c));
   let pending: number[] | null = null;
   for (let level = 0; pending === null || pending.length > 0; level++) {
     if (level === MAX_LEVEL) {
-      assignLeftovers(pending ?? [], hashes, occ, taken, result);
+      assignLeftovers(pending ?? [], hashes, occ, isTaken, result);
       break;
     }
     const count = pending === null ? hashes.length : pending.length;
@@ -93,10 +95,10 @@ export function assignHandles(hashes: readonly number[], occurrences?: readonly 
     for (let j = 0; j < count; j++) {
       const i = pending === null ? j : pending[j]!;
       const c = wanted[j]!;
-      if (demand.get(c) === 1 && !taken.has(c)) result[i] = c;
+      if (demand.get(c) === 1 && !isTaken(c)) result[i] = c;
       else next.push(i);
     }
-    for (const c of demand.keys()) taken.add(c);
+    wantedAt.push(demand);
     pending = next;
   }
   return result;
@@ -130,12 +132,13 @@ export function handleCandidate(hash: number, occurrence: number, level: number,
 }
 
 /** Practically unreachable (64 contested levels); keeps assignment total and deterministic anyway. */
-function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], taken: Set<string>, result: string[]): void {
+function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], isTaken: (c: string) => boolean, result: string[]): void {
+  const late = new Set<string>();
   for (const i of pending) {
     for (let level = MAX_LEVEL; ; level++) {
       const c = handleCandidate(hashes[i]!, occ[i]!, level, 4);
-      if (!taken.has(c)) {
-        taken.add(c);
+      if (!isTaken(c) && !late.has(c)) {
+        late.add(c);
         result[i] = c;
         break;
       }
