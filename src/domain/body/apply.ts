@@ -24,6 +24,7 @@ import {
 import { handleIndexOf, handlesOf, stripHandles } from './handles.js';
 import { editableOf, type EditableBody } from './read.js';
 
+/** The new body, or why the edits were refused with the unchanged body and fresh handles. */
 export type ApplyResult =
   | { ok: true; body: string; version: string; applied: string[] }
   | { ok: false; error: string; editIndex: number; body: string; version: string; editable: EditableBody };

@@ -19,6 +19,7 @@ import { parseMarkdown } from './markdown.js';
  * in one parse) and an edited body can be re-parsed only around its changes.
  */
 
+/** What kind of Markdown block a block is. */
 export type BlockKind =
   | 'heading'
   | 'paragraph'
@@ -33,6 +34,7 @@ export type BlockKind =
   | 'footnoteDefinition'
   | 'other';
 
+/** List-item facts of a block. */
 export interface ItemInfo {
   readonly ordered: boolean;
   /** The marker as written: "-", "*", "+", "3.", "12)". */
@@ -41,6 +43,7 @@ export interface ItemInfo {
   readonly checkbox: number;
 }
 
+/** One editable block, positioned within its unit. */
 export interface Block {
   readonly kind: BlockKind;
   /** Offsets (UTF-16 code units) relative to the start of the block's unit. */
@@ -64,6 +67,7 @@ export interface Unit {
   readonly blocks: readonly Block[];
 }
 
+/** A body cut into units and blocks. */
 export interface ParsedBody {
   readonly text: string;
   readonly units: readonly Unit[];
@@ -98,7 +102,7 @@ export interface Segment {
 }
 
 /** Size of one parse window; windows grow when a single unit is larger. */
-export const DEFAULT_WINDOW = 8192;
+export const DEFAULT_WINDOW = 4096;
 
 interface Candidate {
   readonly start: number;
@@ -121,8 +125,8 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
       continue;
     }
     if (candidates.length === 0) {
-      // Only blank text left: a body with no blocks at all.
-      pushUnit(units, starts, from, text.length, []);
+      // Only blank text left (a body without blocks): it joins the unit before, if any.
+      extendLastUnit(units, starts, from, text.length);
       break;
     }
     for (let i = 0; i < settled; i++) {
@@ -137,6 +141,7 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
   return finishBody(text, units, starts);
 }
 
+/** Options for reparseBody. */
 export interface ReparseOptions {
   /**
    * Old offsets of characters that changed without changing any block's
@@ -184,6 +189,7 @@ export function reparseBody(old: ParsedBody, text: string, segments: readonly Se
           guessItem = true;
         }
         while (last >= k && !restartsAtUnit(old, last + 1)) last--;
+        if (last !== kd - 1) guessItem = false;
         if (last >= k) {
           copyUnits(old, k, last, seg, touched, units, starts);
           p = seg.start + (old.starts[last + 1]! - seg.from);

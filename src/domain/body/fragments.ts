@@ -8,8 +8,10 @@ import { stripHandles } from './handles.js';
  * endings.
  */
 
+/** A line ending. */
 export type Eol = '\n' | '\r\n' | '\r';
 
+/** One block of a fragment. */
 export interface FragmentBlock {
   /** Own text, "\n" line endings, continuation lines relative to the fragment's column 0. */
   text: string;

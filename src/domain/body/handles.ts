@@ -23,7 +23,6 @@ const ALPHABET = LETTERS + DIGITS;
 const BIG_BODY = 1000;
 const MAX_LEVEL = 64;
 
-export const HANDLE_PATTERN = /^[a-z2-9]{3,4}$/;
 
 /** Handles for every block of a parsed body, in document order (memoised on the body). */
 export function handlesOf(body: ParsedBody): readonly string[] {
