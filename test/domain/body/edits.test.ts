@@ -345,6 +345,32 @@ describe('rewrite', () => {
   });
 });
 
+describe('every op on tables and fences holding Markdown', () => {
+  const body = 'Intro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```md\n# inside\n- [ ] inside\n```\n\nOutro\n';
+  const table = (): string => readForEditing(body).handles[1]!;
+  const fence = (): string => readForEditing(body).handles[2]!;
+
+  it.each<[string, () => BodyEdit, string]>([
+    ['inserts after a table, apart from it', () => ({ op: 'insert', position: 'after', handle: table(), markdown: 'Below the table.' }), '| 1 | 2 |\n\nBelow the table.\n\n```md'],
+    ['inserts before a fence, apart from it', () => ({ op: 'insert', position: 'before', handle: fence(), markdown: '- [ ] a task' }), '| 1 | 2 |\n\n- [ ] a task\n\n```md'],
+    ['deletes a table', () => ({ op: 'delete', handle: table() }), 'Intro\n\n```md'],
+    ['deletes a fence with the Markdown inside it', () => ({ op: 'delete', handle: fence() }), '| 1 | 2 |\n\nOutro\n'],
+    ['moves a table to the end', () => ({ op: 'move', handle: table(), position: 'end' }), 'Outro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'],
+  ])('%s', (_name, makeEdit, expected) => {
+    expect(edited(body, makeEdit())).toContain(expected);
+  });
+
+  it('refuses setChecked on a table', () => {
+    expect(refused(body, { op: 'setChecked', handle: table(), checked: true }).error).toMatch(/not a task list item/);
+  });
+
+  it('replaces text in a nested item, keeping everything around it', () => {
+    expect(edited(groceries, { op: 'replaceText', handle: handleOf(groceries, 'white'), find: 'white', replace: 'white, large' })).toBe(
+      groceries.replace('  - [ ] white', '  - [ ] white, large'),
+    );
+  });
+});
+
 describe('CRLF bodies', () => {
   const crlf = groceries.replace(/\n/g, '\r\n');
 

@@ -246,6 +246,50 @@ describe('applying edits', () => {
   });
 });
 
+/** Lines that interact with their neighbours, for bodies nobody generated block by block. */
+const awkwardLine = fc.constantFrom(
+  'para text',
+  '===',
+  '---',
+  '| a | b |',
+  '|---|---|',
+  '```',
+  '- item',
+  '  - nested',
+  '\t- tabbed',
+  '- [ ] task',
+  '  - [x] nested task',
+  '2. two',
+  '    indented code',
+  '> quote',
+  '<div>',
+  '[ref]: /url',
+  '# heading',
+  '',
+  '',
+);
+const awkwardBody = fc
+  .tuple(fc.array(awkwardLine, { maxLength: 25 }), fc.constantFrom('\n', '\r\n'))
+  .map(([lines, lineEnding]) => lines.join(lineEnding) + lineEnding);
+
+describe('applying edits to arbitrary Markdown', () => {
+  it('never fails inside, keeps the round trip, and caches an exact parse of what it wrote', () => {
+    fc.assert(
+      fc.property(awkwardBody, fc.array(editSpec, { minLength: 1, maxLength: 4 }), (text, specs) => {
+        const editable = readForEditing(text);
+        const result = applyEdits(text, toEdits(specs, editable.handles, editable.version, new Map(), new Map()));
+        if (!result.ok) {
+          expect(result.body).toBe(text);
+          return;
+        }
+        expect(blockSummary(parsedBody(result.body))).toEqual(blockSummary(parseBody(result.body, 1 << 30)));
+        expect(stripHandles(readForEditing(result.body).text)).toBe(result.body);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 /** Each block's handle candidate at level 0, as the handle code derives it (occurrence-aware). */
 function levelZeroCandidates(body: string): string[] {
   const placed = placedBlocks(parseBody(body));
