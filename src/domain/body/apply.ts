@@ -315,7 +315,7 @@ function placeFragment(doc: WorkDoc, fragment: FragmentBlock[], where: Where, or
     const itemSep = join ? itemSeparator(doc, 0) : '';
     const placed = place(doc, fragment, join ? first.col : 0, 0, origins);
     const { lines, indent } = splitGap(first.gap);
-    placed[0]!.gap = lines;
+    placed[0]!.gap = join ? lines + indent : lines;
     setGap(first, join && endsWithItem ? itemSep : doc.eol + doc.eol + indent);
     entries.splice(0, 0, ...placed);
     return;

@@ -194,6 +194,10 @@ describe('insert', () => {
     expect(body).toContain(expected);
   });
 
+  it('joins items inserted at the start of an indented list, at its indentation', () => {
+    expect(edited('  - a\n    more\n  - b\n', { op: 'insert', position: 'start', markdown: '- new\n  more' })).toBe('  - new\n    more\n  - a\n    more\n  - b\n');
+  });
+
   it('joins items inserted at the end of a body that ends with a list', () => {
     expect(edited('- a\n- b\n', { op: 'insert', position: 'end', markdown: '* c' })).toBe('- a\n- b\n- c\n');
   });

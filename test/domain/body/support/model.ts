@@ -263,7 +263,7 @@ function insert(state: State, fragment: SpecBlock[], position: 'before' | 'after
     const sep = join ? itemSeparator(state, 0) : '';
     const placed = place(state, fragment, join ? first.col : 0, 0, origins);
     const { lines, indent } = splitGap(first.gap);
-    placed[0]!.gap = lines;
+    placed[0]!.gap = join ? lines + indent : lines;
     first.gap = join && endsWithItem ? sep : state.eol + state.eol + indent;
     blocks.unshift(...placed);
     return;
