@@ -410,13 +410,17 @@ function wrapAsItem(text: string, firstKind: BlockKind, item: ItemInfo, blockTex
 /** The separator between items of the list of the block at i: a blank line when the list is loose, then its indentation. */
 function itemSeparator(doc: WorkDoc, i: number): string {
   const x = blockAt(doc, i);
+  const own = itemOf(x);
+  // A sibling counts only if it is in the same list: same bullet, or same ordered delimiter.
+  const sameList = (other: ItemInfo | null): boolean =>
+    other !== null && own !== null && other.ordered === own.ordered && other.marker.slice(-1) === own.marker.slice(-1);
   let k = i - 1;
   while (k >= 0 && depthAt(doc, k) > x.depth) k--;
   let loose: boolean;
-  if (k >= 0 && depthAt(doc, k) === x.depth && itemAt(doc, k)) loose = hasBlankLine(x.gap);
+  if (k >= 0 && depthAt(doc, k) === x.depth && sameList(itemAt(doc, k))) loose = hasBlankLine(x.gap);
   else {
     const j = subtreeEnd(doc, i);
-    loose = j < doc.entries.length && depthAt(doc, j) === x.depth && itemAt(doc, j) !== null && hasBlankLine(gapAt(doc, j));
+    loose = j < doc.entries.length && depthAt(doc, j) === x.depth && sameList(itemAt(doc, j)) && hasBlankLine(gapAt(doc, j));
   }
   return (loose ? doc.eol + doc.eol : doc.eol) + ' '.repeat(x.col);
 }

@@ -208,6 +208,12 @@ describe('insert', () => {
     expect(result).toBe('1. one\n2. two\n3. new\n   - sub\n3. three\n');
   });
 
+  it('judges looseness by the item\'s own list, not a neighbouring list', () => {
+    const body = '1. one\n2. two\n\n- bullet\n';
+    const [one, , bullet] = readForEditing(body).handles;
+    expect(edited(body, { op: 'move', handle: one!, position: 'after', target: bullet! })).toBe('2. two\n\n- bullet\n- one\n');
+  });
+
   it('keeps a loose list loose', () => {
     const body = '- a\n\n- b\n';
     expect(edited(body, { op: 'insert', position: 'after', handle: handleOf(body, 'a'), markdown: '- new' })).toBe('- a\n\n- new\n\n- b\n');

@@ -187,11 +187,13 @@ function itemSeparator(state: State, i: number): string {
   let k = i - 1;
   while (k >= 0 && state.blocks[k]!.depth > x.depth) k--;
   const previous = state.blocks[k];
+  // Only items of the same list (same bullet) say whether the list is loose.
+  const sameList = (b: ModelBlock | undefined): boolean => !!b && b.item !== null && x.item !== null && b.item.marker === x.item.marker;
   let loose: boolean;
-  if (previous && previous.depth === x.depth && previous.item) loose = hasBlank(x.gap);
+  if (previous && previous.depth === x.depth && sameList(previous)) loose = hasBlank(x.gap);
   else {
     const next = state.blocks[subtreeEnd(state, i)];
-    loose = !!next && next.depth === x.depth && next.item !== null && hasBlank(next.gap);
+    loose = !!next && next.depth === x.depth && sameList(next) && hasBlank(next.gap);
   }
   return (loose ? state.eol + state.eol : state.eol) + ' '.repeat(x.col);
 }
