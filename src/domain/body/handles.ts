@@ -1,14 +1,15 @@
 import type { ParsedBody } from './blocks.js';
 
 /**
- * Handles: short names for blocks, derived from the block's own text.
+ * Handles: short names for blocks, derived from the block's own text and the
+ * column it starts at.
  *
  * A handle is 3 characters (4 in bodies with more than BIG_BODY blocks, and
  * for blocks that lost a contest, see below) from an alphabet without the
  * look-alikes i, l, o, 0, 1, and always mixes letters and digits, so it never
  * reads as a word or a number ("k3f", "7qm", "b4x9").
  *
- * Because the handle comes from the block's text, a block that an edit does
+ * Because the handle comes from the block itself, a block that an edit does
  * not touch keeps its handle in the next version. Identical blocks are told
  * apart by their order of occurrence. When two different blocks would get
  * the same handle, neither gets it: both move on to their next candidate.
@@ -22,7 +23,6 @@ const ALPHABET = LETTERS + DIGITS;
 /** Above this many blocks, 3-character handles would collide too often to stay stable. */
 const BIG_BODY = 1000;
 const MAX_LEVEL = 64;
-
 
 /** Handles for every block of a parsed body, in document order (memoised on the body). */
 export function handlesOf(body: ParsedBody): readonly string[] {
