@@ -4,8 +4,12 @@ SHELL := /bin/bash
 NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
+# Schemathesis (contract fuzzing) lives in a local virtualenv, pinned.
+SCHEMATHESIS_VERSION := 4.32.5
+VENV := .venv
+SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 
-.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean
+.PHONY: help setup gen gen-check lint typecheck build test test-unit contract contract-deep sdk-build run dev clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -38,7 +42,18 @@ test-unit: setup ## Run the jest suites (unit, integration, e2e) on embedded Pos
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
-test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drift, types, build, all tests
+$(SCHEMATHESIS_STAMP):
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION)
+	@rm -f $(VENV)/.schemathesis-* && touch $@
+
+contract: build $(SCHEMATHESIS_STAMP) ## Schemathesis against a fresh server: every check, stateful links, 100 examples an operation
+	CONTRACT_EXAMPLES=$${CONTRACT_EXAMPLES:-100} test/contract/run.sh
+
+contract-deep: build $(SCHEMATHESIS_STAMP) ## The same, 1000 examples an operation and longer stateful runs (not in CI)
+	CONTRACT_EXAMPLES=$${CONTRACT_EXAMPLES:-1000} test/contract/run.sh
+
+test: lint gen-check typecheck build test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js
