@@ -927,6 +927,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [],
@@ -994,7 +995,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1111,7 +1114,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1357,7 +1362,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -1459,7 +1465,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1532,7 +1540,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -1703,7 +1713,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1776,7 +1788,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -2094,7 +2108,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -2296,8 +2311,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2404,8 +2432,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2852,6 +2893,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [],
@@ -3749,6 +3791,27 @@ export const operationTable: readonly OperationSpec[] = [
         "items"
       ],
       "additionalProperties": false,
+      "if": {
+        "required": [
+          "mode"
+        ],
+        "properties": {
+          "mode": {
+            "const": "insertAfter"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "anchor"
+        ],
+        "properties": {
+          "anchor": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
       "properties": {
         "items": {
           "type": "array",
@@ -3972,12 +4035,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -4219,12 +4296,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -5285,7 +5376,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -5998,7 +6090,8 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -6112,7 +6205,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6279,7 +6373,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6407,7 +6502,8 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6854,7 +6950,8 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -7009,7 +7106,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -7265,7 +7363,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -7343,7 +7442,8 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -7433,7 +7533,8 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -7548,7 +7649,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {

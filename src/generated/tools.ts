@@ -900,7 +900,9 @@ export const tools: readonly ToolDefinition[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1218,7 +1220,9 @@ export const tools: readonly ToolDefinition[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1291,7 +1295,9 @@ export const tools: readonly ToolDefinition[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -1666,8 +1672,21 @@ export const tools: readonly ToolDefinition[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -3026,12 +3045,26 @@ export const tools: readonly ToolDefinition[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
