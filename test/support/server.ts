@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, createHttpServer } from '../../src/http/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { migrate } from '../../src/store/db.js';
@@ -46,7 +46,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const services = createServices();
   const log = pino({ level: 'silent' });
   const app = createApp({ db: database.knex, config, services, log, validateResponses: true });
-  const server: Server = app.listen(0, '127.0.0.1');
+  const server: Server = createHttpServer(app).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
