@@ -782,16 +782,6 @@ export const openapiDocument: Record<string, unknown> = {
                   "id": "$response.body#/items/0/id"
                 }
               },
-              "UpdateFirstItem": {
-                "operationId": "update_items",
-                "requestBody": {
-                  "items": [
-                    {
-                      "itemId": "$response.body#/items/0/id"
-                    }
-                  ]
-                }
-              },
               "DeleteFirstItem": {
                 "operationId": "delete_items",
                 "requestBody": {
