@@ -9,18 +9,31 @@ export function localNow(at: Date, timeZone: string): { today: string; localTime
 
 /** The instant at which the local day containing `at` starts in `timeZone`. */
 export function startOfLocalDay(at: Date, timeZone: string): Date {
-  const { today } = localNow(at, timeZone);
-  // Find the UTC instant whose local date-time is today 00:00, correcting for the zone offset.
-  const guess = new Date(`${today}T00:00:00Z`);
-  const offsetMs = zoneOffsetMs(guess, timeZone);
-  return new Date(guess.getTime() - offsetMs);
+  const local = localParts(at, timeZone);
+  // Find the UTC instant whose local date-time is that day 00:00, correcting for the zone offset.
+  const guess = utcDate(local.year, local.month, local.day, 0, 0, 0);
+  return new Date(guess.getTime() - zoneOffsetMs(guess, timeZone));
 }
 
 function zoneOffsetMs(at: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(at);
+  const p = localParts(at, timeZone);
+  return utcDate(p.year, p.month, p.day, p.hour, p.minute, p.second).getTime() - (at.getTime() - at.getUTCMilliseconds());
+}
+
+/** The wall-clock fields of `at` in `timeZone`, as numbers (astronomical years: 1 BC is 0). */
+function localParts(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', era: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(at);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - at.getTime();
+  const bc = parts.find((p) => p.type === 'era')?.value.startsWith('B') ?? false;
+  return { year: bc ? 1 - get('year') : get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
+}
+
+/** Date.UTC without its two-digit-year rule (it reads year 5 as 1905). */
+function utcDate(year: number, month: number, day: number, hour: number, minute: number, second: number): Date {
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, 0);
+  return at;
 }
 
 export function iso(value: Date | string | null | undefined): string | null {
