@@ -94,6 +94,7 @@ args=(run "$base/api/v1/openapi.json"
 [[ -n "${CONTRACT_SEED:-}" ]] && args+=(--seed "$CONTRACT_SEED")
 
 echo "contract: schemathesis ${args[*]} $*"
+started=$SECONDS
 set +e
 "$schemathesis" --config-file "$root/test/contract/schemathesis.toml" "${args[@]}" "$@" 2>&1 | tee "$out/schemathesis.log"
 result=${PIPESTATUS[0]}
@@ -106,5 +107,5 @@ if grep -q '"msg":"unexpected error"' "$out/server.log"; then
   grep '"msg":"unexpected error"' "$out/server.log" | head -n 5 | cut -c1-600 >&2
   [[ $result -eq 0 ]] && result=1
 fi
-echo "contract: logs and reports in $out"
+echo "contract: Schemathesis took $((SECONDS - started)) s; logs and reports in $out"
 exit "$result"
