@@ -24,7 +24,8 @@ interface Compiled {
 
 function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false because OpenAPI schemas carry annotations Ajv does not know (example, etc.).
-  const ajv = new Ajv2020({ strict: false, allErrors: false, useDefaults: true, coerceTypes: coerce ? 'array' : false });
+  // verbose: errors carry the value received and the parent schema, which the sentences quote.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, verbose: true, useDefaults: true, coerceTypes: coerce ? 'array' : false });
   addFormats(ajv);
   return ajv;
 }
