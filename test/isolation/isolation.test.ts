@@ -16,8 +16,8 @@ import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { handlers } from '../../src/operations/index.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
-import { sequencePending } from '../../src/domain/feed.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { snapshotOf } from '../support/snapshot.js';
 
 const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
 
@@ -284,28 +284,3 @@ describe('cross-account isolation', () => {
     });
   });
 });
-
-/**
- * Every row that belongs to `userId` or hangs off one of their items or lists, in every table,
- * as one string. The changes feed's sequencer stamps positions on any account's changed rows
- * when anyone reads the feed; it runs first, so only real changes show.
- */
-async function snapshotOf(server: TestServer, userId: string): Promise<string> {
-  await sequencePending(server.db);
-  const columns = (await server.db('information_schema.columns')
-    .where({ table_schema: 'public' })
-    .whereIn('column_name', ['owner_id', 'user_id', 'author_user_id', 'recipient_id', 'item_id', 'list_id'])
-    .select('table_name', 'column_name')) as { table_name: string; column_name: string }[];
-  const itemIds = server.db('items').where({ owner_id: userId }).select('id');
-  const listIds = server.db('lists').where({ owner_id: userId }).select('id');
-  const out: Record<string, unknown[]> = {};
-  for (const { table_name: table, column_name: column } of columns.sort((a, b) => `${a.table_name}.${a.column_name}`.localeCompare(`${b.table_name}.${b.column_name}`))) {
-    const q = server.db(table);
-    if (column === 'item_id') q.whereIn(column, itemIds);
-    else if (column === 'list_id') q.whereIn(column, listIds);
-    else q.where(column, userId);
-    const rows = (await q.select('*')) as Record<string, unknown>[];
-    out[`${table}.${column}`] = rows.map((r) => JSON.stringify(r)).sort();
-  }
-  return JSON.stringify(out);
-}
