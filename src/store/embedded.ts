@@ -288,9 +288,18 @@ async function inspectPidFile(clusterDir: string): Promise<PidFileState> {
   return { kind: 'stale', file, reason: `pid ${pid} now belongs to an unrelated process` };
 }
 
-/** After a crash postmaster.pid stays behind: remove it if stale, refuse to start a second server if not. */
+/**
+ * After a crash postmaster.pid stays behind: remove it if stale. A postmaster whose server was
+ * killed (SIGKILL, OOM) outlives it, orphaned: stop it (fast shutdown rolls back what that
+ * server had in flight) and start afresh. Refuse to start a second server beside a live one.
+ */
 async function clearStalePidFile(clusterDir: string, log: (line: string) => void): Promise<void> {
-  const state = await inspectPidFile(clusterDir);
+  let state = await inspectPidFile(clusterDir);
+  if (state.kind === 'running' && (await isOrphaned(state.pid))) {
+    log(`Postgres (pid ${state.pid}) outlived the listkeeper that started it; stopping it (fast shutdown) before starting again`);
+    await stopOrphan(state.pid);
+    state = await inspectPidFile(clusterDir);
+  }
   if (state.kind === 'running') {
     throw new Error(
       `Postgres (pid ${state.pid}) is already running on ${clusterDir}; another listkeeper may be using this data directory. ` +
@@ -301,6 +310,29 @@ async function clearStalePidFile(clusterDir: string, log: (line: string) => void
     log(`removing stale postmaster.pid: ${state.reason}`);
     await fs.rm(state.file, { force: true });
   }
+}
+
+/**
+ * Whether a postmaster lost the server process that started it: its parent is no longer a node
+ * process (it was re-parented to init or a subreaper). Unknown (no /proc) counts as not orphaned.
+ */
+async function isOrphaned(pid: number): Promise<boolean> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const ppid = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+  if (!Number.isInteger(ppid) || ppid <= 0) return false;
+  if (ppid === 1) return true;
+  const parent = await fs.readFile(`/proc/${ppid}/comm`, 'utf8').catch(() => undefined);
+  return parent !== undefined && !/^node/.test(parent.trim());
+}
+
+/** SIGINT (fast shutdown) and wait up to a minute for the postmaster to exit. */
+async function stopOrphan(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch (error) {
+    if (!isErrno(error, 'ESRCH')) throw error;
+  }
+  for (let waited = 0; waited < 60_000 && (await isAlive(pid)); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** kill(pid, 0), where EPERM still means "exists"; a zombie counts as gone (containers whose PID 1 never reaps keep them). */
