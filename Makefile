@@ -38,7 +38,7 @@ build: setup ## Compile the service to dist/ and the SDK to sdk/dist/
 	npx tsc -p tsconfig.build.json
 	npm run build --workspace sdk
 
-test-unit: setup ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+test-unit: setup build ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
