@@ -79,11 +79,21 @@ for i in $(seq 1 240); do
   sleep 0.5
 done
 
-email="contract-$(date +%s)@example.com"
-"${server_env[@]}" node bin/listkeeper.js user create --email "$email" --name Contract --timezone Europe/London >/dev/null
-LISTKEEPER_CONTRACT_KEY="$("${server_env[@]}" node bin/listkeeper.js apikey create --email "$email" 2>/dev/null)"
-export LISTKEEPER_CONTRACT_KEY
-[[ "$LISTKEEPER_CONTRACT_KEY" == lk_* ]] || { echo "contract: could not create an API key." >&2; exit 1; }
+# Two accounts: Schemathesis works as "owner" and replays owner's reads as "other"
+# (object_level_authorization), which must not see owner's objects.
+auth_file="$work/auth.json"
+entries=()
+for who in owner other; do
+  email="contract-$who@example.com"
+  "${server_env[@]}" node bin/listkeeper.js user create --email "$email" --name "Contract $who" --timezone Europe/London >/dev/null
+  key="$("${server_env[@]}" node bin/listkeeper.js apikey create --email "$email" 2>/dev/null)"
+  [[ "$key" == lk_* ]] || { echo "contract: could not create an API key for $email." >&2; exit 1; }
+  # A key that did not work would turn every call into a 401, which the checks accept.
+  curl -sf -o /dev/null -H "Authorization: Bearer $key" "$base/api/v1/lists" || { echo "contract: the API key of $email is refused." >&2; exit 1; }
+  entries+=("{\"name\": \"$who\", \"fixedHeaders\": [{\"name\": \"Authorization\", \"value\": \"Bearer $key\"}]}")
+done
+(umask 077 && printf '{"auth": [%s, %s]}\n' "${entries[0]}" "${entries[1]}" >"$auth_file")
+export LISTKEEPER_CONTRACT_AUTH="$auth_file"
 
 args=(run "$base/api/v1/openapi.json"
   --max-examples "$examples"
@@ -108,4 +118,6 @@ if grep -q '"msg":"unexpected error"' "$out/server.log"; then
   [[ $result -eq 0 ]] && result=1
 fi
 echo "contract: Schemathesis took $((SECONDS - started)) s; logs and reports in $out"
+echo "contract: CPU time of this script, then of Schemathesis, the server and the CLI together:"
+times
 exit "$result"
