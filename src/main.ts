@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { openDatabase } from './store/open.js';
-import { createApp } from './http/app.js';
+import { createApp, createHttpServer } from './http/app.js';
 import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   );
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
-  const server: Server = app.listen(config.port, config.host);
+  const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);
 

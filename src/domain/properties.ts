@@ -3,7 +3,7 @@
  * @see openapi/openapi.yaml components/schemas/Property
  */
 import { shortId } from './ids.js';
-import { invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../http/errors.js';
 
 export type PropertyType = 'text' | 'number' | 'select' | 'multiSelect' | 'date' | 'checkbox' | 'url' | 'email' | 'status';
 export const OWN_PROPERTY_TYPES: PropertyType[] = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'];
@@ -66,10 +66,10 @@ export function buildProperties(inputs: PropertyInput[], existing: Property[], f
     const name = input.name.trim();
     if (!name) throw invalid(`${field}[${index}].name is empty; give the property a name.`, `${field}[${index}].name`);
     if (name.toLowerCase() === titleName || name.toLowerCase() === 'title') {
-      throw invalid(`${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, `${field}[${index}].name`);
+      throw new ApiError('toolError', `${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, { field: `${field}[${index}].name` });
     }
     if (names.has(name.toLowerCase())) {
-      throw invalid(`${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, `${field}[${index}].name`);
+      throw new ApiError('toolError', `${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, { field: `${field}[${index}].name` });
     }
     names.add(name.toLowerCase());
     const type = input.type as PropertyType;

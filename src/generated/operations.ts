@@ -933,6 +933,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [],
@@ -1000,7 +1001,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1117,7 +1120,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1363,7 +1368,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -1465,7 +1471,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1538,7 +1546,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -1709,7 +1719,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1782,7 +1794,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -2100,7 +2114,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -2302,8 +2317,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2410,8 +2438,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2866,6 +2907,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [],
@@ -3779,6 +3821,27 @@ export const operationTable: readonly OperationSpec[] = [
         "items"
       ],
       "additionalProperties": false,
+      "if": {
+        "required": [
+          "mode"
+        ],
+        "properties": {
+          "mode": {
+            "const": "insertAfter"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "anchor"
+        ],
+        "properties": {
+          "anchor": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
       "properties": {
         "items": {
           "type": "array",
@@ -4010,12 +4073,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -4265,12 +4342,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -5347,7 +5438,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -6076,7 +6168,8 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -6190,7 +6283,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6357,7 +6451,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6485,7 +6580,8 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -6932,7 +7028,8 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -7244,7 +7341,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -7657,7 +7755,8 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429
+      429,
+      501
     ],
     "params": [
       {
@@ -7735,7 +7834,8 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -7860,7 +7960,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       409,
-      429
+      429,
+      501
     ],
     "params": [],
     "paramsSchema": {
@@ -8009,7 +8110,8 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429
+      429,
+      501
     ],
     "params": [
       {

@@ -3,12 +3,12 @@
  * and an MCP client. Every server a test opens is closed in its afterAll.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, createHttpServer } from '../../src/http/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { migrate } from '../../src/store/db.js';
@@ -51,7 +51,8 @@ export interface TestApp { baseUrl: string; config: Config; services: Services; 
  * the app is built. Rate limits are raised unless given.
  */
 export async function serveApp(db: Knex, env: Record<string, string> = {}): Promise<TestApp> {
-  const server: Server = createServer();
+  // The app is attached once BASE_URL is known; the server has the production limits from the start.
+  const server: Server = createHttpServer();
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
