@@ -2127,7 +2127,6 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     read_chat_messages: {
@@ -2167,7 +2166,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     post_chat_message: {
@@ -2212,7 +2210,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     search: {
@@ -2360,7 +2357,6 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     get_automation_runs: {
@@ -2391,7 +2387,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     run_automation: {
@@ -2427,7 +2422,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     list_event_subscriptions: {
@@ -2456,7 +2450,6 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     create_event_subscription: {
@@ -2507,7 +2500,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     delete_event_subscription: {
@@ -2541,7 +2533,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
 }

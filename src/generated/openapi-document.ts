@@ -1239,9 +1239,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1315,9 +1312,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       },
@@ -1376,9 +1370,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1635,9 +1626,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1697,9 +1685,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1752,9 +1737,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1817,9 +1799,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       },
@@ -1850,9 +1829,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       },
@@ -1901,9 +1877,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }

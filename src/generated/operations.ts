@@ -6168,8 +6168,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429,
-      501
+      429
     ],
     "params": [],
     "paramsSchema": {
@@ -6283,8 +6282,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429,
-      501
+      429
     ],
     "params": [
       {
@@ -6451,8 +6449,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429,
-      501
+      429
     ],
     "params": [
       {
@@ -7028,8 +7025,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429,
-      501
+      429
     ],
     "params": [],
     "paramsSchema": {
@@ -7341,8 +7337,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429,
-      501
+      429
     ],
     "params": [
       {
@@ -7755,8 +7750,7 @@ export const operationTable: readonly OperationSpec[] = [
       401,
       404,
       409,
-      429,
-      501
+      429
     ],
     "params": [
       {
@@ -7834,8 +7828,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successStatus": 200,
     "errorStatuses": [
       401,
-      429,
-      501
+      429
     ],
     "params": [],
     "paramsSchema": {
@@ -7960,8 +7953,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       409,
-      429,
-      501
+      429
     ],
     "params": [],
     "paramsSchema": {
@@ -8110,8 +8102,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
-      429,
-      501
+      429
     ],
     "params": [
       {
