@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean bench
+.PHONY: help setup gen gen-check lint typecheck build test test-unit sdk-build run dev clean bench bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -42,6 +42,12 @@ test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drif
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
+
+# Latency at 100,000 items takes Meilisearch minutes to load on 2 cores; e.g. SEARCH_LATENCY_ARGS="--items 20000 --mine 5000".
+SEARCH_LATENCY_ARGS ?=
+bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
+	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
+	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

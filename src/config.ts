@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import type { EmbedderConfig } from './search/embedders/index.js';
 
 /**
  * Every setting of the service, read from the environment in one place and checked against
@@ -20,6 +21,14 @@ const schema = {
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
+    SEARCH_BACKEND: { type: 'string', enum: ['postgres', 'meilisearch'], default: 'postgres' },
+    MEILI_URL: { type: 'string' },
+    MEILI_API_KEY: { type: 'string' },
+    EMBEDDINGS: { type: 'string', enum: ['local', 'openai', 'none'] },
+    EMBEDDINGS_URL: { type: 'string' },
+    EMBEDDINGS_MODEL: { type: 'string' },
+    EMBEDDINGS_API_KEY: { type: 'string' },
+    EMBEDDINGS_DIMENSIONS: { type: 'integer', minimum: 1 },
   },
   additionalProperties: true,
 } as const;
@@ -39,6 +48,16 @@ export interface Config {
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
   mcpAllowedOrigins: string[];
   trashRetentionDays: number;
+  search: SearchConfig;
+}
+
+/** Where items are indexed and how text becomes vectors. @see README.md "Search" */
+export interface SearchConfig {
+  backend: 'postgres' | 'meilisearch';
+  /** Meilisearch's address and key, with backend `meilisearch`. */
+  meiliUrl: string | undefined;
+  meiliApiKey: string | undefined;
+  embeddings: EmbedderConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -68,6 +87,33 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: raw.LOG_LEVEL as string,
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
+    search: searchConfig(raw),
+  };
+}
+
+/** The search settings; refuses combinations that could only fail later (a backend or embedder without its address). */
+function searchConfig(raw: Record<string, unknown>): SearchConfig {
+  const backend = raw.SEARCH_BACKEND as SearchConfig['backend'];
+  const meiliUrl = raw.MEILI_URL as string | undefined;
+  if (backend === 'meilisearch' && !meiliUrl) throw new Error('Invalid configuration: SEARCH_BACKEND=meilisearch needs MEILI_URL (e.g. http://127.0.0.1:7700).');
+  const url = raw.EMBEDDINGS_URL as string | undefined;
+  const model = raw.EMBEDDINGS_MODEL as string | undefined;
+  // Setting only EMBEDDINGS_URL says which embedder is meant.
+  const kind = (raw.EMBEDDINGS as EmbedderConfig['kind'] | undefined) ?? (url ? 'openai' : 'local');
+  if (kind === 'openai' && (!url || !model)) {
+    throw new Error('Invalid configuration: EMBEDDINGS=openai needs EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1) and EMBEDDINGS_MODEL.');
+  }
+  return {
+    backend,
+    meiliUrl,
+    meiliApiKey: raw.MEILI_API_KEY as string | undefined,
+    embeddings: {
+      kind,
+      ...(url ? { url } : {}),
+      ...(model ? { model } : {}),
+      ...(raw.EMBEDDINGS_API_KEY ? { apiKey: raw.EMBEDDINGS_API_KEY as string } : {}),
+      ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
+    },
   };
 }
 

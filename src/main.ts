@@ -1,6 +1,7 @@
 /**
  * Composition root: config → database (embedded Postgres unless DATABASE_URL) → migrations
- * → services → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
+ * → services (search, jobs, outbox) → app → listen → warm-up of the search model in the
+ * background. Shuts down cleanly on SIGINT and SIGTERM.
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -11,18 +12,33 @@ import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
+import { createSearch } from './search/create.js';
+import { searchSync } from './search/sync.js';
+import { checkIdentity } from './search/reindex.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
+  const search = await createSearch(config.search, database.db);
+  services.search = search.index;
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now }), log);
-  const outbox = startOutboxPump(database.db, {}, log);
+  const outbox = startOutboxPump(database.db, { item: searchSync(database.db, search.index, log) }, log);
   const app = createApp({ db: database.db, config, services, log, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);
+  // After listening, so the model (about a second to load) never delays the start; a search or indexing batch that
+  // comes first waits for the same load.
+  search.warmUp().then(
+    () => log.info({ backend: search.identity.backend, embedder: search.identity.embedder }, 'search is ready'),
+    (err: unknown) => log.error({ err }, 'the search embedder failed to load; searches and indexing will retry it'),
+  );
+  checkIdentity(database.db, search.identity).then(
+    (warning) => warning && log.warn(warning),
+    (err: unknown) => log.warn({ err }, 'could not check which embedder built the search index'),
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

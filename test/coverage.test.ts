@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
   'update_list', 'delete_list', 'move_items',
-  'create_image_upload', 'read_chat_messages', 'post_chat_message', 'search',
+  'create_image_upload', 'read_chat_messages', 'post_chat_message',
   'list_automations', 'get_automation_runs', 'run_automation',
   'create_event_subscription', 'list_event_subscriptions', 'delete_event_subscription',
 ];

@@ -14,6 +14,7 @@ import { query_items } from './query_items.js';
 import { get_item } from './get_item.js';
 import { list_deleted } from './list_deleted.js';
 import { restore_deleted } from './restore_deleted.js';
+import { search } from './search.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -29,4 +30,5 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   get_item,
   list_deleted,
   restore_deleted,
+  search,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;

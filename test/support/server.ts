@@ -14,6 +14,9 @@ import { createServices, type Services } from '../../src/services.js';
 import { migrate } from '../../src/store/db.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/auth/apikeys.js';
+import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
+import { createSearch } from '../../src/search/create.js';
+import { searchSync } from '../../src/search/sync.js';
 import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
 import type { OperationContext, Principal } from '../../src/operations/types.js';
 import { createTestDatabase } from './db.js';
@@ -33,18 +36,34 @@ export interface TestServer {
   mcp(account: TestAccount): Promise<Client>;
   /** The operation context of an account, to call operations directly. */
   context(account: TestAccount): OperationContext;
+  /** With the `search` option: the outbox pump feeding the search index; `await pump.drain()` indexes every write so far. */
+  pump?: OutboxPump;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /**
+   * Builds services.search from the configuration (SEARCH_BACKEND, EMBEDDINGS, ... in `env`) as main.ts does, and
+   * runs the outbox pump with the search consumer. Its timer is slow, so tests index when they call pump.drain().
+   */
+  search?: boolean;
 }
 
 let counter = 0;
 
 /** Starts a server on a random port with a fresh database; rate limit raised unless given. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   await migrate(database.knex);
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const services = createServices();
   const log = pino({ level: 'silent' });
+  let pump: OutboxPump | undefined;
+  if (options.search) {
+    const search = await createSearch(config.search, database.knex);
+    services.search = search.index;
+    pump = startOutboxPump(database.knex, { item: searchSync(database.knex, search.index, log) }, log, 60_000);
+  }
   const app = createApp({ db: database.knex, config, services, log, validateResponses: true });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -60,6 +79,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dbUrl: database.url,
     config,
     services,
+    ...(pump ? { pump } : {}),
     async account(name = 'Ada') {
       const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
       const user = await createUser(database.knex, { email, name, timezone: 'Europe/London' });
@@ -78,6 +98,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await pump?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await database.drop();

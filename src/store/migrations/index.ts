@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as core from './20261122000100_core.js';
 import * as search from './20261122000300_search.js';
+import * as searchSync from './20261122000310_search_sync.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -8,6 +9,7 @@ interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<v
 const migrations: [string, Migration][] = [
   ['20261122000100_core', core],
   ['20261122000300_search', search],
+  ['20261122000310_search_sync', searchSync],
 ];
 
 /** A knex MigrationSource over the static list above. */
