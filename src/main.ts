@@ -14,7 +14,7 @@ import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
 import { createSearch } from './search/create.js';
 import { searchSync } from './search/sync.js';
-import { checkIdentity } from './search/reindex.js';
+import { startBackgroundReindex } from './search/reindex.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -35,10 +35,8 @@ async function main(): Promise<void> {
     () => log.info({ backend: search.identity.backend, embedder: search.identity.embedder }, 'search is ready'),
     (err: unknown) => log.error({ err }, 'the search embedder failed to load; searches and indexing will retry it'),
   );
-  checkIdentity(database.db, search.identity).then(
-    (warning) => warning && log.warn(warning),
-    (err: unknown) => log.warn({ err }, 'could not check which embedder built the search index'),
-  );
+  // Items saved before search indexed them, or an index built with another backend or embedder: rebuilt meanwhile.
+  const rebuild = startBackgroundReindex(database.db, search.index, search.identity, log);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -47,6 +45,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close();
     server.closeAllConnections();
+    await rebuild.stop();
     await outbox.stop();
     await services.jobs?.stop();
     await database.close();

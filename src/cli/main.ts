@@ -99,7 +99,7 @@ search
   .command('reindex')
   .description('Rebuild the search index from the items table, for every account or one. Resumable: an interrupted run continues where it stopped.')
   .option('--email <email>', 'only this account\'s items')
-  .option('--clear', 'empty the index first (all accounts only); needed after changing SEARCH_BACKEND or EMBEDDINGS')
+  .option('--clear', 'empty the index first (all accounts only), dropping entries of items that no longer exist')
   .option('--restart', 'start from the first item even if an earlier run was interrupted')
   .option('--batch-size <n>', 'items per step (one embedding run and one checkpoint each)', (v) => Number.parseInt(v, 10), 200)
   .action(async (opts: { email?: string; clear?: boolean; restart?: boolean; batchSize: number }) => {

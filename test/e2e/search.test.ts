@@ -41,6 +41,26 @@ describe('search in the running service', () => {
     return body.results.map((r) => r.title);
   };
 
+  /** Starts the server and waits until it answers /readyz; returns its log so far and to come. */
+  const start = async (serverEnv: NodeJS.ProcessEnv) => {
+    server = spawn(process.execPath, [main], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = { text: '' };
+    server.stdout!.on('data', (d: Buffer) => (output.text += d.toString()));
+    server.stderr!.on('data', (d: Buffer) => (output.text += d.toString()));
+    for (let i = 0; ; i++) {
+      if (await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)) break;
+      if (server.exitCode !== null || i > 600) throw new Error(`server not ready: ${output.text}`);
+      await sleep(100);
+    }
+    return output;
+  };
+  const stop = async () => {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  };
+
   beforeAll(async () => {
     if (!existsSync(main)) throw new Error('dist/ is missing: run `make build` (make test does) before this suite.');
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-e2e-search-'));
@@ -49,23 +69,12 @@ describe('search in the running service', () => {
     base = `http://127.0.0.1:${port}`;
     env = { ...process.env, LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' };
     for (const name of ['SEARCH_BACKEND', 'EMBEDDINGS', 'EMBEDDINGS_URL', 'MEILI_URL', 'DATABASE_URL']) delete env[name];
-    server = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    for (let i = 0; ; i++) {
-      if (await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)) break;
-      if (server.exitCode !== null || i > 600) throw new Error(`server not ready: ${stderr}`);
-      await sleep(100);
-    }
+    await start(env);
     await run(process.execPath, [cli, 'user', 'create', '--email', 'ada@example.com', '--name', 'Ada'], { env });
     key = (await run(process.execPath, [cli, 'apikey', 'create', '--email', 'ada@example.com'], { env })).stdout.trim();
   }, 180_000);
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -87,5 +96,16 @@ describe('search in the running service', () => {
     expect(stderr).toContain('Indexing into postgres with the local:use-lite embedder.');
     expect(stderr).toMatch(/^2\/2 items 100%/m);
     expect(await searchTitles('car insurance')).toEqual(['Vehicle policy renewal']);
+  }, 120_000);
+
+  it('rebuilds the index in the background after a restart with another embedder', async () => {
+    await stop();
+    const output = await start({ ...env, EMBEDDINGS: 'none', LOG_LEVEL: 'info' });
+    for (let i = 0; i < 300 && !output.text.includes('search index rebuilt'); i++) await sleep(100);
+    expect(output.text).toContain('rebuilding the search index in the background: the index was built with postgres and the local:use-lite embedder (512 dimensions) and this process uses postgres and the none embedder');
+    expect(output.text).toContain('search index rebuilt');
+    // Keyword search now: the words are found, the paraphrase is not.
+    expect(await searchTitles('policy renewal')).toEqual(['Vehicle policy renewal']);
+    expect(await searchTitles('car insurance')).toEqual([]);
   }, 120_000);
 });

@@ -1,10 +1,12 @@
 /**
- * `listkeeper search reindex`: rebuilding the index from the items table, for all accounts or one, resuming after an
- * interruption, and the record of which backend and embedder built the index. Keyword-only (no model to load).
+ * Rebuilding the index from the items table (`listkeeper search reindex`, and the server when the index is missing
+ * items or was built with another embedder): all accounts or one, resuming after an interruption, one run at a
+ * time. Keyword-only (no model to load).
  */
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals';
+import { pino } from 'pino';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { checkIdentity, reindex, storedIdentity, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
+import { continueReindex, planReindex, reindex, startBackgroundReindex, storedIdentity, ReindexBusyError, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import type { SearchDoc, SearchHit, SearchIndex } from '../../src/search/types.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -118,11 +120,65 @@ describe('search reindex', () => {
     await expect(reindex(server.db, pg, IDENTITY, { ownerId: ada.userId, clear: true })).rejects.toThrow(/only goes with a reindex of all accounts/);
   });
 
-  it('notices at start that the index was built with another embedder', async () => {
-    expect(await checkIdentity(server.db, IDENTITY)).toBeNull();
+  it('plans a rebuild at start when items predate search or another embedder built the index, and works through it', async () => {
+    expect(await planReindex(server.db, IDENTITY)).toBe('items were saved before search indexed them');
     expect(await storedIdentity(server.db)).toEqual(IDENTITY);
-    expect(await checkIdentity(server.db, IDENTITY)).toBeNull();
+    expect(await continueReindex(server.db, pg, IDENTITY)).toEqual({ done: 12, total: 12, resumedAt: 0 });
+    expect(await indexedIds()).toEqual([...adaIds, ...beaIds].sort());
+    expect(await continueReindex(server.db, pg, IDENTITY)).toBeNull();
+    expect(await planReindex(server.db, IDENTITY)).toBeNull();
+    expect(await continueReindex(server.db, pg, IDENTITY)).toBeNull();
+
     const local = { backend: 'postgres', embedder: 'local:use-lite', dimensions: 512 };
-    expect(await checkIdentity(server.db, local)).toMatch(/built with postgres and the none embedder.*uses postgres and the local:use-lite embedder \(512 dimensions\).*listkeeper search reindex --clear/);
+    expect(await planReindex(server.db, local)).toBe(
+      'the index was built with postgres and the none embedder and this process uses postgres and the local:use-lite embedder (512 dimensions)',
+    );
+    expect(await storedIdentity(server.db)).toEqual(local);
+    expect(await server.db('search_state').where({ key: 'reindex:all' }).first()).toBeDefined();
+  });
+
+  it('records a fresh index without planning anything when there are no items', async () => {
+    const empty = await startTestServer({ EMBEDDINGS: 'none' });
+    try {
+      expect(await planReindex(empty.db, IDENTITY)).toBeNull();
+      expect(await storedIdentity(empty.db)).toEqual(IDENTITY);
+      expect(await empty.db('search_state').where({ key: 'reindex:all' })).toEqual([]);
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('lets one process at a time rebuild a scope', async () => {
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const slow = new CountingIndex(pg);
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    slow.upsert = async () => {
+      entered();
+      await holding;
+    };
+    const first = reindex(server.db, slow, IDENTITY, { batchSize: 100 });
+    await inside;
+    await expect(reindex(server.db, pg, IDENTITY)).rejects.toThrow(ReindexBusyError);
+    expect(await continueReindex(server.db, pg, IDENTITY)).toBeNull();
+    // Another scope is another lock.
+    expect(await reindex(server.db, pg, IDENTITY, { ownerId: bea.userId })).toMatchObject({ done: 3 });
+    release();
+    await first;
+    expect(await reindex(server.db, pg, IDENTITY)).toMatchObject({ done: 12 });
+  });
+
+  it('rebuilds in the background of a server and stops between batches when asked', async () => {
+    const log = pino({ level: 'silent' });
+    const background = startBackgroundReindex(server.db, pg, IDENTITY, log);
+    for (let i = 0; i < 200 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) === undefined; i++) await new Promise((r) => setTimeout(r, 25));
+    await background.stop();
+    // Either it finished or it stopped with its checkpoint kept; a second start finishes the rest.
+    const again = startBackgroundReindex(server.db, pg, IDENTITY, log);
+    for (let i = 0; i < 400 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) !== undefined; i++) await new Promise((r) => setTimeout(r, 25));
+    await again.stop();
+    expect(await server.db('search_state').where({ key: 'reindex:all' })).toEqual([]);
+    expect(await indexedIds()).toEqual([...adaIds, ...beaIds].sort());
   });
 });
