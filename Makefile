@@ -9,7 +9,7 @@ SCHEMATHESIS_VERSION := 4.32.5
 VENV := .venv
 SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 
-.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -89,6 +89,11 @@ contract: build $(SCHEMATHESIS_STAMP) ## Schemathesis against a fresh server: ev
 contract-deep: build $(SCHEMATHESIS_STAMP) ## The same, 1000 examples an operation and longer stateful runs (not in CI)
 	CONTRACT_EXAMPLES=$${CONTRACT_EXAMPLES:-1000} test/contract/run.sh
 
+# Latency at 100,000 items takes Meilisearch minutes to load on 2 cores; e.g. SEARCH_LATENCY_ARGS="--items 20000 --mine 5000".
+SEARCH_LATENCY_ARGS ?=
+bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
+	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
+	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

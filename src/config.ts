@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import type { EmbedderConfig } from './search/embedders/index.js';
 
 /**
  * Every setting of the service, read from the environment in one place and checked against
@@ -30,6 +31,14 @@ const schema = {
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
+    SEARCH_BACKEND: { type: 'string', enum: ['postgres', 'meilisearch'], default: 'postgres' },
+    MEILI_URL: { type: 'string' },
+    MEILI_API_KEY: { type: 'string' },
+    EMBEDDINGS: { type: 'string', enum: ['local', 'openai', 'none'] },
+    EMBEDDINGS_URL: { type: 'string' },
+    EMBEDDINGS_MODEL: { type: 'string' },
+    EMBEDDINGS_API_KEY: { type: 'string' },
+    EMBEDDINGS_DIMENSIONS: { type: 'integer', minimum: 1 },
   },
   additionalProperties: true,
 } as const;
@@ -72,6 +81,16 @@ export interface Config {
    * private, loopback and link-local addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
+  search: SearchConfig;
+}
+
+/** Where items are indexed and how text becomes vectors. @see README.md "Search" */
+export interface SearchConfig {
+  backend: 'postgres' | 'meilisearch';
+  /** Meilisearch's address and key, with backend `meilisearch`. */
+  meiliUrl: string | undefined;
+  meiliApiKey: string | undefined;
+  embeddings: EmbedderConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,6 +130,33 @@ export function loadConfig(env: Env = process.env): Config {
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
+    search: searchConfig(raw),
+  };
+}
+
+/** The search settings; refuses combinations that could only fail later (a backend or embedder without its address). */
+function searchConfig(raw: Record<string, unknown>): SearchConfig {
+  const backend = raw.SEARCH_BACKEND as SearchConfig['backend'];
+  const meiliUrl = raw.MEILI_URL as string | undefined;
+  if (backend === 'meilisearch' && !meiliUrl) throw new Error('Invalid configuration: SEARCH_BACKEND=meilisearch needs MEILI_URL (e.g. http://127.0.0.1:7700).');
+  const url = raw.EMBEDDINGS_URL as string | undefined;
+  const model = raw.EMBEDDINGS_MODEL as string | undefined;
+  // Setting only EMBEDDINGS_URL says which embedder is meant.
+  const kind = (raw.EMBEDDINGS as EmbedderConfig['kind'] | undefined) ?? (url ? 'openai' : 'local');
+  if (kind === 'openai' && (!url || !model)) {
+    throw new Error('Invalid configuration: EMBEDDINGS=openai needs EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1) and EMBEDDINGS_MODEL.');
+  }
+  return {
+    backend,
+    meiliUrl,
+    meiliApiKey: raw.MEILI_API_KEY as string | undefined,
+    embeddings: {
+      kind,
+      ...(url ? { url } : {}),
+      ...(model ? { model } : {}),
+      ...(raw.EMBEDDINGS_API_KEY ? { apiKey: raw.EMBEDDINGS_API_KEY as string } : {}),
+      ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
+    },
   };
 }
 

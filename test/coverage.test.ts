@@ -12,7 +12,6 @@ import { startTestServer, type TestServer } from './support/server.js';
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
   'update_list', 'delete_list', 'move_items',
-  'search',
 ];
 
 const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown; responses: Record<string, unknown> }>> };

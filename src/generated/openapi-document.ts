@@ -1381,7 +1381,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "search"
         ],
-        "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Use list_items `query` for an exact filter on\none list instead. Example: `search {\"q\": \"passport renewal\", \"limit\": 5}`.\n",
+        "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Archived items are found too; trashed ones\nnever. A change is searchable about a second after it is saved. Use list_items `query`\nfor an exact filter on one list instead.\nExample: `search {\"q\": \"passport renewal\", \"limit\": 5}`.\n",
         "x-mcp": {
           "title": "Search items",
           "readOnlyHint": true,
@@ -1454,9 +1454,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -4331,7 +4328,9 @@ export const openapiDocument: Record<string, unknown> = {
           "score",
           "listId",
           "listName",
-          "createdAt"
+          "listIcon",
+          "createdAt",
+          "webUrl"
         ],
         "properties": {
           "itemId": {
@@ -4345,10 +4344,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "passage": {
             "type": "string",
-            "description": "The best-matching passage of the item."
+            "description": "The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values."
           },
           "score": {
-            "type": "number"
+            "type": "number",
+            "description": "Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability."
           },
           "listId": {
             "type": "string"
@@ -4363,10 +4363,12 @@ export const openapiDocument: Record<string, unknown> = {
             ]
           },
           "createdAt": {
-            "type": "string"
+            "type": "string",
+            "description": "When the item was created (what `after` and `before` filter on)."
           },
           "webUrl": {
-            "type": "string"
+            "type": "string",
+            "description": "The item's page, `<webOrigin>/artifacts/<id>`."
           }
         }
       },

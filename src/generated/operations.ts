@@ -6562,7 +6562,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/search",
     "summary": "Search items",
-    "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Use list_items `query` for an exact filter on\none list instead. Example: `search {\"q\": \"passport renewal\", \"limit\": 5}`.",
+    "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Archived items are found too; trashed ones\nnever. A change is searchable about a second after it is saved. Use list_items `query`\nfor an exact filter on one list instead.\nExample: `search {\"q\": \"passport renewal\", \"limit\": 5}`.",
     "tool": {
       "title": "Search items",
       "annotations": {
@@ -6577,8 +6577,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
-      429,
-      501
+      429
     ],
     "params": [
       {
@@ -6690,7 +6689,9 @@ export const operationTable: readonly OperationSpec[] = [
               "score",
               "listId",
               "listName",
-              "createdAt"
+              "listIcon",
+              "createdAt",
+              "webUrl"
             ],
             "properties": {
               "itemId": {
@@ -6704,10 +6705,11 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "passage": {
                 "type": "string",
-                "description": "The best-matching passage of the item."
+                "description": "The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values."
               },
               "score": {
-                "type": "number"
+                "type": "number",
+                "description": "Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability."
               },
               "listId": {
                 "type": "string"
@@ -6722,10 +6724,12 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "createdAt": {
-                "type": "string"
+                "type": "string",
+                "description": "When the item was created (what `after` and `before` filter on)."
               },
               "webUrl": {
-                "type": "string"
+                "type": "string",
+                "description": "The item's page, `<webOrigin>/artifacts/<id>`."
               }
             }
           }

@@ -341,8 +341,10 @@ export interface paths {
          * @description Hybrid semantic and keyword search over your items (and items shared with you): finds
          *     a note by meaning ("car insurance" finds "vehicle policy renewal") and forgives typos.
          *     Returns the best-matching passage of each item with its list, best first. An empty
-         *     result means nothing relevant is saved. Use list_items `query` for an exact filter on
-         *     one list instead. Example: `search {"q": "passport renewal", "limit": 5}`.
+         *     result means nothing relevant is saved. Archived items are found too; trashed ones
+         *     never. A change is searchable about a second after it is saved. Use list_items `query`
+         *     for an exact filter on one list instead.
+         *     Example: `search {"q": "passport renewal", "limit": 5}`.
          */
         get: operations["search"];
         put?: never;
@@ -1054,14 +1056,17 @@ export interface components {
         SearchHit: {
             itemId: string;
             title: string | null;
-            /** @description The best-matching passage of the item. */
+            /** @description The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values. */
             passage: string;
+            /** @description Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability. */
             score: number;
             listId: string;
             listName: string;
-            listIcon?: string | null;
+            listIcon: string | null;
+            /** @description When the item was created (what `after` and `before` filter on). */
             createdAt: string;
-            webUrl?: string;
+            /** @description The item's page, `<webOrigin>/artifacts/<id>`. */
+            webUrl: string;
         };
         SearchResult: {
             count: number;
@@ -2248,7 +2253,6 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     list_deleted: {
