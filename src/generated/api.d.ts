@@ -507,7 +507,9 @@ export interface paths {
          *     retried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,
          *     40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The
          *     minted `whsec_` secret is shown only here; your own `secret` is never shown back.
-         *     A person holds at most 25 subscriptions (REST and MCP together).
+         *     A person holds at most 25 subscriptions (REST and MCP together). A URL this service
+         *     will not call (http, credentials in it, a host that does not resolve or resolves to a
+         *     private address) answers 409 `toolError` naming `url`, as does a 26th subscription.
          */
         post: operations["create_event_subscription"];
         /**
@@ -1295,7 +1297,7 @@ export interface components {
              * @description An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development).
              */
             url: string;
-            /** @description Your own `whsec_` + base64 of 24 to 64 random bytes; omit to have one minted. */
+            /** @description Your own `whsec_` + standard base64 (padded) of 24 to 64 random bytes; omit to have one minted. */
             secret?: string;
         };
         EventSubscription: {
@@ -2422,6 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunAutomationResult"];
                 };
             };
+            400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];

@@ -1,7 +1,7 @@
 import type { Handler } from './types.js';
 import { CallbackUrlError, checkCallbackUrl } from '../domain/callbackUrl.js';
 import { createSubscription, mintSecret, secretProblem, subscriptionDto, SubscriptionLimitError } from '../domain/subscriptions.js';
-import { invalid, toolError } from '../http/errors.js';
+import { ApiError, invalid, toolError } from '../http/errors.js';
 
 /**
  * POST /event-subscriptions: registers a callback for every event. It stays `pending` until
@@ -13,7 +13,8 @@ export const create_event_subscription: Handler<'create_event_subscription'> = a
   try {
     await checkCallbackUrl(input.url, config.webhooksAllowPrivate);
   } catch (err) {
-    if (err instanceof CallbackUrlError) throw invalid(err.message, 'url');
+    // The URL matches the schema; this service refuses it (its address, or http here): 409.
+    if (err instanceof CallbackUrlError) throw new ApiError('toolError', err.message, { field: 'url' });
     throw err;
   }
   const problem = input.secret === undefined ? null : secretProblem(input.secret);

@@ -53,10 +53,10 @@ describe('create_event_subscription', () => {
     ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hooks', /resolves to/],
     ['credentials in the URL', 'https://user:pw@93.184.215.14/hooks', /user name or password/],
     ['a host that does not resolve', 'https://no-such-host.invalid/hooks', /does not resolve/],
-  ])('refuses %s with 400 on url', async (_name, url, pattern) => {
+  ])('refuses %s with 409 on url', async (_name, url, pattern) => {
     const res = await ada.sdk.POST('/event-subscriptions', { body: { url } });
-    expect(res.response.status).toBe(400);
-    expect(res.error).toMatchObject({ code: 'invalid' });
+    expect(res.response.status).toBe(409);
+    expect(res.error).toMatchObject({ code: 'toolError', field: 'url' });
     expect((res.error as { error: string }).error).toMatch(pattern);
   });
 
