@@ -61,9 +61,9 @@ trap 'exit 143' TERM
 
 port="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 base="http://127.0.0.1:$port"
-# Only the settings named here: no DATABASE_URL (the embedded Postgres in $work), a rate limit
-# raised explicitly so the fuzzer is not throttled.
-server_env=(env -u DATABASE_URL PORT="$port" HOST=127.0.0.1 BASE_URL="$base" LISTKEEPER_DATA_DIR="$work" RATE_LIMIT_PER_MINUTE=1000000 LOG_LEVEL="${CONTRACT_LOG_LEVEL:-warn}")
+# Only the settings named here: no DATABASE_URL (the embedded Postgres in $work), both rate
+# limits (per key and per address) raised explicitly so the fuzzer is not throttled.
+server_env=(env -u DATABASE_URL PORT="$port" HOST=127.0.0.1 BASE_URL="$base" LISTKEEPER_DATA_DIR="$work" RATE_LIMIT_PER_MINUTE=1000000 RATE_LIMIT_PER_ADDRESS_PER_MINUTE=1000000 LOG_LEVEL="${CONTRACT_LOG_LEVEL:-warn}")
 
 echo "contract: starting listkeeper on $base (data in $work)"
 "${server_env[@]}" node dist/src/main.js >"$out/server.log" 2>&1 &
