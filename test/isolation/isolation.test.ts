@@ -18,6 +18,9 @@ import { handlers } from '../../src/operations/index.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
+import { createAutomation } from '../../src/domain/automations/automations.js';
+import { startTestJobs } from '../support/jobs.js';
+import type { Jobs } from '../../src/jobs/queue.js';
 
 const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
 
@@ -80,7 +83,8 @@ function baseInput(op: OperationSpec): { params: Record<string, unknown>; body: 
   const doc = openapiDocument as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
   const example = doc.paths[op.path]?.[op.method.toLowerCase()]?.requestBody?.content['application/json']?.example;
   const params: Record<string, unknown> = {};
-  for (const p of op.params) if (p.required && p.in === 'query') params[p.name] = 'passport';
+  // A required text parameter (search's `q`) asks for the other account's marker: it must find nothing of theirs.
+  for (const p of op.params) if (p.required && p.in === 'query') params[p.name] = MARKER;
   const body = op.bodySchema ? (structuredClone(example ?? {}) as Record<string, unknown>) : undefined;
   return { params, body };
 }
@@ -171,20 +175,27 @@ describe('cross-account isolation', () => {
   let adaMcp: Client;
   let eveMcp: Client;
   let snapshot: () => Promise<string>;
+  let jobs: Jobs | undefined;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Search wired as main.ts wires it (keyword search, no model to load), so search can be asked for Ada's words.
+    server = await startTestServer({ EMBEDDINGS: 'none' }, { search: true });
+    jobs = await startTestJobs(server); // run_automation queues its run
     ada = await server.account('Ada');
     eve = await server.account('Eve');
     adaMcp = await server.mcp(ada);
     eveMcp = await server.mcp(eve);
     adaIds = await seed(ada, MARKER);
+    await server.pump!.drain(); // Ada's items are in the search index
     snapshot = () => snapshotOf(server, ada.userId);
   });
-  afterAll(async () => server.close());
+  afterAll(async () => {
+    await jobs?.stop();
+    await server?.close();
+  });
 
   /** A workspace for `who`; with a marker, every text of it carries the marker. */
-  async function seed(who: TestAccount, marker: string): Promise<Ids> {
+  async function seed(who: TestAccount, marker: string, withSubscription = true): Promise<Ids> {
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${server.baseUrl}/api/v1${path}`, { method: 'POST', headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       expect(res.status).toBe(201);
@@ -210,15 +221,18 @@ describe('cross-account isolation', () => {
     const purges = new Date(now.getTime() + 30 * 86400000);
     await server.db('items').where({ list_id: trashed.id }).whereNull('deleted_at').update({ deleted_at: now, purges_at: purges, deleted_with_list: trashed.id });
     await server.db('lists').where({ id: trashed.id }).update({ deleted_at: now, purges_at: purges });
-    // Automations have no create operation: once they are built, seed one here (through the
-    // domain) or their controls below fail with 404 on this random id.
-    const subscription = 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'https://hooks.example.com/listkeeper' })).id : randomUUID();
+    // A person holds at most 25 subscriptions: Eve makes one only for the calls that take one.
+    const subscription = withSubscription && 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'https://93.184.215.14/listkeeper' })).id : randomUUID();
+    // Automations have no create operation: made the way the CLI makes them.
+    const automation = 'list_automations' in handlers
+      ? (await createAutomation(server.db, who.userId, { name: `Weekly ${marker}`.trim(), description: `Adds ${marker}`, schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: `Auto ${marker}` }] }] }, new Date())).id
+      : randomUUID();
     return {
       item: task.items[0]!.id,
       list: marker ? list.id : task.listId,
       externalId,
       externalItem: onList.items[0]!.id,
-      automation: randomUUID(),
+      automation,
       subscription,
       deletedItem: gone.items[0]!.id,
       deletedList: trashed.id,
@@ -230,6 +244,10 @@ describe('cross-account isolation', () => {
     expect(res.text).toContain(MARKER);
     const viaMcp = await callMcp(adaMcp, operationTable.find((o) => o.operationId === 'list_lists')!, { params: {}, body: undefined });
     expect(viaMcp.text).toContain(MARKER);
+    if ('search' in handlers) {
+      const found = await callRest(server, ada, operationTable.find((o) => o.operationId === 'search')!, { params: { q: MARKER }, body: undefined });
+      expect(found.text).toContain(adaIds.item);
+    }
   });
 
   it('knows what every id-bearing input of every operation is', () => {
@@ -241,7 +259,7 @@ describe('cross-account isolation', () => {
 
   describe.each(['REST', 'MCP'] as const)('over %s', (via) => {
     it.each(cases.filter(({ op }) => via === 'REST' || op.tool !== null))('$name', async ({ op, c }) => {
-      const own = await seed(eve, '');
+      const own = await seed(eve, '', op.path.startsWith('/event-subscriptions'));
       const before = await snapshot();
       const call = (input: ReturnType<typeof buildInput>) => (via === 'REST' ? callRest(server, eve, op, input) : callMcp(eveMcp, op, input));
       const input = buildInput(op, c, own, adaIds);
@@ -256,8 +274,9 @@ describe('cross-account isolation', () => {
       expect(answer.text).not.toContain(MARKER);
       expect(await snapshot()).toEqual(before);
       if (!c.field) {
-        // The control: Eve's own ids make a well-formed call that succeeds or is refused on its merits.
-        expect({ status: answer.status, code: answer.code }).toEqual({ status: via === 'REST' ? op.successStatus : 200, code: null });
+        // The control: Eve's own ids make a well-formed call that succeeds or is refused on its merits (409).
+        const outcome = { status: answer.status, code: answer.code };
+        expect([{ status: via === 'REST' ? op.successStatus : 200, code: null }, { status: via === 'REST' ? 409 : 0, code: 'toolError' }]).toContainEqual(outcome);
         return;
       }
       const expected = promise(op, c.field);
