@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
-  'update_list', 'delete_list', 'move_items',
+  'delete_list', 'move_items',
   'search',
 ];
 

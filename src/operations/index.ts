@@ -23,6 +23,7 @@ import { create_image_upload } from './create_image_upload.js';
 import { list_automations } from './list_automations.js';
 import { get_automation_runs } from './get_automation_runs.js';
 import { run_automation } from './run_automation.js';
+import { update_list } from './update_list.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -47,4 +48,5 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   list_automations,
   get_automation_runs,
   run_automation,
+  update_list,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;

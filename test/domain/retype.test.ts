@@ -6,15 +6,12 @@ import {
   describeRetypes,
   OWN_TYPES,
   RETYPE_MATRIX,
-  textToDate,
-  textToEmail,
-  textToUrl,
   ValueMigration,
   type OwnType,
   type StoredValue,
 } from '../../src/domain/retype.js';
 import type { Property, PropertyOption } from '../../src/domain/properties.js';
-import { RETYPE_CASES } from '../support/retypeCases.js';
+import { RETYPE_CASES, validFor } from '../support/retypeCases.js';
 
 const isSelect = (t: OwnType) => t === 'select' || t === 'multiSelect';
 const pairs = OWN_TYPES.flatMap((from) => OWN_TYPES.filter((to) => to !== from).map((to) => [from, to] as const));
@@ -40,21 +37,6 @@ function labels(property: Property, value: StoredValue | undefined): StoredValue
   return Array.isArray(value) ? value.map(label) : label(String(value));
 }
 
-/** True when `value` is a valid stored value of `property`. */
-function validFor(property: Property, value: StoredValue): boolean {
-  const ids = (property.options ?? []).map((o) => o.id);
-  switch (property.type) {
-    case 'text': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'checkbox': return typeof value === 'boolean';
-    case 'date': return typeof value === 'string' && textToDate(value) === value;
-    case 'url': return typeof value === 'string' && textToUrl(value) === value;
-    case 'email': return typeof value === 'string' && textToEmail(value) === value;
-    case 'select': return typeof value === 'string' && ids.includes(value);
-    case 'multiSelect': return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((v) => ids.includes(v));
-    default: return false;
-  }
-}
 
 describe('the retype matrix', () => {
   it('has one rule for every pair of own property types', () => {

@@ -4,7 +4,8 @@
  * Select values are written as labels on both sides: `from` values name the source's option
  * labels, `to` values the labels of the new options.
  */
-import type { OwnType, StoredValue } from '../../src/domain/retype.js';
+import { textToDate, textToEmail, textToUrl, type OwnType, type StoredValue } from '../../src/domain/retype.js';
+import type { Property } from '../../src/domain/properties.js';
 
 export interface RetypeCase {
   from: OwnType;
@@ -117,3 +118,19 @@ export const RETYPE_CASES: RetypeCase[] = [
   c('email', 'date', 'a@b.example', 'lost'),
   c('email', 'checkbox', 'a@b.example', 'lost'),
 ];
+
+/** True when `value` is a valid stored value of `property`: what a migration must produce. */
+export function validFor(property: Property, value: StoredValue): boolean {
+  const ids = (property.options ?? []).map((o) => o.id);
+  switch (property.type) {
+    case 'text': return typeof value === 'string';
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'checkbox': return typeof value === 'boolean';
+    case 'date': return typeof value === 'string' && textToDate(value) === value;
+    case 'url': return typeof value === 'string' && textToUrl(value) === value;
+    case 'email': return typeof value === 'string' && textToEmail(value) === value;
+    case 'select': return typeof value === 'string' && ids.includes(value);
+    case 'multiSelect': return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((v) => ids.includes(v));
+    default: return false;
+  }
+}

@@ -76,8 +76,11 @@ export interface paths {
         /**
          * Delete a list
          * @description Moves a list and every item on it to the trash (recoverable about 30 days with
-         *     restore_deleted). A list that still holds items needs `confirmDeleteItems: true`.
-         *     The Tasks list and Life Admin cannot be deleted. Example: `delete_list {"id": "…",
+         *     restore_deleted; restoring the list brings back exactly the items deleted with it).
+         *     A list that still holds items, archived ones included, needs `confirmDeleteItems:
+         *     true`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list
+         *     and Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call
+         *     that addresses `notes` makes a fresh one. Example: `delete_list {"id": "…",
          *     "confirmDeleteItems": true}`.
          */
         delete: operations["delete_list"];
@@ -85,19 +88,34 @@ export interface paths {
         head?: never;
         /**
          * Change a list
-         * @description Changes a list: only the fields passed change. Add, rename, retype, re-option or
-         *     delete properties; reorder columns (`columnOrder` names EVERY property exactly once).
+         * @description Changes a list: only the fields passed change. `icon: ""` removes the icon;
+         *     `instructions` REPLACES the rules (`""` clears them); `titleLabel: ""` resets the title
+         *     column's heading to Title. Add, rename, retype, re-option (`updateProperty`, ONE
+         *     property a call) or delete properties; reorder columns with `columnOrder`, which names
+         *     EVERY property the list keeps exactly once, by id (properties added in the same call go
+         *     last). New properties start unset on existing items.
          *     A change that would clear or trim any value answers a preview (`preview: true`,
-         *     `warning` saying what would be lost in how many items) and writes nothing; repeat the
-         *     same call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and
-         *     `dueDate` properties can be renamed, never retyped or removed; the title column is
-         *     renamed only through `titleLabel`.
-         *     Retypes: to text every value converts to its text; text→number keeps numbers;
-         *     text→select/multiSelect turns each distinct text into an option; select↔multiSelect
-         *     keeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;
-         *     date→text keeps the ISO date; checkbox→text is "true"/"false"; any value that cannot
-         *     convert is lost (and previewed). Example: `update_list {"id": "…", "updateProperty":
-         *     {"id": "p_pages", "type": "number"}}`.
+         *     `warning` saying what would be lost in how many items, `lostValues` per property, and
+         *     the list as it still is) and writes nothing; repeat the same call with
+         *     `acknowledgeDataLoss: true` to apply it. Values migrate on every item of the list,
+         *     archived and trashed ones included, and a preview counts them all.
+         *     The reserved `status` and `dueDate` properties can be renamed, never retyped or
+         *     removed; the title column is not a property and changes only through `titleLabel`.
+         *     Refusals: `invalid` for a call that is wrong in itself (a blank name, a duplicate or
+         *     title-like property name, `options` on a type without options); `toolError` for what
+         *     the list refuses (an unknown property id, a reserved property retyped or removed,
+         *     a `columnOrder` that misses or repeats a property, more than 60 properties).
+         *     Retypes (what each value becomes; "lost" values are previewed first):
+         *     - text → number: kept if it reads as a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank text is lost); multiSelect: split at commas, each distinct part becomes an option (blank text is lost); date: kept if it is an ISO 8601 date or date-time, else lost; checkbox: true/yes/1/x/checked checks it, false/no/0/unchecked unchecks it, other text is lost; url: kept if it is a URL (scheme://…), else lost; email: kept if it is an email address, else lost.
+         *     - number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.
+         *     - select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.
+         *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: its labels joined with ", ", read as from text (so two or more are lost); select: keeps the first option, the others are lost.
+         *     - date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.
+         *     - checkbox → text: "true" or "false"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled "true" or "false"; date/url/email: lost.
+         *     - url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if it is also an email address, else lost.
+         *     - email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if it is also a URL, else lost.
+         *     Re-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.
+         *     Example: `update_list {"id": "…", "updateProperty": {"id": "p_pages", "type": "number"}}`.
          */
         patch: operations["update_list"];
         trace?: never;
