@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
-  'delete_list', 'move_items',
+  'move_items',
   'search',
 ];
 

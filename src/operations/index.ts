@@ -24,6 +24,7 @@ import { list_automations } from './list_automations.js';
 import { get_automation_runs } from './get_automation_runs.js';
 import { run_automation } from './run_automation.js';
 import { update_list } from './update_list.js';
+import { delete_list } from './delete_list.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -49,4 +50,5 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   get_automation_runs,
   run_automation,
   update_list,
+  delete_list,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;
