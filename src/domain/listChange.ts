@@ -199,7 +199,7 @@ export interface LostValues {
  * restored item fits its list), in batches by id. Rewrites changed items and moves their
  * `updated_at`; the items trigger stamps the changes feed. Returns what was lost.
  */
-export async function migrateValues(trx: Knex.Transaction, listId: string, migrations: PropertyMigration[]): Promise<LostValues[]> {
+export async function migrateValues(trx: Knex.Transaction, listId: string, migrations: PropertyMigration[], now: Date): Promise<LostValues[]> {
   if (migrations.length === 0) return [];
   const lost = new Map<string, LostValues>(migrations.map((m) => [m.propertyId, { propertyId: m.propertyId, propertyName: m.propertyName, change: m.change, items: 0, examples: [] }]));
   const ids = migrations.map((m) => m.propertyId);
@@ -235,10 +235,11 @@ export async function migrateValues(trx: Knex.Transaction, listId: string, migra
     }
     if (changed.length) {
       await trx.raw(
-        `UPDATE items AS i SET "values" = v.vals::jsonb, updated_at = now()
+        // GREATEST: a clock read to the millisecond must never make a changed item look older.
+        `UPDATE items AS i SET "values" = v.vals::jsonb, updated_at = GREATEST(?::timestamptz, i.updated_at + interval '1 microsecond')
            FROM (VALUES ${changed.map(() => '(?::uuid, ?::text)').join(', ')}) AS v(id, vals)
           WHERE i.id = v.id`,
-        changed.flatMap((c) => [c.id, JSON.stringify(c.values)]),
+        [now, ...changed.flatMap((c) => [c.id, JSON.stringify(c.values)])],
       );
     }
     after = rows[rows.length - 1]!.id;

@@ -6,13 +6,13 @@
  */
 import { shortId } from './ids.js';
 import type { Property, PropertyOption } from './properties.js';
+import { isEmptyValue, type StoredValue } from './values.js';
 
 /** The types a list's own property can have (the reserved `status` is never retyped). */
 export type OwnType = 'text' | 'number' | 'select' | 'multiSelect' | 'date' | 'checkbox' | 'url' | 'email';
 export const OWN_TYPES: readonly OwnType[] = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'];
 
-/** A value as stored in items.values: text/url/email/date a string, number, checkbox boolean, select an option id, multiSelect option ids. */
-export type StoredValue = string | number | boolean | string[];
+export type { StoredValue };
 
 /**
  * What a rule carries into the new type, before options are settled:
@@ -253,7 +253,7 @@ export class ValueMigration {
 
   migrate(value: StoredValue | null): Migrated {
     // An empty value holds nothing to lose; it is simply not carried.
-    if (value === null || isEmpty(value)) return { lost: [] };
+    if (value === null || isEmptyValue(value)) return { lost: [] };
     return this.settle(this.rule.carry(value, this.before), value);
   }
 
@@ -284,11 +284,6 @@ export class ValueMigration {
   }
 }
 
-/** True for a stored value that holds nothing (null, "", []). */
-export function isEmpty(value: StoredValue | null | undefined): boolean {
-  return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
-}
-
 function optionByLabel(options: PropertyOption[], label: string): PropertyOption | undefined {
   const needle = label.trim().toLowerCase();
   return options.find((o) => o.label.toLowerCase() === needle);
@@ -302,5 +297,5 @@ function newOption(options: PropertyOption[], label: string): PropertyOption {
 
 /** The migration of a deleted property: every value is lost. */
 export function deletedValue(value: StoredValue | null, property: Property): Migrated {
-  return value === null || isEmpty(value) ? { lost: [] } : { lost: [conversionText(value, property)] };
+  return value === null || isEmptyValue(value) ? { lost: [] } : { lost: [conversionText(value, property)] };
 }

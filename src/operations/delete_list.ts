@@ -3,6 +3,8 @@ import { resolveList, type ListRow } from '../domain/lists.js';
 import { recordActivity } from '../domain/activity.js';
 import { notFound, toolError } from '../http/errors.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 const UNDELETABLE: Record<string, string> = {
   tasks: 'The Tasks list is the hub’s own and cannot be deleted; delete its items with delete_items instead.',
   life_admin: 'Life Admin is the hub’s own list and cannot be deleted; delete its items with delete_items instead.',
@@ -14,7 +16,9 @@ const UNDELETABLE: Record<string, string> = {
  * exactly those and not the items that were trashed before on their own.
  * @see ../../../shared/spec/service.md "Item and list lifecycle"
  */
-export const delete_list: Handler<'delete_list'> = async ({ db, principal, config }, input) => {
+export const delete_list: Handler<'delete_list'> = async ({ db, principal, config, services }, input) => {
+  const now = services.now();
+  const purgesAt = new Date(now.getTime() + config.trashRetentionDays * DAY_MS);
   return db.transaction(async (trx) => {
     const found = await resolveList(trx, principal.userId, input.id, { remakeNotes: false });
     const list = (await trx('lists').where({ id: found.id }).whereNull('deleted_at').forUpdate().first()) as ListRow | undefined;
@@ -32,12 +36,11 @@ export const delete_list: Handler<'delete_list'> = async ({ db, principal, confi
       throw toolError(`List '${list.name}' still holds ${live.n} item${live.n === 1 ? '' : 's'}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`);
     }
 
-    const purgesAt = trx.raw(`now() + ? * interval '1 day'`, [config.trashRetentionDays]);
     const itemsDeleted = await trx('items')
       .where({ list_id: list.id })
       .whereNull('deleted_at')
-      .update({ deleted_at: trx.fn.now(), purges_at: purgesAt, deleted_with_list: list.id, updated_at: trx.fn.now() });
-    await trx('lists').where({ id: list.id }).update({ deleted_at: trx.fn.now(), purges_at: purgesAt, updated_at: trx.fn.now() });
+      .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: list.id, updated_at: now });
+    await trx('lists').where({ id: list.id }).update({ deleted_at: now, purges_at: purgesAt, updated_at: now });
     await recordActivity(trx, principal, { action: 'list.deleted', summary: `Deleted list '${list.name}' with ${itemsDeleted} item${itemsDeleted === 1 ? '' : 's'}`, listId: list.id });
     return { deleted: true, id: list.id, name: list.name, itemsDeleted };
   });

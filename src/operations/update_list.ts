@@ -18,18 +18,19 @@ class PreviewAnswer {
  * the answer is a preview, so a preview writes nothing and names exactly what the
  * acknowledged call will drop.
  */
-export const update_list: Handler<'update_list'> = async ({ db, principal }, input) => {
+export const update_list: Handler<'update_list'> = async ({ db, principal, services }, input) => {
   const { id, ...change } = input;
+  const now = services.now();
   try {
     const row = await db.transaction(async (trx) => {
       const found = await resolveList(trx, principal.userId, id);
       const list = (await trx('lists').where({ id: found.id }).forUpdate().first()) as ListRow;
       const plan = planListChange(list, change);
-      const lost = await migrateValues(trx, list.id, plan.migrations);
+      const lost = await migrateValues(trx, list.id, plan.migrations, now);
       if (lost.length > 0 && change.acknowledgeDataLoss !== true) throw new PreviewAnswer(list, lost);
       const [updated] = (await trx('lists')
         .where({ id: list.id })
-        .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: trx.fn.now() })
+        .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: now })
         .returning('*')) as ListRow[];
       if (plan.summary.length) {
         await recordActivity(trx, principal, { action: 'list.updated', summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`, listId: list.id });

@@ -4,6 +4,7 @@ import { create_list } from '../../src/operations/create_list.js';
 import { delete_list } from '../../src/operations/delete_list.js';
 import { update_list } from '../../src/operations/update_list.js';
 import { list_lists } from '../../src/operations/list_lists.js';
+import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { ApiError } from '../../src/http/errors.js';
 
 interface Row { id: string; deleted_at: Date | null; purges_at: Date | null; deleted_with_list: string | null }
@@ -78,6 +79,18 @@ describe('delete_list', () => {
     // Trashed on its own before: keeps its own stamps, and a restore of the list leaves it in the trash.
     expect(rows.find((r) => r.id === trashedBefore[0])).toMatchObject({ deleted_at: earlier, deleted_with_list: null });
     expect((await items(other.id)).map((r) => [r.id, r.deleted_at])).toEqual(elsewhere.sort().map((id) => [id, null]));
+  });
+
+  it('is undone by restore_deleted, which brings back exactly the items deleted with the list', async () => {
+    const books = await makeList();
+    const live = await addItems(books.id, 2);
+    const earlier = new Date(Date.now() - 86400e3);
+    const [alone] = await addItems(books.id, 1, { deleted_at: earlier, purges_at: new Date(earlier.getTime() + 7 * 86400e3) });
+    await delete_list(ctx(), { id: books.id, confirmDeleteItems: true });
+    expect(await restore_deleted(ctx(), { type: 'list', id: books.id })).toMatchObject({ restored: true, restoredItems: 2 });
+    const rows = await items(books.id);
+    expect(rows.filter((r) => r.deleted_at === null).map((r) => r.id).sort()).toEqual(live.sort());
+    expect(rows.find((r) => r.id === alone)).toMatchObject({ deleted_at: earlier });
   });
 
   it('moves the deleted items into the changes feed', async () => {
