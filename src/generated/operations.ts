@@ -5331,7 +5331,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/items/move",
     "summary": "Move items to another list",
-    "description": "Moves up to 100 items to another list. Each keeps its id, body, chat and history;\nvalues follow their property by id, then by name and type; select values by label.\nWhen any value would be dropped, the first call answers a preview (`preview: true`,\n`droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.\nStatus and due date ride along unseen onto a list that keeps neither and show again\nwhen the item comes back. Ids that are not your own items are under `refused`.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.",
+    "description": "Moves up to 100 items to another list. Each keeps its id, title, body, chat and\nhistory; values follow their property by id, then by name (any case) and the same\ntype, each destination property taking one source property at most. Select and\nmultiSelect values go by label: a label the destination property lacks becomes a new\noption there (as in create_items), so a select value is never dropped for its label.\nA value whose property has no match is dropped: then the first call answers a preview\n(`preview: true`, `droppedValues` naming each item, source property and value, select\nvalues as labels, `items` empty) and moves nothing; repeat it with\n`acknowledgeDataLoss: true` to move (`droppedValues` then lists what was dropped).\nStatus and due date ride along unseen onto a list that keeps neither and show again\nwhen the item comes back to a list that keeps them. Items already on the destination\nstay as they are. Ids that are not your own live items (someone else's, shared with\nyou, in the trash, unknown) are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.",
     "tool": {
       "title": "Move items to another list",
       "annotations": {
@@ -5629,7 +5629,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "The property's name on the source list."
               },
               "value": {
-                "description": "The value that would be dropped."
+                "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels."
               }
             }
           }

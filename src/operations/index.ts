@@ -25,6 +25,7 @@ import { get_automation_runs } from './get_automation_runs.js';
 import { run_automation } from './run_automation.js';
 import { update_list } from './update_list.js';
 import { delete_list } from './delete_list.js';
+import { move_items } from './move_items.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -51,4 +52,5 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   run_automation,
   update_list,
   delete_list,
+  move_items,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;

@@ -238,12 +238,19 @@ export interface paths {
         put?: never;
         /**
          * Move items to another list
-         * @description Moves up to 100 items to another list. Each keeps its id, body, chat and history;
-         *     values follow their property by id, then by name and type; select values by label.
-         *     When any value would be dropped, the first call answers a preview (`preview: true`,
-         *     `droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.
+         * @description Moves up to 100 items to another list. Each keeps its id, title, body, chat and
+         *     history; values follow their property by id, then by name (any case) and the same
+         *     type, each destination property taking one source property at most. Select and
+         *     multiSelect values go by label: a label the destination property lacks becomes a new
+         *     option there (as in create_items), so a select value is never dropped for its label.
+         *     A value whose property has no match is dropped: then the first call answers a preview
+         *     (`preview: true`, `droppedValues` naming each item, source property and value, select
+         *     values as labels, `items` empty) and moves nothing; repeat it with
+         *     `acknowledgeDataLoss: true` to move (`droppedValues` then lists what was dropped).
          *     Status and due date ride along unseen onto a list that keeps neither and show again
-         *     when the item comes back. Ids that are not your own items are under `refused`.
+         *     when the item comes back to a list that keeps them. Items already on the destination
+         *     stay as they are. Ids that are not your own live items (someone else's, shared with
+         *     you, in the trash, unknown) are under `refused`; the rest move.
          *     Example: `move_items {"itemIds": ["…"], "listId": "notes"}`.
          */
         post: operations["move_items"];
@@ -1009,7 +1016,7 @@ export interface components {
             itemId: string;
             /** @description The property's name on the source list. */
             property: string;
-            /** @description The value that would be dropped. */
+            /** @description The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels. */
             value: unknown;
         };
         MoveItemsResult: {
