@@ -133,13 +133,13 @@ const MULTI_READ = 'its labels joined with ", ", read as from text (so two or mo
 export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
   text: {
     text: keeps(),
-    number: viaText('number', 'partly', 'kept if it reads as a number (1234.5, -3, 1,234.5, 1e3), else lost'),
-    select: viaText('select', 'converts', 'each distinct text becomes an option (blank text is lost)'),
-    multiSelect: viaText('multiSelect', 'converts', 'split at commas, each distinct part becomes an option (blank text is lost)'),
-    date: viaText('date', 'partly', 'kept if it is an ISO 8601 date or date-time, else lost'),
-    checkbox: viaText('checkbox', 'partly', 'true/yes/1/x/checked checks it, false/no/0/unchecked unchecks it, other text is lost'),
-    url: viaText('url', 'partly', 'kept if it is a URL (scheme://…), else lost'),
-    email: viaText('email', 'partly', 'kept if it is an email address, else lost'),
+    number: viaText('number', 'partly', 'kept if a number (1234.5, -3, 1,234.5, 1e3), else lost'),
+    select: viaText('select', 'converts', 'each distinct text becomes an option (blank is lost)'),
+    multiSelect: viaText('multiSelect', 'converts', 'split at commas into options (blank is lost)'),
+    date: viaText('date', 'partly', 'kept if an ISO 8601 date or date-time, else lost'),
+    checkbox: viaText('checkbox', 'partly', 'checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost'),
+    url: viaText('url', 'partly', 'kept if a URL (scheme://…), else lost'),
+    email: viaText('email', 'partly', 'kept if an email address, else lost'),
   },
   number: {
     text: viaText('text', 'converts', 'its digits (1234.5)'),
@@ -199,7 +199,7 @@ export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
     date: lost,
     checkbox: lost,
     url: keeps(),
-    email: viaText('email', 'partly', 'kept if it is also an email address, else lost'),
+    email: viaText('email', 'partly', 'kept if also an email address, else lost'),
   },
   email: {
     text: viaText('text', 'keeps', 'kept as it is'),
@@ -208,7 +208,7 @@ export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
     multiSelect: asOption('an option labelled with it'),
     date: lost,
     checkbox: lost,
-    url: viaText('url', 'partly', 'kept if it is also a URL, else lost'),
+    url: viaText('url', 'partly', 'kept if also a URL, else lost'),
     email: keeps(),
   },
 };

@@ -88,32 +88,26 @@ export interface paths {
         head?: never;
         /**
          * Change a list
-         * @description Changes a list: only the fields passed change. `icon: ""` removes the icon;
-         *     `instructions` REPLACES the rules (`""` clears them); `titleLabel: ""` resets the title
-         *     column's heading to Title. Add, rename, retype, re-option (`updateProperty`, ONE
-         *     property a call) or delete properties; reorder columns with `columnOrder`, which names
-         *     EVERY property the list keeps exactly once, by id (properties added in the same call go
-         *     last). New properties start unset on existing items.
-         *     A change that would clear or trim any value answers a preview (`preview: true`,
-         *     `warning` saying what would be lost in how many items, `lostValues` per property, and
-         *     the list as it still is) and writes nothing; repeat the same call with
-         *     `acknowledgeDataLoss: true` to apply it. Values migrate on every item of the list,
-         *     archived and trashed ones included, and a preview counts them all.
-         *     The reserved `status` and `dueDate` properties can be renamed, never retyped or
-         *     removed; the title column is not a property and changes only through `titleLabel`.
-         *     Refusals: `invalid` for a call that is wrong in itself (a blank name, a duplicate or
-         *     title-like property name, `options` on a type without options); `toolError` for what
-         *     the list refuses (an unknown property id, a reserved property retyped or removed,
-         *     a `columnOrder` that misses or repeats a property, more than 60 properties).
+         * @description Changes a list; only the fields passed change (`icon: ""` removes, `instructions`
+         *     REPLACES the rules and `""` clears them, `titleLabel: ""` resets to Title).
+         *     `updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY
+         *     kept property once, by id (added ones go last). A change that would clear or trim any
+         *     value answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)
+         *     and writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.
+         *     Values migrate on every item of the list, archived and trashed ones included.
+         *     `status`/`dueDate` can be renamed, never retyped or removed; the title column changes
+         *     only through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,
+         *     `options` on a type without options); `toolError`: what the list refuses (unknown
+         *     property id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).
          *     Retypes (what each value becomes; "lost" values are previewed first):
-         *     - text → number: kept if it reads as a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank text is lost); multiSelect: split at commas, each distinct part becomes an option (blank text is lost); date: kept if it is an ISO 8601 date or date-time, else lost; checkbox: true/yes/1/x/checked checks it, false/no/0/unchecked unchecks it, other text is lost; url: kept if it is a URL (scheme://…), else lost; email: kept if it is an email address, else lost.
+         *     - text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.
          *     - number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.
          *     - select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.
          *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: its labels joined with ", ", read as from text (so two or more are lost); select: keeps the first option, the others are lost.
          *     - date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.
          *     - checkbox → text: "true" or "false"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled "true" or "false"; date/url/email: lost.
-         *     - url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if it is also an email address, else lost.
-         *     - email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if it is also a URL, else lost.
+         *     - url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.
+         *     - email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.
          *     Re-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.
          *     Example: `update_list {"id": "…", "updateProperty": {"id": "p_pages", "type": "number"}}`.
          */
@@ -239,18 +233,16 @@ export interface paths {
         /**
          * Move items to another list
          * @description Moves up to 100 items to another list. Each keeps its id, title, body, chat and
-         *     history; values follow their property by id, then by name (any case) and the same
-         *     type, each destination property taking one source property at most. Select and
-         *     multiSelect values go by label: a label the destination property lacks becomes a new
-         *     option there (as in create_items), so a select value is never dropped for its label.
-         *     A value whose property has no match is dropped: then the first call answers a preview
-         *     (`preview: true`, `droppedValues` naming each item, source property and value, select
-         *     values as labels, `items` empty) and moves nothing; repeat it with
-         *     `acknowledgeDataLoss: true` to move (`droppedValues` then lists what was dropped).
-         *     Status and due date ride along unseen onto a list that keeps neither and show again
-         *     when the item comes back to a list that keeps them. Items already on the destination
-         *     stay as they are. Ids that are not your own live items (someone else's, shared with
-         *     you, in the trash, unknown) are under `refused`; the rest move.
+         *     history. Values follow their property by id, then by name (any case) and type, one
+         *     source property per destination property; select values go by label, and a label the
+         *     destination lacks becomes a new option there (as in create_items). A value with no
+         *     matching property is dropped: the first call then answers a preview (`preview: true`,
+         *     `droppedValues` with select values as labels, `items` empty) and moves nothing; repeat
+         *     it with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was
+         *     dropped). Status and due date ride along unseen onto a list that keeps neither and
+         *     show again when the item returns to one that keeps them. Items already on the
+         *     destination stay as they are. Ids that are not your own live items (someone else's,
+         *     shared with you, trashed, unknown) are under `refused`; the rest move.
          *     Example: `move_items {"itemIds": ["…"], "listId": "notes"}`.
          */
         post: operations["move_items"];
