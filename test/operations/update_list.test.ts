@@ -75,6 +75,18 @@ describe('update_list', () => {
       expect({ icon: row.icon, instructions: row.instructions, titleLabel: row.title_label, layout: row.layout, name: row.name }).toMatchObject(expected);
     });
 
+    it('puts every live item of a renamed list in the outbox, for the search index that shows its list name', async () => {
+      const list = await makeList([{ name: 'Author', type: 'text' }]);
+      const [live, trashed] = await addItems(list.id, [{}, {}]);
+      await server.db('items').where({ id: trashed!.id }).update({ deleted_at: new Date() });
+      const outbox = async () => ((await server.db('outbox').whereIn('subject_id', [live!.id, trashed!.id]).select('subject_id')) as { subject_id: string }[]).map((r) => r.subject_id);
+      await server.db('outbox').whereIn('subject_id', [live!.id, trashed!.id]).delete();
+      await update({ id: list.id, icon: '📕' });
+      expect(await outbox()).toEqual([]);
+      await update({ id: list.id, name: 'Shelf' });
+      expect(await outbox()).toEqual([live!.id]);
+    });
+
     it('refuses a blank name and a titleLabel that is a property name', async () => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       expect((await refusal(update({ id: list.id, name: '   ' }))).code).toBe('invalid');
