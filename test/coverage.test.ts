@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
-    'search',
+  'search',
 ];
 
 const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown }>> };
