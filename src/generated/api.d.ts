@@ -658,6 +658,7 @@ export interface components {
             titleLabel?: string | null;
         };
         UpdateListInput: {
+            /** @description Not blank. */
             name?: string | null;
             /** @description "" removes. */
             icon?: string | null;

@@ -2536,7 +2536,9 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "minLength": 1,
-            "maxLength": 200
+            "maxLength": 200,
+            "pattern": "\\S",
+            "description": "Not blank."
           },
           "icon": {
             "type": [

@@ -1402,7 +1402,9 @@ export const operationTable: readonly OperationSpec[] = [
             "null"
           ],
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "Not blank."
         },
         "icon": {
           "type": [
@@ -1650,7 +1652,9 @@ export const operationTable: readonly OperationSpec[] = [
             "null"
           ],
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "Not blank."
         },
         "icon": {
           "type": [
