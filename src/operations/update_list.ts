@@ -32,7 +32,6 @@ export const update_list: Handler<'update_list'> = async ({ db, principal, servi
         .where({ id: list.id })
         .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: now })
         .returning('*')) as ListRow[];
-      // A rename reaches the search index through the lists_rename_outbox trigger (migration 000310).
       if (plan.summary.length) {
         await recordActivity(trx, principal, { action: 'list.updated', summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`, listId: list.id });
       }
