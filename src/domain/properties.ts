@@ -50,7 +50,9 @@ export function buildOptions(input: OptionInput[] | null | undefined, keep: Prop
     const label = option.label.trim();
     if (!label || seen.has(label.toLowerCase())) continue;
     seen.add(label.toLowerCase());
-    const kept = keep.find((o) => ('id' in option && o.id === option.id) || o.label.toLowerCase() === label.toLowerCase());
+    // An option keeps its id when named by id, else by label; each kept option is kept once.
+    const free = keep.filter((o) => !out.some((u) => u.id === o.id));
+    const kept = free.find((o) => 'id' in option && o.id === option.id) ?? free.find((o) => o.label.toLowerCase() === label.toLowerCase());
     out.push({ id: kept?.id ?? shortId('o_'), label, ...(option.color !== undefined ? { color: option.color } : kept?.color !== undefined ? { color: kept.color } : {}) });
   }
   return out;

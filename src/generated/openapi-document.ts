@@ -341,7 +341,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Changes a list: only the fields passed change. Add, rename, retype, re-option or\ndelete properties; reorder columns (`columnOrder` names EVERY property exactly once).\nA change that would clear or trim any value answers a preview (`preview: true`,\n`warning` saying what would be lost in how many items) and writes nothing; repeat the\nsame call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and\n`dueDate` properties can be renamed, never retyped or removed; the title column is\nrenamed only through `titleLabel`.\nRetypes: to text every value converts to its text; text→number keeps numbers;\ntext→select/multiSelect turns each distinct text into an option; select↔multiSelect\nkeeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;\ndate→text keeps the ISO date; checkbox→text is \"true\"/\"false\"; any value that cannot\nconvert is lost (and previewed). Example: `update_list {\"id\": \"…\", \"updateProperty\":\n{\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
+        "description": "Changes a list; only the fields passed change. `updateProperty` renames, retypes or\nre-options ONE property. A change that would clear or trim any value answers a preview\n(`preview: true`, `warning`, `lostValues`, the list unchanged) and writes nothing;\nrepeat the call with `acknowledgeDataLoss: true` to apply it. Values migrate on every\nitem, archived and trashed too. `status`/`dueDate` can be renamed, never retyped or\nremoved; the title column changes only through `titleLabel`.\nRetypes, from → to: what a value becomes (\"if …\": kept if so, else lost; blank text is lost):\n- text → number: if a number (-3, 1,234.5, 1e3); select: an option per distinct text; multiSelect: split at commas into options; date: if an ISO 8601 date or date-time; checkbox: checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked; url: if a URL (scheme://…); email: if an email address.\n- number → text: its digits; select/multiSelect: an option of its digits; date/url/email: lost; checkbox: 0 unchecked, others checked.\n- select → text: its label; number/date/checkbox/url/email: its label, as from text; multiSelect: the same option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: one label as from text, two or more lost; select: the first option, the others lost.\n- date → text: its ISO 8601 text; number/checkbox/url/email: lost; select/multiSelect: an option of its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 if checked, else 0; select/multiSelect: an option \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; email: if also an email address.\n- email → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; url: if also a URL.\nRe-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
         "x-mcp": {
           "title": "Change a list",
           "readOnlyHint": false,
@@ -408,9 +408,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       },
@@ -420,7 +417,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted). A list that still holds items needs `confirmDeleteItems: true`.\nThe Tasks list and Life Admin cannot be deleted. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
+        "description": "Moves a list and every item on it to the trash (about 30 days; restore_deleted brings\nthe list back with exactly those items). A list holding items, archived ones too, needs\n`confirmDeleteItems: true`. The Tasks list and Life Admin cannot be deleted; Notes can,\nand addressing `notes` later makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
         "x-mcp": {
           "title": "Delete a list",
           "readOnlyHint": false,
@@ -481,9 +478,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -1040,7 +1034,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Moves up to 100 items to another list. Each keeps its id, body, chat and history;\nvalues follow their property by id, then by name and type; select values by label.\nWhen any value would be dropped, the first call answers a preview (`preview: true`,\n`droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.\nStatus and due date ride along unseen onto a list that keeps neither and show again\nwhen the item comes back. Ids that are not your own items are under `refused`.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
+        "description": "Moves up to 100 items to another list; each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type; select\nvalues go by label, a label the destination lacks becoming a new option there. A value\nwith no matching property is dropped: the first call then answers a preview\n(`preview: true`, `droppedValues`, no `items`) and moves nothing; repeat it with\n`acknowledgeDataLoss: true` to move. Status and due date ride along unseen onto a list\nthat keeps neither and show again on one that keeps them. Ids that are not your own\nlive items are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
         "x-mcp": {
           "title": "Move items to another list",
           "readOnlyHint": false,
@@ -1094,9 +1088,6 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
-          },
-          "501": {
-            "$ref": "#/components/responses/NotImplemented"
           }
         }
       }
@@ -2027,20 +2018,6 @@ export const openapiDocument: Record<string, unknown> = {
             }
           }
         }
-      },
-      "NotImplemented": {
-        "description": "Temporary: this operation is not built yet in this version of listkeeper. Declared only\non operations without a handler (test/coverage.test.ts checks it), and removed from an\noperation when it is built.\n",
-        "content": {
-          "application/json": {
-            "schema": {
-              "$ref": "#/components/schemas/Error"
-            },
-            "example": {
-              "error": "move_items is not built yet in this version of listkeeper.",
-              "code": "notImplemented"
-            }
-          }
-        }
       }
     },
     "schemas": {
@@ -2236,7 +2213,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "PropertyUpdate": {
         "type": "object",
-        "description": "ONE property to change, by `id`: `name` renames, `type` retypes (values migrate; see\nupdate_list), `options` re-options select types (the full new option list; an option\nkept by `id` or by label keeps its values, a dropped one clears them and is previewed).\n",
+        "description": "ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full\nnew list) re-options a select type; see update_list for what values become.\n",
         "required": [
           "id"
         ],
@@ -2562,7 +2539,9 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "minLength": 1,
-            "maxLength": 200
+            "maxLength": 200,
+            "pattern": "\\S",
+            "description": "Not blank."
           },
           "icon": {
             "type": [
@@ -2606,7 +2585,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxItems": 60,
-            "description": "Left-to-right order naming EVERY property exactly once, by id.",
+            "description": "Left-to-right order naming EVERY property the list keeps exactly once, by id; properties added in the same call go last.",
             "items": {
               "type": "string",
               "maxLength": 64
@@ -4094,7 +4073,7 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "The property's name on the source list."
           },
           "value": {
-            "description": "The value that would be dropped."
+            "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels."
           }
         }
       },
@@ -4110,7 +4089,8 @@ export const openapiDocument: Record<string, unknown> = {
         ],
         "properties": {
           "preview": {
-            "type": "boolean"
+            "type": "boolean",
+            "description": "true: nothing moved; repeat with `acknowledgeDataLoss: true`."
           },
           "listId": {
             "type": "string"
@@ -4123,18 +4103,21 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "items": {
             "type": "array",
+            "description": "The items on the destination, in the order asked (empty on a preview). Items already there stay as they are.",
             "items": {
               "$ref": "#/components/schemas/ItemRow"
             }
           },
           "droppedValues": {
             "type": "array",
+            "description": "On a preview, what the move would drop; after an acknowledged move, what it dropped. A destination property takes one source property at most (id matches first).",
             "items": {
               "$ref": "#/components/schemas/DroppedValue"
             }
           },
           "refused": {
             "type": "array",
+            "description": "Ids that are not your own live items: someone else's, shared with you, in the trash, or unknown.",
             "items": {
               "type": "string"
             }

@@ -178,8 +178,9 @@ describe('cross-account isolation', () => {
   let jobs: Jobs | undefined;
 
   beforeAll(async () => {
-    // Search wired as main.ts wires it (keyword search, no model to load), so search can be asked for Ada's words.
-    server = await startTestServer({ EMBEDDINGS: 'none' }, { search: true });
+    // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
+    // Search is fed by the outbox (keyword search, no model to load), so search can be asked for Ada's words.
+    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' }, { search: true });
     jobs = await startTestJobs(server); // run_automation queues its run
     ada = await server.account('Ada');
     eve = await server.account('Eve');
@@ -222,7 +223,7 @@ describe('cross-account isolation', () => {
     await server.db('items').where({ list_id: trashed.id }).whereNull('deleted_at').update({ deleted_at: now, purges_at: purges, deleted_with_list: trashed.id });
     await server.db('lists').where({ id: trashed.id }).update({ deleted_at: now, purges_at: purges });
     // A person holds at most 25 subscriptions: Eve makes one only for the calls that take one.
-    const subscription = withSubscription && 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'https://93.184.215.14/listkeeper' })).id : randomUUID();
+    const subscription = withSubscription && 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'http://127.0.0.1:9/listkeeper' })).id : randomUUID();
     // Automations have no create operation: made the way the CLI makes them.
     const automation = 'list_automations' in handlers
       ? (await createAutomation(server.db, who.userId, { name: `Weekly ${marker}`.trim(), description: `Adds ${marker}`, schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: `Auto ${marker}` }] }] }, new Date())).id

@@ -88,7 +88,7 @@ describe('REST and MCP give the same answer for every operation', () => {
   let server: TestServer;
   let served: Map<string, Tool>;
   beforeAll(async () => {
-    server = await startTestServer({ EMBEDDINGS: 'none' }, { search: true }); // search wired as main.ts wires it (keyword search)
+    server = await startTestServer();
     const probe = await server.mcp(await server.account('Probe'));
     served = new Map((await probe.listTools()).tools.map((t) => [t.name, t]));
   });

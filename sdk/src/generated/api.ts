@@ -75,9 +75,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a list
-         * @description Moves a list and every item on it to the trash (recoverable about 30 days with
-         *     restore_deleted). A list that still holds items needs `confirmDeleteItems: true`.
-         *     The Tasks list and Life Admin cannot be deleted. Example: `delete_list {"id": "…",
+         * @description Moves a list and every item on it to the trash (about 30 days; restore_deleted brings
+         *     the list back with exactly those items). A list holding items, archived ones too, needs
+         *     `confirmDeleteItems: true`. The Tasks list and Life Admin cannot be deleted; Notes can,
+         *     and addressing `notes` later makes a fresh one. Example: `delete_list {"id": "…",
          *     "confirmDeleteItems": true}`.
          */
         delete: operations["delete_list"];
@@ -85,19 +86,23 @@ export interface paths {
         head?: never;
         /**
          * Change a list
-         * @description Changes a list: only the fields passed change. Add, rename, retype, re-option or
-         *     delete properties; reorder columns (`columnOrder` names EVERY property exactly once).
-         *     A change that would clear or trim any value answers a preview (`preview: true`,
-         *     `warning` saying what would be lost in how many items) and writes nothing; repeat the
-         *     same call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and
-         *     `dueDate` properties can be renamed, never retyped or removed; the title column is
-         *     renamed only through `titleLabel`.
-         *     Retypes: to text every value converts to its text; text→number keeps numbers;
-         *     text→select/multiSelect turns each distinct text into an option; select↔multiSelect
-         *     keeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;
-         *     date→text keeps the ISO date; checkbox→text is "true"/"false"; any value that cannot
-         *     convert is lost (and previewed). Example: `update_list {"id": "…", "updateProperty":
-         *     {"id": "p_pages", "type": "number"}}`.
+         * @description Changes a list; only the fields passed change. `updateProperty` renames, retypes or
+         *     re-options ONE property. A change that would clear or trim any value answers a preview
+         *     (`preview: true`, `warning`, `lostValues`, the list unchanged) and writes nothing;
+         *     repeat the call with `acknowledgeDataLoss: true` to apply it. Values migrate on every
+         *     item, archived and trashed too. `status`/`dueDate` can be renamed, never retyped or
+         *     removed; the title column changes only through `titleLabel`.
+         *     Retypes, from → to: what a value becomes ("if …": kept if so, else lost; blank text is lost):
+         *     - text → number: if a number (-3, 1,234.5, 1e3); select: an option per distinct text; multiSelect: split at commas into options; date: if an ISO 8601 date or date-time; checkbox: checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked; url: if a URL (scheme://…); email: if an email address.
+         *     - number → text: its digits; select/multiSelect: an option of its digits; date/url/email: lost; checkbox: 0 unchecked, others checked.
+         *     - select → text: its label; number/date/checkbox/url/email: its label, as from text; multiSelect: the same option.
+         *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: one label as from text, two or more lost; select: the first option, the others lost.
+         *     - date → text: its ISO 8601 text; number/checkbox/url/email: lost; select/multiSelect: an option of its ISO 8601 text.
+         *     - checkbox → text: "true" or "false"; number: 1 if checked, else 0; select/multiSelect: an option "true" or "false"; date/url/email: lost.
+         *     - url → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; email: if also an email address.
+         *     - email → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; url: if also a URL.
+         *     Re-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.
+         *     Example: `update_list {"id": "…", "updateProperty": {"id": "p_pages", "type": "number"}}`.
          */
         patch: operations["update_list"];
         trace?: never;
@@ -220,12 +225,14 @@ export interface paths {
         put?: never;
         /**
          * Move items to another list
-         * @description Moves up to 100 items to another list. Each keeps its id, body, chat and history;
-         *     values follow their property by id, then by name and type; select values by label.
-         *     When any value would be dropped, the first call answers a preview (`preview: true`,
-         *     `droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.
-         *     Status and due date ride along unseen onto a list that keeps neither and show again
-         *     when the item comes back. Ids that are not your own items are under `refused`.
+         * @description Moves up to 100 items to another list; each keeps its id, title, body, chat and
+         *     history. Values follow their property by id, then by name (any case) and type; select
+         *     values go by label, a label the destination lacks becoming a new option there. A value
+         *     with no matching property is dropped: the first call then answers a preview
+         *     (`preview: true`, `droppedValues`, no `items`) and moves nothing; repeat it with
+         *     `acknowledgeDataLoss: true` to move. Status and due date ride along unseen onto a list
+         *     that keeps neither and show again on one that keeps them. Ids that are not your own
+         *     live items are under `refused`; the rest move.
          *     Example: `move_items {"itemIds": ["…"], "listId": "notes"}`.
          */
         post: operations["move_items"];
@@ -577,9 +584,8 @@ export interface components {
             })[];
         };
         /**
-         * @description ONE property to change, by `id`: `name` renames, `type` retypes (values migrate; see
-         *     update_list), `options` re-options select types (the full new option list; an option
-         *     kept by `id` or by label keeps its values, a dropped one clears them and is previewed).
+         * @description ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full
+         *     new list) re-options a select type; see update_list for what values become.
          */
         PropertyUpdate: {
             id: string;
@@ -654,6 +660,7 @@ export interface components {
             titleLabel?: string | null;
         };
         UpdateListInput: {
+            /** @description Not blank. */
             name?: string | null;
             /** @description "" removes. */
             icon?: string | null;
@@ -663,7 +670,7 @@ export interface components {
             titleLabel?: string | null;
             /** @enum {string|null} */
             layout?: "list" | "kanban" | "table" | null;
-            /** @description Left-to-right order naming EVERY property exactly once, by id. */
+            /** @description Left-to-right order naming EVERY property the list keeps exactly once, by id; properties added in the same call go last. */
             columnOrder?: string[] | null;
             addProperties?: components["schemas"]["PropertyInput"][] | null;
             updateProperty?: components["schemas"]["PropertyUpdate"] | null;
@@ -997,15 +1004,19 @@ export interface components {
             itemId: string;
             /** @description The property's name on the source list. */
             property: string;
-            /** @description The value that would be dropped. */
+            /** @description The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels. */
             value: unknown;
         };
         MoveItemsResult: {
+            /** @description true: nothing moved; repeat with `acknowledgeDataLoss: true`. */
             preview: boolean;
             listId: string;
             listName: string | null;
+            /** @description The items on the destination, in the order asked (empty on a preview). Items already there stay as they are. */
             items: components["schemas"]["ItemRow"][];
+            /** @description On a preview, what the move would drop; after an acknowledged move, what it dropped. A destination property takes one source property at most (id matches first). */
             droppedValues: components["schemas"]["DroppedValue"][];
+            /** @description Ids that are not your own live items: someone else's, shared with you, in the trash, or unknown. */
             refused: string[];
         };
         CreateUploadInput: {
@@ -1412,25 +1423,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /**
-         * @description Temporary: this operation is not built yet in this version of listkeeper. Declared only
-         *     on operations without a handler (test/coverage.test.ts checks it), and removed from an
-         *     operation when it is built.
-         */
-        NotImplemented: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": "move_items is not built yet in this version of listkeeper.",
-                 *       "code": "notImplemented"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
     };
     parameters: {
         /** @description The list's id (or `tasks` / `notes`). */
@@ -1666,7 +1658,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     update_list: {
@@ -1727,7 +1718,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     list_items: {
@@ -2056,7 +2046,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     get_item: {
