@@ -87,7 +87,8 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
   normalizeInstants(params, op.spec.paramsSchema);
   let body: Record<string, unknown> = {};
   if (op.body) {
-    if (raw.body === undefined || raw.body === null) {
+    // No body at all is fine where the body is optional; a JSON `null` is a body, and not an object.
+    if (raw.body === undefined || (raw.body === null && op.spec.bodyRequired)) {
       if (op.spec.bodyRequired) throw invalid(`${operationId} needs a JSON body; see its requestBody in the OpenAPI document.`);
     } else {
       if (!op.body(raw.body)) throw schemaError(op.body.errors, 'field');
@@ -95,7 +96,9 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
       refuseUnstorableText(body, '');
       normalizeInstants(body, op.spec.bodySchema!);
     }
-  } else if (raw.body !== undefined && raw.body !== null && Object.keys(raw.body as object).length > 0) {
+  } else if (raw.body !== undefined && (raw.body === null || typeof raw.body !== 'object' || Array.isArray(raw.body))) {
+    throw invalid(`${operationId} takes no body; received ${shown(raw.body)}. Its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`);
+  } else if (raw.body !== undefined && Object.keys(raw.body as object).length > 0) {
     const names = Object.keys(raw.body as object);
     throw invalid(`${operationId} takes no ${names.length > 1 ? 'fields' : 'field'} ${names.map((n) => `'${n}'`).join(', ')}; its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`, names[0]);
   }

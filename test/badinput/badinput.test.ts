@@ -90,6 +90,15 @@ describe('bad input', () => {
       await refused({ method: 'POST', path: '/lists', body: 'null' }, { status: 400, code: 'invalid', message: /needs a JSON body/ });
     });
 
+    it('refuses a JSON null where the body is optional, and any body where there is none', async () => {
+      await refused({ method: 'DELETE', path: `/lists/${ids.list}`, body: 'null' }, { status: 400, code: 'invalid', message: /'body' must be object; received null/ });
+      await refused({ method: 'DELETE', path: `/lists/${ids.list}`, body: '[]' }, { status: 400, code: 'invalid', message: /'body' must be object/ });
+      for (const body of ['null', '42', '"run"', '[1]']) {
+        await refused({ method: 'POST', path: `/automations/${randomUUID()}/run`, body }, { status: 400, code: 'invalid', message: /run_automation takes no body; received/ });
+      }
+      await refused({ method: 'POST', path: `/automations/${randomUUID()}/run`, body: '{"force": true}' }, { status: 400, code: 'invalid', field: 'force' });
+    });
+
     it('refuses a body over the limit (BODY_LIMIT_BYTES) before reading it whole', async () => {
       const big = JSON.stringify({ items: [{ title: 'x', body: 'y'.repeat(server.config.bodyLimitBytes) }] });
       await refused({ method: 'POST', path: '/items', body: big }, { status: 400, code: 'invalid', message: /the limit is \d+ bytes/ });
