@@ -1154,6 +1154,18 @@ export const openapiDocument: Record<string, unknown> = {
                     "$response.body#/id"
                   ]
                 }
+              },
+              "ReadChat": {
+                "operationId": "read_chat_messages",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
+              },
+              "PostInChat": {
+                "operationId": "post_chat_message",
+                "parameters": {
+                  "id": "$response.body#/id"
+                }
               }
             }
           },
@@ -1607,6 +1619,20 @@ export const openapiDocument: Record<string, unknown> = {
                   "automations": []
                 }
               }
+            },
+            "links": {
+              "GetFirstRuns": {
+                "operationId": "get_automation_runs",
+                "parameters": {
+                  "id": "$response.body#/automations/0/id"
+                }
+              },
+              "RunFirst": {
+                "operationId": "run_automation",
+                "parameters": {
+                  "id": "$response.body#/automations/0/id"
+                }
+              }
             }
           },
           "401": {
@@ -1775,6 +1801,14 @@ export const openapiDocument: Record<string, unknown> = {
                   "lastDeliveryAt": null,
                   "lastError": null,
                   "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                }
+              }
+            },
+            "links": {
+              "DeleteSubscription": {
+                "operationId": "delete_event_subscription",
+                "parameters": {
+                  "id": "$response.body#/id"
                 }
               }
             }

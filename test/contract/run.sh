@@ -93,6 +93,10 @@ for who in owner other; do
   entries+=("{\"name\": \"$who\", \"fixedHeaders\": [{\"name\": \"Authorization\", \"value\": \"Bearer $key\"}]}")
 done
 (umask 077 && printf '{"auth": [%s, %s]}\n' "${entries[0]}" "${entries[1]}" >"$auth_file")
+# Automations have no create operation: one made with the CLI gives the automation operations
+# (through the list_automations links) something real to read and run.
+printf '{"name": "Contract digest", "schedule": "0 9 * * 1", "actions": [{"type": "createItems", "items": [{"title": "From an automation"}]}]}\n' >"$work/automation.json"
+"${server_env[@]}" node bin/listkeeper.js automation create --email contract-owner@example.com --file "$work/automation.json" >/dev/null
 export LISTKEEPER_CONTRACT_AUTH="$auth_file"
 
 args=(run "$base/api/v1/openapi.json"
