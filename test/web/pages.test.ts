@@ -226,6 +226,8 @@ describe('pages on a phone, without JavaScript', () => {
     const redirected = page.waitForRequest((req) => req.url().startsWith(client.redirectUri));
     await page.click('button[value=allow]').catch(() => undefined);
     expect(new URL((await redirected).url()).searchParams.get('code')).toBeTruthy();
+    // Nothing listens on the callback: let Chromium finish showing its error page before moving on.
+    await page.waitForURL(/^chrome-error:/, { timeout: 5000 }).catch(() => undefined);
     await page.goto(`${server.baseUrl}/settings/connections`);
     await fits();
     await page.click('form[action="/settings/connections/api-key"] button');
