@@ -61,8 +61,8 @@ test-unit: setup build mcp-tools browser ## Run the jest suites (unit, integrati
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
-test-isolation: setup ## The cross-account isolation suite (not in make test yet: its controls need updating)
-	LISTKEEPER_ISOLATION=1 $(JEST) test/isolation
+test-isolation: setup ## Only the cross-account isolation suite (make test runs it too)
+	$(JEST) test/isolation
 
 test-mcp: setup mcp-tools ## Only the MCP suites: adapter, parity with REST, tool snapshots, conformance, Inspector CLI
 	$(JEST) --maxWorkers=2 test/mcp
