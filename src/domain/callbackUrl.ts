@@ -6,31 +6,13 @@
  * @see ../../../shared/spec/service.md "Signed webhook (REST)"
  */
 import dns from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-
-/**
- * Special-purpose ranges (IANA registries) that are not globally routable. IPv4-mapped IPv6
- * addresses (::ffff:a.b.c.d) are checked by BlockList against the IPv4 rules; a rule on
- * ::ffff:0:0/96 itself would match every IPv4 address.
- */
-const BLOCKED = new BlockList();
-const V4: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.31.196.0', 24], ['192.52.193.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
-  ['192.175.48.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-];
-const V6: [string, number][] = [
-  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-];
-for (const [net, prefix] of V4) BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of V6) BLOCKED.addSubnet(net, prefix, 'ipv6');
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from '../http/outbound.js';
 
 /** True when `address` (an IP literal) is private, loopback, link-local or otherwise not public. */
 export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  // One block list for every outbound request of the service (src/http/outbound.ts).
+  return !isPublicAddress(address);
 }
 
 export class CallbackUrlError extends Error {

@@ -18,6 +18,7 @@ import { ApiError } from './errors.js';
 import { API_ROOT, handleRest } from './rest.js';
 import { readJsonBody } from './body.js';
 import { handleMcp } from '../mcp/server.js';
+import { itemPages } from '../web/items.js';
 import { mcpTransportGuards } from '../mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
+  // The item pages and the main conversation need the web session the OAuth server's pages keep.
+  if (deps.oauth) app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
   if (deps.oauth) app.use(deps.oauth.middleware);
   app.use(async function unknownRoute(ctx) {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
