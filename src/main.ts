@@ -1,6 +1,6 @@
 /**
  * Composition root: config → database (embedded Postgres unless DATABASE_URL) → migrations
- * → services → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
+ * → services → OAuth server (keys from the database) → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -11,6 +11,9 @@ import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
+import { createAuthServer } from './auth/oauth/server.js';
+import { webhookConsumers } from './jobs/webhooks.js';
+import { webhookSettings } from './jobs/definitions.js';
 import { ENRICH_TOPIC, enrichConsumer } from './domain/enrich.js';
 
 async function main(): Promise<void> {
@@ -19,8 +22,13 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
-  const outbox = startOutboxPump(database.db, { [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) }, log);
-  const app = createApp({ db: database.db, config, services, log, ready: async () => (await database.db.raw('select 1')) !== undefined });
+  const outbox = startOutboxPump(
+    database.db,
+    { ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }), [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) },
+    log,
+  );
+  const oauth = await createAuthServer({ db: database.db, config, log });
+  const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);

@@ -12,8 +12,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 /** Operations not built yet; the issues of this round remove every one. */
 export const NOT_YET_BUILT: string[] = [
   'update_list', 'delete_list', 'move_items',
-  'read_chat_messages', 'post_chat_message', 'search',
-  'create_event_subscription', 'list_event_subscriptions', 'delete_event_subscription',
+  'search',
 ];
 
 const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown }>> };

@@ -1,10 +1,13 @@
 /**
- * The per-token rate limit: a fixed one-minute window per bucket, counted in Postgres so that
- * every server process on one database enforces one limit. Counted before authentication,
- * so a bad key is counted too.
+ * The rate limits: a fixed one-minute window per bucket, counted in Postgres so that every
+ * server process on one database enforces one limit. Per token (in the guard, counted before
+ * authentication, so a bad key is counted too) and, above it, per client address
+ * (addressRateLimit, for every request).
  * @see ../../../shared/spec/service.md "Limits"
  */
+import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
+import { ApiError } from '../http/errors.js';
 import { hashToken } from './apikeys.js';
 
 export interface RateDecision { allowed: boolean; limit: number; remaining: number; resetSeconds: number }
@@ -31,4 +34,30 @@ export function tokenBucket(token: string): string {
 
 async function sweepOldWindows(db: Knex, current: Date): Promise<void> {
   await db('rate_limits').where('window_start', '<', new Date(current.getTime() - 120000)).delete().catch(() => undefined);
+}
+
+/** The bucket of a client address. */
+export function addressBucket(address: string): string {
+  return `a:${address}`;
+}
+
+/** Paths the per-address limit leaves alone: health probes, which load balancers call often. */
+const UNCOUNTED_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * Koa middleware: the per-address limit, above the per-token one. Every request counts
+ * (authenticated or not, good token or bad), on the API, MCP, the OAuth endpoints and the
+ * web pages alike; over the limit it answers 429 `rateLimited` with Retry-After.
+ */
+export function addressRateLimit(deps: { db: Knex; limit: number; now: () => Date }) {
+  return async function limitAddress(ctx: Context, next: Next): Promise<void> {
+    if (UNCOUNTED_PATHS.has(ctx.path)) return next();
+    const rate = await countRequest(deps.db, addressBucket(ctx.ip || 'unknown'), deps.limit, deps.now());
+    if (!rate.allowed) {
+      throw new ApiError('rateLimited', `Too many requests from your address: the limit is ${rate.limit} a minute; retry in ${rate.resetSeconds} seconds.`, {
+        headers: { 'Retry-After': String(rate.resetSeconds) },
+      });
+    }
+    await next();
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The `listkeeper` command: accounts, API keys and the database, for the person who runs
+ * The `listkeeper` command: accounts, passwords, API keys, OAuth keys and the database, for the person who runs
  * the service. It uses the same database as the server: DATABASE_URL, or the embedded
  * Postgres in the data folder (attaching to it when the server is running).
  */
@@ -8,6 +8,8 @@ import { loadConfig } from '../config.js';
 import { openDatabase, type OpenDatabase } from '../store/open.js';
 import { createUser, findUserByEmail } from '../domain/accounts.js';
 import { createApiKey, revokeApiKey } from '../auth/apikeys.js';
+import { retireKeys, rotateKeys } from '../auth/oauth/keys.js';
+import { setUserPassword } from '../web/passwords.js';
 import { ApiError } from '../http/errors.js';
 import { createShare, removeShare } from '../domain/shares.js';
 import { seedWorkspace } from '../bench/seed.js';
@@ -70,6 +72,77 @@ apikey
       process.stdout.write((await revokeApiKey(db, found.id)) ? 'Key revoked.\n' : 'This account had no key.\n');
     });
   });
+
+user
+  .command('set-password')
+  .description('Set the password an account signs in with on the web pages (read from standard input).')
+  .requiredOption('--email <email>', 'the account\'s email address')
+  .action(async (opts: { email: string }) => {
+    const password = await readSecret('New password (not shown): ');
+    await withDatabase(async ({ db }) => {
+      const found = await findUserByEmail(db, opts.email);
+      if (!found) throw new ApiError('notFound', `No account with email ${opts.email}.`);
+      await setUserPassword(db, found.id, password);
+      process.stdout.write(`Password set for ${found.email}; its other web sessions were signed out.\n`);
+    });
+  });
+
+const oauth = program.command('oauth').description('The OAuth authorization server\'s keys (README: Key rotation).');
+oauth
+  .command('rotate-keys')
+  .description('Add a new ES256 signing key and cookie secret; processes use them from their next start.')
+  .action(async () => {
+    await withDatabase(async ({ db }) => {
+      const { signingKid } = await rotateKeys(db);
+      process.stdout.write(`New signing key ${signingKid}. Restart every listkeeper process; older keys keep verifying until retired.\n`);
+    });
+  });
+oauth
+  .command('retire-keys')
+  .description('Delete every signing key and cookie secret but the newest (refused within an hour of rotating).')
+  .action(async () => {
+    await withDatabase(async ({ db }) => {
+      const { retired } = await retireKeys(db);
+      process.stdout.write(retired.length > 0 ? `Retired ${retired.join(', ')}.\n` : 'Nothing to retire.\n');
+    });
+  });
+
+/** Reads a secret from standard input: typed without echo on a terminal, else the first line of the pipe. */
+async function readSecret(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = '';
+    for await (const chunk of stdin) text += String(chunk);
+    return text.split(/\r?\n/)[0] ?? '';
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') {
+          done();
+          return resolve(value);
+        }
+        if (ch === '\u0003') {
+          done();
+          return reject(new Error('cancelled'));
+        }
+        value = ch === '\u007f' ? value.slice(0, -1) : value + ch;
+      }
+    };
+    const done = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
 
 const share = program.command('share').description('Share items and lists with another account.');
 share

@@ -20,6 +20,7 @@ export async function itemGuidance(db: Knex, row: ItemDbRow, list: ListRow, now:
   } else {
     lines.push(`This is an item on the list '${list.name}'.`);
   }
+  if (row.assigned_agent) lines.push(`It is assigned to the agent '${row.assigned_agent}'.`);
   if (row.archived_at) lines.push('It is archived: hidden from lists until update_items sets archived false.');
   const lastAgent = chat.findIndex((m) => m.author_kind === 'agent');
   const sincePerson = (lastAgent === -1 ? chat : chat.slice(0, lastAgent)).filter((m) => m.author_kind === 'person').reverse();

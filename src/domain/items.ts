@@ -29,6 +29,8 @@ export interface ItemDbRow {
   is_template: boolean;
   favorited: boolean;
   guidance_note: string | null;
+  /** The agent a task is assigned to, by name (migration 20261122000400_events). */
+  assigned_agent: string | null;
   archived_at: Date | null;
   deleted_at: Date | null;
   purges_at: Date | null;
@@ -90,6 +92,7 @@ export function itemRowDto(row: ItemDbRow, list: Pick<ListRow, 'properties'>, ex
     favorited: extra.favorited ?? row.favorited,
     externalId: row.external_id,
     isSharedWithMe: extra.isSharedWithMe ?? false,
+    assignedAgent: row.assigned_agent ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

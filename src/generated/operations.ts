@@ -2625,6 +2625,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -2713,6 +2714,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -3312,6 +3320,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -3400,6 +3409,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -3503,6 +3519,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -3591,6 +3608,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -3723,7 +3747,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "PATCH",
     "path": "/items",
     "summary": "Change items",
-    "description": "Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:\nonly the properties sent change; \"\" clears one; an unknown property is refused naming\nthe valid ones), `imageUrls`, `clearImages`, and a body change: either block `edits`\nagainst the handles of a `get_item` read with `forEditing: true` (preferred for long\nbodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,\n`insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.\nCall-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and\n`favorited` apply to every item in the call. Items are written in order; a refusal\nstops the batch with a 409 whose `details.writtenItemIds` names the items already\nwritten (a refused body edit also returns that item's current body with fresh\nhandles in `details`).\nEdit ops (each an object with `op`): `replace {handle, markdown}`, `insert {position:\nbefore|after, handle, markdown}` or `insert {position: start|end, markdown}`,\n`delete {handle}`, `setChecked {handle, checked}`, `move {handle, position:\nbefore|after, target}` or `move {handle, position: start|end}`, `replaceText {handle,\nfind, replace}` (`find` must occur once in that block), `rewrite {baseVersion,\nmarkdown}` (whole body, only if `baseVersion` equals the current `bodyVersion`).\nEdits apply in order, all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\",\n\"handle\": \"k3f\", \"checked\": true}]}]}`.",
+    "description": "Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:\nonly the properties sent change; \"\" clears one; an unknown property is refused naming\nthe valid ones), `imageUrls`, `clearImages`, `assignedAgent` (hands a task to an agent\nby name and emits `task.awaitingAgent` with reason `assigned`; `\"\"` unassigns), and a\nbody change: either block `edits`\nagainst the handles of a `get_item` read with `forEditing: true` (preferred for long\nbodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,\n`insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.\nCall-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and\n`favorited` apply to every item in the call. Items are written in order; a refusal\nstops the batch with a 409 whose `details.writtenItemIds` names the items already\nwritten (a refused body edit also returns that item's current body with fresh\nhandles in `details`).\nEdit ops (each an object with `op`): `replace {handle, markdown}`, `insert {position:\nbefore|after, handle, markdown}` or `insert {position: start|end, markdown}`,\n`delete {handle}`, `setChecked {handle, checked}`, `move {handle, position:\nbefore|after, target}` or `move {handle, position: start|end}`, `replaceText {handle,\nfind, replace}` (`find` must occur once in that block), `rewrite {baseVersion,\nmarkdown}` (whole body, only if `baseVersion` equals the current `bodyVersion`).\nEdits apply in order, all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\",\n\"handle\": \"k3f\", \"checked\": true}]}]}`.",
     "tool": {
       "title": "Change items",
       "annotations": {
@@ -3929,6 +3953,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "description": "true drops old images first."
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 60,
+                "description": "Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `\"\"` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner."
               }
             }
           }
@@ -4176,6 +4208,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "description": "true drops old images first."
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 60,
+                "description": "Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `\"\"` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner."
               }
             }
           }
@@ -4284,6 +4324,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -4372,6 +4413,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -5117,6 +5165,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -5205,6 +5254,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -5404,6 +5460,7 @@ export const operationTable: readonly OperationSpec[] = [
               "favorited",
               "externalId",
               "isSharedWithMe",
+              "assignedAgent",
               "createdAt",
               "updatedAt"
             ],
@@ -5492,6 +5549,13 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "isSharedWithMe": {
                 "type": "boolean"
+              },
+              "assignedAgent": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
               "attachments": {
                 "type": "array",
@@ -5684,6 +5748,7 @@ export const operationTable: readonly OperationSpec[] = [
         "values",
         "cells",
         "isSharedWithMe",
+        "assignedAgent",
         "listId",
         "listName",
         "listIcon",
@@ -5776,6 +5841,13 @@ export const operationTable: readonly OperationSpec[] = [
         },
         "isSharedWithMe": {
           "type": "boolean"
+        },
+        "assignedAgent": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
         },
         "editable": {
           "type": "string",
@@ -6102,7 +6174,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/items/{id}/messages",
     "summary": "Read an item's chat",
-    "description": "Reads the chat of an item: messages from the person, from the service and from\nagents, oldest first. Pass the `createdAt` of the last message you saw as `since` to\nget only newer ones. Empty when the item has no chat yet.\nExample: `read_chat_messages {\"id\": \"…\", \"since\": \"2026-11-22T09:00:00Z\"}`.",
+    "description": "Reads the chat of an item (your own or one shared with you): messages from the person,\nfrom the service and from agents, oldest first. Pass the `createdAt` of the last\nmessage you saw as `since` to get only newer ones; `createdAt` is unique and rising\nwithin a chat, so nothing is skipped or repeated. `truncated` true means more follow:\nread again with `since`. A message updated through its `messageKey` keeps its\n`createdAt` and shows the change in `updatedAt`. Empty (`sessionId` null) when the\nitem has no chat yet.\nExample: `read_chat_messages {\"id\": \"…\", \"since\": \"2026-11-22T09:00:00Z\"}`.",
     "tool": {
       "title": "Read an item's chat",
       "annotations": {
@@ -6269,7 +6341,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/items/{id}/messages",
     "summary": "Post in an item's chat",
-    "description": "Posts a Markdown message in the item's chat as the calling agent. It cannot be taken\nback: the person sees it as an unread reply on the item. Set `needsInput: true` when\nthe work waits on the person's answer. Give a `messageKey` to make retries safe: the\nsame key again lands once and updates the same message.\nExample: `post_chat_message {\"id\": \"…\", \"message\": \"Booked for Tuesday 10:00.\",\n\"agentName\": \"Travel agent\"}`.",
+    "description": "Posts a Markdown message in the item's chat (your own or one shared with you) as the\ncalling agent, named `agentName` (default `Your agent`). It cannot be taken back: the\nperson sees it as an unread reply on the item's page and as a line in their main\nconversation, and it is written to the activity log. Set `needsInput: true` when the\nwork waits on the person's answer: on a task, the person's next message in this chat\nemits `task.awaitingAgent` with reason `reply`. Give a `messageKey` to make retries\nsafe: the same key again lands once and updates the same message (same `id` and\n`createdAt`; text, `agentName` and `needsInput` replaced, unread again).\nExample: `post_chat_message {\"id\": \"…\", \"message\": \"Booked for Tuesday 10:00.\",\n\"agentName\": \"Travel agent\"}`.",
     "tool": {
       "title": "Post in an item's chat",
       "annotations": {
@@ -7699,8 +7771,12 @@ export const operationTable: readonly OperationSpec[] = [
               "url",
               "status",
               "events",
+              "via",
               "createdAt",
-              "verifiedAt"
+              "verifiedAt",
+              "refreshBefore",
+              "lastDeliveryAt",
+              "lastError"
             ],
             "properties": {
               "id": {
@@ -7715,13 +7791,22 @@ export const operationTable: readonly OperationSpec[] = [
                   "pending",
                   "active",
                   "retired"
-                ]
+                ],
+                "description": "`pending` until the callback answers the verification challenge; `retired` after a `410` answer."
               },
               "events": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
+              },
+              "via": {
+                "type": "string",
+                "enum": [
+                  "rest",
+                  "mcp"
+                ],
+                "description": "Made here (`rest`) or by an MCP client's `events/subscribe` (`mcp`)."
               },
               "createdAt": {
                 "type": "string"
@@ -7731,6 +7816,27 @@ export const operationTable: readonly OperationSpec[] = [
                   "string",
                   "null"
                 ]
+              },
+              "refreshBefore": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "An MCP subscription lapses at this instant unless refreshed; null for REST subscriptions."
+              },
+              "lastDeliveryAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "When a delivery was last acknowledged."
+              },
+              "lastError": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "Why the last delivery attempt failed, as a category: `connection_refused`, `timeout`, `tls_error`, `http_4xx`, `http_5xx`, `challenge_failed`, `blocked_address`."
               },
               "secret": {
                 "type": "string",
@@ -7747,12 +7853,13 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/event-subscriptions",
     "summary": "Subscribe a webhook",
-    "description": "Registers an https callback for events (today: `task.awaitingAgent`). Before the first\nevent the service POSTs `{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an\nevent; answer 2xx with a JSON body echoing `challenge`. Deliveries follow Standard\nWebhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64\nHMAC-SHA256 over `<id>.<timestamp>.<body>` with the secret's base64 part) plus\n`X-MCP-Subscription-Id`, one event per request. A failed delivery is retried up to 5\ntimes with exponential backoff and jitter (about 10 s, 20 s, 40 s, 80 s, 160 s); a\n`410` answer retires the subscription. The minted `whsec_` secret is shown only here.",
+    "description": "Registers an https callback for events (today: `task.awaitingAgent`, sent when a task\nis assigned to an agent with update_items `assignedAgent` (reason `assigned`), or when\nthe person writes in the chat of a task whose agent last posted with `needsInput`\n(reason `reply`)). The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together).",
     "tool": null,
     "successStatus": 201,
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [],
@@ -7773,15 +7880,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "format": "uri",
           "maxLength": 2000,
-          "pattern": "^https://",
-          "description": "An https callback URL (http on loopback only when the server allows local development)."
+          "pattern": "^https?://",
+          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development)."
         },
         "secret": {
           "type": "string",
           "minLength": 24,
           "maxLength": 200,
           "pattern": "^whsec_",
-          "description": "Your own `whsec_` + base64 secret; omit to have one minted."
+          "description": "Your own `whsec_` + base64 of 24 to 64 random bytes; omit to have one minted."
         }
       }
     },
@@ -7793,15 +7900,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "format": "uri",
           "maxLength": 2000,
-          "pattern": "^https://",
-          "description": "An https callback URL (http on loopback only when the server allows local development)."
+          "pattern": "^https?://",
+          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development)."
         },
         "secret": {
           "type": "string",
           "minLength": 24,
           "maxLength": 200,
           "pattern": "^whsec_",
-          "description": "Your own `whsec_` + base64 secret; omit to have one minted."
+          "description": "Your own `whsec_` + base64 of 24 to 64 random bytes; omit to have one minted."
         }
       },
       "additionalProperties": false,
@@ -7816,8 +7923,12 @@ export const operationTable: readonly OperationSpec[] = [
         "url",
         "status",
         "events",
+        "via",
         "createdAt",
-        "verifiedAt"
+        "verifiedAt",
+        "refreshBefore",
+        "lastDeliveryAt",
+        "lastError"
       ],
       "properties": {
         "id": {
@@ -7832,13 +7943,22 @@ export const operationTable: readonly OperationSpec[] = [
             "pending",
             "active",
             "retired"
-          ]
+          ],
+          "description": "`pending` until the callback answers the verification challenge; `retired` after a `410` answer."
         },
         "events": {
           "type": "array",
           "items": {
             "type": "string"
           }
+        },
+        "via": {
+          "type": "string",
+          "enum": [
+            "rest",
+            "mcp"
+          ],
+          "description": "Made here (`rest`) or by an MCP client's `events/subscribe` (`mcp`)."
         },
         "createdAt": {
           "type": "string"
@@ -7848,6 +7968,27 @@ export const operationTable: readonly OperationSpec[] = [
             "string",
             "null"
           ]
+        },
+        "refreshBefore": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "An MCP subscription lapses at this instant unless refreshed; null for REST subscriptions."
+        },
+        "lastDeliveryAt": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "When a delivery was last acknowledged."
+        },
+        "lastError": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Why the last delivery attempt failed, as a category: `connection_refused`, `timeout`, `tls_error`, `http_4xx`, `http_5xx`, `challenge_failed`, `blocked_address`."
         },
         "secret": {
           "type": "string",

@@ -1,6 +1,6 @@
 /**
  * The koa app factory, apart from `listen` so tests build an app without a port.
- * A request's way: guards (request id, log, errors, origin check, rate limit + auth) →
+ * A request's way: guards (request id, log, errors, per-address limit, origin check, rate limit + auth) →
  * adapter (REST or MCP) → operation → domain → store.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,6 +18,8 @@ import { readJsonBody } from './body.js';
 import { handleMcp } from '../mcp/server.js';
 import { mcpTransportGuards } from '../mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
+import { addressRateLimit } from '../auth/ratelimit.js';
+import type { AuthServer } from '../auth/oauth/server.js';
 import { getFile, putFile } from './files.js';
 
 export interface AppDeps {
@@ -26,6 +28,8 @@ export interface AppDeps {
   services: Services;
   log?: Logger;
   verifyAccessToken?: AccessTokenVerifier;
+  /** The OAuth authorization server with its discovery documents and web pages; off when absent. */
+  oauth?: AuthServer;
   /** Check every operation's output against its schema (on in tests). */
   validateResponses?: boolean;
   /** Whether the app is ready to serve (database up, migrations applied). */
@@ -35,7 +39,9 @@ export interface AppDeps {
 /** Builds the koa app. */
 export function createApp(deps: AppDeps): Koa {
   const log = deps.log ?? pino({ level: deps.config.logLevel });
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  // oidc-provider, mounted below, reads its signed cookies through this app: same keys.
+  if (deps.oauth) app.keys = deps.oauth.cookieKeys;
   const router = new Router();
   const guard = bearerGuard({ db: deps.db, config: deps.config, now: () => deps.services.now(), ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}) });
   const validateResponses = deps.validateResponses ?? false;
@@ -50,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestLog(log));
   app.use(renderErrors);
+  app.use(addressRateLimit({ db: deps.db, limit: deps.config.rateLimitPerAddressPerMinute, now: () => deps.services.now() }));
 
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
@@ -75,6 +82,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
+  if (deps.oauth) app.use(deps.oauth.middleware);
   app.use(async function unknownRoute(ctx) {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
   });

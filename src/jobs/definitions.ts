@@ -4,13 +4,19 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './queue.js';
-import type { Config } from '../config.js';
 import { purgeExpired } from '../domain/trash.js';
+import { loadConfig, type Config } from '../config.js';
+import { webhookJob, type WebhookSettings } from './webhooks.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';
 
 export interface JobDeps { db: Knex; log: Logger; now(): Date; config: Config }
+
+/** Webhook delivery settings from the configuration (its defaults when none is given). */
+export function webhookSettings(config: Config = loadConfig({})): WebhookSettings {
+  return { allowPrivate: config.webhooksAllowPrivate, retryBaseSeconds: config.webhookRetryBaseSeconds, timeoutMs: config.webhookTimeoutMs };
+}
 
 /** The job definitions of the service. */
 export function jobDefinitions(deps: JobDeps): JobDefinition[] {
@@ -25,6 +31,7 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
         if (purged.items + purged.lists > 0) deps.log.info(purged, 'purged expired trash');
       },
     },
+    webhookJob({ db: deps.db, log: deps.log, now: deps.now, settings: webhookSettings(deps.config) }) as JobDefinition,
     {
       name: AUTOMATION_TICK_JOB,
       // Every minute: queues the runs of automations whose cron time came (once across processes).

@@ -14,6 +14,7 @@ import { invoke, splitInput } from '../operations/dispatch.js';
 import type { OperationContext } from '../operations/types.js';
 import { ApiError } from '../http/errors.js';
 import { parseJsonStrings } from './arguments.js';
+import { EVENTS_CAPABILITY, registerEventMethods } from './events.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
 const INSTRUCTIONS =
@@ -41,9 +42,10 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
 }
 
 function buildServer(opContext: OperationContext, validateResponses: boolean): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, experimental: { events: EVENTS_CAPABILITY } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools as never }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses));
+  registerEventMethods(server, opContext);
   return server;
 }
 

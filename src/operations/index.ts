@@ -14,6 +14,11 @@ import { query_items } from './query_items.js';
 import { get_item } from './get_item.js';
 import { list_deleted } from './list_deleted.js';
 import { restore_deleted } from './restore_deleted.js';
+import { read_chat_messages } from './read_chat_messages.js';
+import { post_chat_message } from './post_chat_message.js';
+import { create_event_subscription } from './create_event_subscription.js';
+import { list_event_subscriptions } from './list_event_subscriptions.js';
+import { delete_event_subscription } from './delete_event_subscription.js';
 import { create_image_upload } from './create_image_upload.js';
 import { list_automations } from './list_automations.js';
 import { get_automation_runs } from './get_automation_runs.js';
@@ -33,6 +38,11 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   get_item,
   list_deleted,
   restore_deleted,
+  read_chat_messages,
+  post_chat_message,
+  create_event_subscription,
+  list_event_subscriptions,
+  delete_event_subscription,
   create_image_upload,
   list_automations,
   get_automation_runs,

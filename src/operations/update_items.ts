@@ -10,6 +10,7 @@ import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
 import { attachImages, clearImages, downloadImages } from '../domain/images.js';
 import { ApiError, invalid, toolError } from '../http/errors.js';
+import { emitAwaitingAgent } from '../domain/events.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -27,7 +28,7 @@ class Refusal extends Error {
 }
 
 /** Fields the owner keeps on an item shared one by one (`editable: titleAndBody`). */
-const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages'] as const;
+const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent'] as const;
 
 /**
  * PATCH /items: up to 200 items, written in order in one transaction. A refusal stops the
@@ -155,6 +156,8 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
     if (!keepsDueDate(list)) throw new Refusal('toolError', `list '${list.name}' keeps no due date, so dueAt cannot be set on this item.`);
     Object.assign(patch, dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime });
   }
+  const assigned = assignment(row, list, entry);
+  if (assigned !== undefined) patch.assigned_agent = assigned;
   if (input.archived !== undefined && input.archived !== null) patch.archived_at = input.archived ? (row.archived_at ?? now) : null;
   let favorited = row.favorited;
   if (input.favorited !== undefined && input.favorited !== null) {
@@ -173,8 +176,18 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
       .returning('*')) as ItemDbRow[];
     updated = rows[0]!;
   }
+  // Handing a task to an agent releases task.awaitingAgent, in this transaction (outbox).
+  if (assigned && updated.task_status !== 'completed') await emitAwaitingAgent(trx, updated, 'assigned', assigned, now);
   const dto = itemRowDto(updated, { properties }, { isSharedWithMe: access !== 'own', favorited: access === 'own' ? updated.favorited : favorited });
   return { item: bodyResult ? { ...dto, ...bodyResult } : dto };
+}
+
+/** The new `assigned_agent` when the entry changes it ("" unassigns), else undefined. Tasks only. */
+function assignment(row: ItemDbRow, list: ListRow, entry: Entry): string | null | undefined {
+  if (entry.assignedAgent === undefined || entry.assignedAgent === null) return undefined;
+  if (!keepsStatus(list)) throw new Refusal('toolError', `assignedAgent is for tasks, and list '${list.name}' keeps no status; move the item to a tasks list first.`);
+  const name = entry.assignedAgent.trim() || null;
+  return name === row.assigned_agent ? undefined : name;
 }
 
 function refuseOwnerFields(entry: Entry, input: Input, access: AccessibleItem['access']): void {

@@ -3,7 +3,7 @@
  * and an MCP client. Every server a test opens is closed in its afterAll.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +14,8 @@ import { createServices, type Services } from '../../src/services.js';
 import { migrate } from '../../src/store/db.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/auth/apikeys.js';
+import { createAuthServer, type AuthServer } from '../../src/auth/oauth/server.js';
+import { hashPassword } from '../../src/web/passwords.js';
 import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
 import type { OperationContext, Principal } from '../../src/operations/types.js';
 import { createTestDatabase } from './db.js';
@@ -27,8 +29,10 @@ export interface TestServer {
   dbUrl: string;
   config: Config;
   services: Services;
-  /** Creates an account with an API key and an SDK client on it. */
-  account(name?: string): Promise<TestAccount>;
+  /** The OAuth authorization server of the app. */
+  oauth: AuthServer;
+  /** Creates an account with an API key and an SDK client on it (and a web password, if given). */
+  account(name?: string, password?: string): Promise<TestAccount>;
   /** An MCP client connected with the account's key. */
   mcp(account: TestAccount): Promise<Client>;
   /** The operation context of an account, to call operations directly. */
@@ -38,20 +42,44 @@ export interface TestServer {
 
 let counter = 0;
 
-/** Starts a server on a random port with a fresh database; rate limit raised unless given. */
+/** One app on a port, without the database around it (see serveApp). */
+export interface TestApp { baseUrl: string; config: Config; services: Services; oauth: AuthServer; close(): Promise<void> }
+
+/**
+ * Runs one app (with its OAuth server) on a random port over an existing database. The
+ * port is bound first, so BASE_URL — the OAuth issuer and token audience — is known when
+ * the app is built. Rate limits are raised unless given.
+ */
+export async function serveApp(db: Knex, env: Record<string, string> = {}): Promise<TestApp> {
+  const server: Server = createServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000', BASE_URL: baseUrl, ...env });
+  const services = createServices();
+  const log = pino({ level: 'silent' });
+  const oauth = await createAuthServer({ db, config, log });
+  const app = createApp({ db, config, services, log, validateResponses: true, oauth, verifyAccessToken: oauth.verifyAccessToken });
+  server.on('request', app.callback());
+  return {
+    baseUrl,
+    config,
+    services,
+    oauth,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Starts a server on a random port with a fresh database; rate limits raised unless given. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   await migrate(database.knex);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
-  const services = createServices();
+  const served = await serveApp(database.knex, env);
+  const { baseUrl, config, services } = served;
   const log = pino({ level: 'silent' });
-  const app = createApp({ db: database.knex, config, services, log, validateResponses: true });
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  config.baseUrl = baseUrl;
-  config.webOrigin = baseUrl;
   const clients: Client[] = [];
 
   return {
@@ -60,9 +88,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dbUrl: database.url,
     config,
     services,
-    async account(name = 'Ada') {
+    oauth: served.oauth,
+    async account(name = 'Ada', password?: string) {
       const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
-      const user = await createUser(database.knex, { email, name, timezone: 'Europe/London' });
+      const user = await createUser(database.knex, { email, name, timezone: 'Europe/London', passwordHash: password ? await hashPassword(password) : null });
       const key = await createApiKey(database.knex, user.id);
       return { userId: user.id, email, key, sdk: createClient({ baseUrl, token: key }), principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` } };
     },
@@ -78,8 +107,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
       await database.drop();
     },
   };

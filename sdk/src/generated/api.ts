@@ -156,7 +156,9 @@ export interface paths {
          * Change items
          * @description Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:
          *     only the properties sent change; "" clears one; an unknown property is refused naming
-         *     the valid ones), `imageUrls`, `clearImages`, and a body change: either block `edits`
+         *     the valid ones), `imageUrls`, `clearImages`, `assignedAgent` (hands a task to an agent
+         *     by name and emits `task.awaitingAgent` with reason `assigned`; `""` unassigns), and a
+         *     body change: either block `edits`
          *     against the handles of a `get_item` read with `forEditing: true` (preferred for long
          *     bodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,
          *     `insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.
@@ -296,19 +298,27 @@ export interface paths {
         };
         /**
          * Read an item's chat
-         * @description Reads the chat of an item: messages from the person, from the service and from
-         *     agents, oldest first. Pass the `createdAt` of the last message you saw as `since` to
-         *     get only newer ones. Empty when the item has no chat yet.
+         * @description Reads the chat of an item (your own or one shared with you): messages from the person,
+         *     from the service and from agents, oldest first. Pass the `createdAt` of the last
+         *     message you saw as `since` to get only newer ones; `createdAt` is unique and rising
+         *     within a chat, so nothing is skipped or repeated. `truncated` true means more follow:
+         *     read again with `since`. A message updated through its `messageKey` keeps its
+         *     `createdAt` and shows the change in `updatedAt`. Empty (`sessionId` null) when the
+         *     item has no chat yet.
          *     Example: `read_chat_messages {"id": "…", "since": "2026-11-22T09:00:00Z"}`.
          */
         get: operations["read_chat_messages"];
         put?: never;
         /**
          * Post in an item's chat
-         * @description Posts a Markdown message in the item's chat as the calling agent. It cannot be taken
-         *     back: the person sees it as an unread reply on the item. Set `needsInput: true` when
-         *     the work waits on the person's answer. Give a `messageKey` to make retries safe: the
-         *     same key again lands once and updates the same message.
+         * @description Posts a Markdown message in the item's chat (your own or one shared with you) as the
+         *     calling agent, named `agentName` (default `Your agent`). It cannot be taken back: the
+         *     person sees it as an unread reply on the item's page and as a line in their main
+         *     conversation, and it is written to the activity log. Set `needsInput: true` when the
+         *     work waits on the person's answer: on a task, the person's next message in this chat
+         *     emits `task.awaitingAgent` with reason `reply`. Give a `messageKey` to make retries
+         *     safe: the same key again lands once and updates the same message (same `id` and
+         *     `createdAt`; text, `agentName` and `needsInput` replaced, unread again).
          *     Example: `post_chat_message {"id": "…", "message": "Booked for Tuesday 10:00.",
          *     "agentName": "Travel agent"}`.
          */
@@ -480,14 +490,22 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a webhook
-         * @description Registers an https callback for events (today: `task.awaitingAgent`). Before the first
-         *     event the service POSTs `{"type": "verification", "challenge": "…"}`, signed like an
-         *     event; answer 2xx with a JSON body echoing `challenge`. Deliveries follow Standard
-         *     Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64
-         *     HMAC-SHA256 over `<id>.<timestamp>.<body>` with the secret's base64 part) plus
-         *     `X-MCP-Subscription-Id`, one event per request. A failed delivery is retried up to 5
-         *     times with exponential backoff and jitter (about 10 s, 20 s, 40 s, 80 s, 160 s); a
-         *     `410` answer retires the subscription. The minted `whsec_` secret is shown only here.
+         * @description Registers an https callback for events (today: `task.awaitingAgent`, sent when a task
+         *     is assigned to an agent with update_items `assignedAgent` (reason `assigned`), or when
+         *     the person writes in the chat of a task whose agent last posted with `needsInput`
+         *     (reason `reply`)). The URL's host must resolve to public addresses, checked again at
+         *     every delivery; redirects are not followed. Before the first event the service POSTs
+         *     `{"type": "verification", "challenge": "…"}`, signed like an event; answer 2xx with a
+         *     JSON body echoing `challenge` (`{"challenge": "…"}`). Deliveries follow Standard
+         *     Webhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;
+         *     `webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the
+         *     secret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body
+         *     `{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},
+         *     cursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is
+         *     retried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,
+         *     40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The
+         *     minted `whsec_` secret is shown only here; your own `secret` is never shown back.
+         *     A person holds at most 25 subscriptions (REST and MCP together).
          */
         post: operations["create_event_subscription"];
         /**
@@ -678,6 +696,13 @@ export interface components {
             /** @description Short-lived signed URL, with `includeImageUrls`. */
             url?: string;
         };
+        /**
+         * @description The agent this task is assigned to, by the name it posts under (`agentName`); null when
+         *     none. Setting it on a task with update_items (the person handing the task to an agent)
+         *     emits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that
+         *     keeps a status) can be assigned.
+         */
+        AssignedAgent: string | null;
         /** @description An item as it appears in list reads and write results. */
         ItemRow: {
             /** Format: uuid */
@@ -699,6 +724,7 @@ export interface components {
             favorited: boolean;
             externalId: string | null;
             isSharedWithMe: boolean;
+            assignedAgent: components["schemas"]["AssignedAgent"];
             attachments?: components["schemas"]["Attachment"][];
             createdAt: string;
             updatedAt: string;
@@ -737,6 +763,7 @@ export interface components {
                 [key: string]: string;
             };
             isSharedWithMe: boolean;
+            assignedAgent: components["schemas"]["AssignedAgent"];
             /**
              * @description On a shared row only. `titleAndBody`: shared one by one; status, due date, values and images belong to the owner. `all`: on a shared list; every field but the owner's favorite.
              * @enum {string}
@@ -871,6 +898,8 @@ export interface components {
             imageUrls?: string[] | null;
             /** @description true drops old images first. */
             clearImages?: boolean | null;
+            /** @description Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `""` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner. */
+            assignedAgent?: string | null;
         };
         UpdateItemsInput: {
             items: components["schemas"]["UpdateItemEntry"][];
@@ -1256,20 +1285,34 @@ export interface components {
         CreateEventSubscriptionInput: {
             /**
              * Format: uri
-             * @description An https callback URL (http on loopback only when the server allows local development).
+             * @description An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development).
              */
             url: string;
-            /** @description Your own `whsec_` + base64 secret; omit to have one minted. */
+            /** @description Your own `whsec_` + base64 of 24 to 64 random bytes; omit to have one minted. */
             secret?: string;
         };
         EventSubscription: {
             id: string;
             url: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` until the callback answers the verification challenge; `retired` after a `410` answer.
+             * @enum {string}
+             */
             status: "pending" | "active" | "retired";
             events: string[];
+            /**
+             * @description Made here (`rest`) or by an MCP client's `events/subscribe` (`mcp`).
+             * @enum {string}
+             */
+            via: "rest" | "mcp";
             createdAt: string;
             verifiedAt: string | null;
+            /** @description An MCP subscription lapses at this instant unless refreshed; null for REST subscriptions. */
+            refreshBefore: string | null;
+            /** @description When a delivery was last acknowledged. */
+            lastDeliveryAt: string | null;
+            /** @description Why the last delivery attempt failed, as a category: `connection_refused`, `timeout`, `tls_error`, `http_4xx`, `http_5xx`, `challenge_failed`, `blocked_address`. */
+            lastError: string | null;
             /** @description The minted `whsec_` secret; only in the creation answer. */
             secret?: string;
         };
@@ -2414,8 +2457,12 @@ export interface operations {
                      *       "events": [
                      *         "task.awaitingAgent"
                      *       ],
+                     *       "via": "rest",
                      *       "createdAt": "2026-11-22T09:00:00.000Z",
                      *       "verifiedAt": null,
+                     *       "refreshBefore": null,
+                     *       "lastDeliveryAt": null,
+                     *       "lastError": null,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2424,6 +2471,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };

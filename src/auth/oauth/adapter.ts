@@ -1,0 +1,98 @@
+/**
+ * oidc-provider's storage on Postgres: one row per model instance in `oauth_payloads`, so
+ * registered clients, grants, codes and refresh tokens survive restarts and are shared by
+ * every process on the database.
+ * @see https://github.com/panva/node-oidc-provider/blob/main/example/my_adapter.js (the contract)
+ */
+import type { Knex } from 'knex';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+/** Models whose rows belong to a grant and go when the grant is revoked. */
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+
+/**
+ * A dynamically registered client that nobody approved within this time is dropped, so that
+ * anonymous registrations cannot pile up; approving a client clears the expiry
+ * ({@link keepClient}).
+ */
+export const UNAPPROVED_CLIENT_TTL_SECONDS = 7 * 24 * 3600;
+
+interface Row { payload: AdapterPayload; consumed_at: Date | null }
+
+export class PostgresAdapter implements Adapter {
+  constructor(
+    private readonly db: Knex,
+    private readonly model: string,
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const ttl = expiresIn ?? (this.model === 'Client' ? UNAPPROVED_CLIENT_TTL_SECONDS : undefined);
+    const expiresAt = ttl === undefined ? null : new Date(Date.now() + ttl * 1000);
+    const row = {
+      model: this.model,
+      id,
+      payload: JSON.stringify(payload),
+      grant_id: GRANTABLE.has(this.model) ? (payload.grantId ?? null) : null,
+      uid: payload.uid ?? null,
+      user_code: payload.userCode ?? null,
+      account_id: payload.accountId ?? null,
+      expires_at: expiresAt,
+      consumed_at: null,
+    };
+    const query = this.db('oauth_payloads').insert(row).onConflict(['model', 'id']);
+    // A client's expiry is cleared on approval; re-saving its metadata must not bring it back.
+    if (this.model === 'Client') {
+      await query.merge({ payload: row.payload });
+    } else {
+      await query.merge(['payload', 'grant_id', 'uid', 'user_code', 'account_id', 'expires_at', 'consumed_at']);
+    }
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere({ id });
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere({ uid });
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere({ user_code: userCode });
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.db('oauth_payloads').where({ model: this.model, id }).update({ consumed_at: this.db.fn.now() });
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.db('oauth_payloads').where({ model: this.model, id }).delete();
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.db('oauth_payloads').where({ model: this.model, grant_id: grantId }).delete();
+  }
+
+  private async findWhere(where: Record<string, string>): Promise<AdapterPayload | undefined> {
+    const row = (await this.db('oauth_payloads')
+      .where({ model: this.model, ...where })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', this.db.fn.now()))
+      .first('payload', 'consumed_at')) as Row | undefined;
+    if (!row) return undefined;
+    if (Math.random() < 0.01) void sweepExpired(this.db);
+    return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+  }
+}
+
+/** The adapter factory oidc-provider calls once per model. */
+export function postgresAdapter(db: Knex): (model: string) => Adapter {
+  return (model) => new PostgresAdapter(db, model);
+}
+
+/** Marks a client as approved by a person, so its registration no longer expires. */
+export async function keepClient(db: Knex, clientId: string): Promise<void> {
+  await db('oauth_payloads').where({ model: 'Client', id: clientId }).whereNotNull('expires_at').update({ expires_at: null });
+}
+
+async function sweepExpired(db: Knex): Promise<void> {
+  await db('oauth_payloads').where('expires_at', '<', db.raw("now() - interval '1 hour'")).delete().catch(() => undefined);
+}

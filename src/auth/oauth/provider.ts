@@ -1,0 +1,209 @@
+/**
+ * The OAuth 2.1 authorization server: oidc-provider, configured for what MCP clients need
+ * and nothing more.
+ * - Dynamic client registration (RFC 7591), public clients only (`token_endpoint_auth_method`
+ *   none); redirect URIs are https on any host, or http on a loopback address, and are
+ *   matched exactly, port included.
+ * - Authorization code flow only, PKCE S256 required (plain is refused: see README).
+ * - Access tokens: ES256 JWTs (RFC 9068) for the service (audience BASE_URL), one hour.
+ *   The `resource` parameter (RFC 8707) may name the service or any address below it;
+ *   omitted, it defaults to BASE_URL; any other resource is refused (invalid_target).
+ * - Refresh tokens on every authorization, rotated on every use; reusing a rotated one
+ *   revokes the whole grant.
+ * - Sign-in and consent happen on the web pages (src/web/routes.ts); the provider's own
+ *   login prompt also fires when the web session and the provider session disagree.
+ * @see ../../../../shared/spec/service.md "Authentication"
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { Provider, errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../../config.js';
+import { html, page } from '../../web/html.js';
+import { currentUser } from '../../web/sessions.js';
+import { postgresAdapter } from './adapter.js';
+import type { AuthKeys } from './keys.js';
+
+export const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  jwks: '/oauth/jwks',
+  revocation: '/oauth/revoke',
+  end_session: '/oauth/logout',
+} as const;
+
+/** Where the provider sends the browser for sign-in and consent. */
+export const CONSENT_PATH = '/oauth/consent';
+
+/** Scopes a client may request; they never narrow what a token can do. */
+export const SCOPES = ['openid', 'email', 'offline_access'] as const;
+/**
+ * What a request without any known scope is processed as (RFC 6749 3.3 allows a default).
+ * oidc-provider drops `offline_access` unless the request also says prompt=consent, so the
+ * default is `openid`; refresh tokens are issued regardless (issueRefreshToken below).
+ */
+export const DEFAULT_SCOPE = 'openid';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+export const GRANT_TTL_SECONDS = 365 * 24 * 3600;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Builds the provider on the given keys and database. */
+export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys; log: Logger }): Provider {
+  const { db, config, keys, log } = deps;
+  const issuer = config.baseUrl;
+
+  const policy = interactionPolicy.base();
+  // The web pages are where a person signs in and out: when the browser's web session names
+  // someone else than the provider's session (or nobody), ask for sign-in again.
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('web_session_mismatch', 'the web session and the authorization session name different people', async (ctx) => {
+      const user = await currentUser(ctx, db);
+      return user?.id !== ctx.oidc.session?.accountId ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+
+  const configuration: Configuration = {
+    adapter: postgresAdapter(db),
+    clients: [],
+    jwks: { keys: keys.signing as never },
+    cookies: {
+      keys: keys.cookie,
+      names: { session: 'lk_oidc_session', interaction: 'lk_oidc_interaction', resume: 'lk_oidc_resume' },
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    routes: ROUTES,
+    responseTypes: ['code'],
+    scopes: [...SCOPES],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    clientDefaults: {
+      application_type: 'web',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    clientAuthMethods: ['none'],
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // A client revokes its own tokens only ("removing the connector in the client deletes its token").
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      // Bearer tokens only: the resource side does not check DPoP proofs, so it must not issue bound tokens.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => issuer,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (!isServiceResource(indicator, issuer)) {
+            throw new errors.InvalidTarget(`resource must be this service (${issuer}) or an address below it`);
+          }
+          return {
+            scope: '',
+            audience: issuer,
+            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 14 * 24 * 3600,
+      Grant: GRANT_TTL_SECONDS,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+    },
+    // Spec: a refresh token on every authorization, whatever the scope.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    rotateRefreshToken: true,
+    extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' && token.grantId ? { gid: token.grantId } : undefined),
+    extraClientMetadata: {
+      properties: ['software_id', 'software_version'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key === 'software_id') enforceRedirectPolicy(metadata as { redirect_uris?: unknown; application_type?: string });
+      },
+    },
+    findAccount: async (_ctx, sub) => {
+      if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;
+      const user = (await db('users').where({ id: sub }).first('id', 'email')) as { id: string; email: string } | undefined;
+      if (!user) return undefined;
+      return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: false }) };
+    },
+    interactions: {
+      policy,
+      url: async (_ctx, interaction) => `${CONSENT_PATH}?interaction=${encodeURIComponent(interaction.uid)}`,
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Frame-Options', 'DENY');
+      ctx.body = page(
+        'This sign-in cannot continue',
+        html`<div class="card"><p class="error">${out.error_description ?? out.error}</p>
+<p>The app that sent you here made a request listkeeper refuses (<code>${out.error}</code>). Go back to the app and connect again; if this keeps happening, the app is misconfigured.</p></div>`,
+      );
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  provider.use(defaultScope);
+  provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'oauth server error'));
+  return provider;
+}
+
+/** True when `indicator` names this service: the same origin and a path at or below BASE_URL's. */
+export function isServiceResource(indicator: string, baseUrl: string): boolean {
+  const url = URL.parse(indicator);
+  const base = new URL(baseUrl);
+  if (!url || url.origin !== base.origin || url.search !== '' || url.hash !== '' || url.username || url.password) return false;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  return url.pathname === basePath || url.pathname === `${basePath}/` || url.pathname.startsWith(`${basePath}/`);
+}
+
+/**
+ * Registration policy (spec "Client requirements"): every redirect URI is https, or http on
+ * a loopback address for command-line tools. Every client is a 'web' client to
+ * oidc-provider, whose 'native' type would let a loopback redirect URI match on any port.
+ */
+function enforceRedirectPolicy(metadata: { redirect_uris?: unknown; application_type?: string }): void {
+  const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+  for (const uri of uris) {
+    const url = typeof uri === 'string' ? URL.parse(uri) : null;
+    const ok = url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+    if (!ok) {
+      throw new errors.InvalidClientMetadata(
+        `redirect_uris must be https addresses, or http addresses on a loopback host (localhost, 127.0.0.1, [::1]); got ${JSON.stringify(uri)}`,
+      );
+    }
+  }
+  metadata.application_type = 'web';
+}
+
+/** Drops scope values we do not know; a request left with none is processed as DEFAULT_SCOPE. */
+async function defaultScope(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  if (ctx.method === 'GET' && ctx.path === ROUTES.authorization) {
+    const raw = ctx.query.scope;
+    if (typeof raw === 'string' || raw === undefined) {
+      const known = (raw ?? '').split(' ').filter((s) => (SCOPES as readonly string[]).includes(s));
+      const scope = known.length > 0 ? [...new Set(known)].join(' ') : DEFAULT_SCOPE;
+      if (scope !== raw) ctx.query = { ...ctx.query, scope };
+    }
+  }
+  await next();
+}

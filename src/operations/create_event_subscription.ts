@@ -1,0 +1,29 @@
+import type { Handler } from './types.js';
+import { CallbackUrlError, checkCallbackUrl } from '../domain/callbackUrl.js';
+import { createSubscription, mintSecret, secretProblem, subscriptionDto, SubscriptionLimitError } from '../domain/subscriptions.js';
+import { invalid, toolError } from '../http/errors.js';
+
+/**
+ * POST /event-subscriptions: registers a callback for every event. It stays `pending` until
+ * the URL answers the verification challenge (sent at once through the outbox and the queue).
+ * A minted secret is shown in this answer only; a caller's own secret is never shown back.
+ */
+export const create_event_subscription: Handler<'create_event_subscription'> = async (ctx, input) => {
+  const { db, principal, config } = ctx;
+  try {
+    await checkCallbackUrl(input.url, config.webhooksAllowPrivate);
+  } catch (err) {
+    if (err instanceof CallbackUrlError) throw invalid(err.message, 'url');
+    throw err;
+  }
+  const problem = input.secret === undefined ? null : secretProblem(input.secret);
+  if (problem) throw invalid(problem, 'secret');
+  const minted = input.secret === undefined ? mintSecret() : undefined;
+  try {
+    const row = await createSubscription(db, { userId: principal.userId, url: input.url, secret: input.secret ?? minted! });
+    return subscriptionDto(row, minted);
+  } catch (err) {
+    if (err instanceof SubscriptionLimitError) throw toolError(err.message);
+    throw err;
+  }
+};

@@ -1,0 +1,13 @@
+/**
+ * Markdown to HTML for the person's pages, safely: micromark with GFM, raw HTML in the
+ * source escaped (never passed through) and link or image URLs with a dangerous protocol
+ * (`javascript:`, `data:`, ...) dropped. Agents write chat messages and bodies, so their
+ * text is untrusted here.
+ */
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+
+/** Renders untrusted Markdown to HTML that carries no script, no raw HTML and no dangerous URL. */
+export function renderMarkdown(markdown: string): string {
+  return micromark(markdown, { allowDangerousHtml: false, allowDangerousProtocol: false, extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+}

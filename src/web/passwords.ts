@@ -1,0 +1,44 @@
+/**
+ * Passwords of the web sign-in: argon2id (the @node-rs/argon2 defaults are OWASP's
+ * recommendation: 19 MiB, 2 passes, 1 lane). Only the encoded hash is stored, in
+ * `users.password_hash`.
+ */
+import { hash, verify } from '@node-rs/argon2';
+import type { Knex } from 'knex';
+import { invalid } from '../http/errors.js';
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;
+
+/** A hash to verify against when the email is unknown, so both answers take as long. */
+let decoy: Promise<string> | undefined;
+
+/** The argon2id hash of a password, as a PHC string ($argon2id$v=19$...). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+/** True when `password` matches `stored`; false for a missing hash (the account has no password). */
+export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+  if (!stored) {
+    await verify(await (decoy ??= hash('listkeeper decoy password')), password).catch(() => false);
+    return false;
+  }
+  return verify(stored, password).catch(() => false);
+}
+
+/** The reason a new password is refused, or null. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
+  return null;
+}
+
+/** Sets (or replaces) the web sign-in password of a person; refuses a weak one. */
+export async function setUserPassword(db: Knex, userId: string, password: string): Promise<void> {
+  const problem = passwordProblem(password);
+  if (problem) throw invalid(problem, 'password');
+  await db('users').where({ id: userId }).update({ password_hash: await hashPassword(password) });
+  // Other browsers signed in with the old password are signed out.
+  await db('sessions').where({ user_id: userId }).delete();
+}

@@ -1,0 +1,32 @@
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { mintSecret } from '../../src/domain/subscriptions.js';
+
+describe('list_event_subscriptions', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(async () => server.close());
+
+  it('lists the caller\'s subscriptions oldest first, secrets hidden, and nobody else\'s', async () => {
+    const [ada, bea] = [await server.account('Ada'), await server.account('Bea')];
+    expect((await ada.sdk.GET('/event-subscriptions')).data).toEqual({ count: 0, subscriptions: [] });
+    const a = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/a' } });
+    const b = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/b', secret: mintSecret() } });
+    await bea.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/bea' } });
+    const listed = await ada.sdk.GET('/event-subscriptions');
+    expect(listed.response.status).toBe(200);
+    expect(listed.data!.count).toBe(2);
+    expect(listed.data!.subscriptions.map((s) => s.id)).toEqual([a.data!.id, b.data!.id]);
+    for (const s of listed.data!.subscriptions) expect(s).not.toHaveProperty('secret');
+    expect(JSON.stringify(listed.data)).not.toContain('whsec_');
+  });
+
+  it('is a REST route only, not an MCP tool', async () => {
+    const ada = await server.account('Ada');
+    const mcp = await server.mcp(ada);
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name)).not.toContain('list_event_subscriptions');
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * The web pages: sign-up, sign-in and sign-out, and Settings → Connections (the API key,
+ * connected apps). Over plain HTTP for the behaviour; with Chromium at phone size and with
+ * JavaScript off for "usable without JavaScript, readable on a phone".
+ */
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { launchBrowser, type TestBrowser } from '../support/browser.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Signs a fresh HttpBrowser in; returns it. */
+async function signedIn(server: TestServer, email: string, password = PASSWORD): Promise<HttpBrowser> {
+  const browser = new HttpBrowser(server.baseUrl);
+  const page = await (await browser.request('/signin')).text();
+  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/settings/connections', email, password } });
+  expect(res.status).toBe(303);
+  return browser;
+}
+
+/** Posts a form found on the connections page (by its action), with the page's CSRF token. */
+async function submit(browser: HttpBrowser, action: string, fields: Record<string, string> = {}): Promise<Response> {
+  const page = await (await browser.request('/settings/connections')).text();
+  return browser.request(action, { form: { csrf: formValue(page, 'csrf'), ...fields } });
+}
+
+describe('sign-up, sign-in and sign-out', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  it('creates an account with its lists, stores an argon2id hash, and signs the person in', async () => {
+    const browser = new HttpBrowser(server.baseUrl);
+    const page = await (await browser.request('/signup')).text();
+    const res = await browser.request('/signup', {
+      form: { csrf: formValue(page, 'csrf'), next: '/settings/connections', name: 'Dora', email: 'dora@example.com', password: PASSWORD, timezone: 'Europe/Paris' },
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/settings/connections');
+    const user = (await server.db('users').where({ email: 'dora@example.com' }).first('id', 'password_hash', 'timezone')) as { id: string; password_hash: string; timezone: string };
+    expect(user.password_hash).toMatch(/^\$argon2id\$v=19\$/);
+    expect(user.password_hash).not.toContain(PASSWORD);
+    expect(user.timezone).toBe('Europe/Paris');
+    expect(await server.db('lists').where({ owner_id: user.id }).count({ n: '*' }).first()).toEqual({ n: 3 });
+    const settings = await browser.request('/settings/connections');
+    expect(settings.status).toBe(200);
+    expect(await settings.text()).toContain('dora@example.com');
+  });
+
+  it.each([
+    ['a short password', { password: 'short' }, /at least 10 characters/],
+    ['a taken email', { email: 'dora@example.com' }, /exists already/],
+    ['an unknown time zone', { timezone: 'Mars/Olympus' }, /not a time zone/],
+    ['a malformed email', { email: 'not-an-email' }, /not an email address/],
+  ])('refuses a sign-up with %s and says why', async (_case, override, message) => {
+    const browser = new HttpBrowser(server.baseUrl);
+    const page = await (await browser.request('/signup')).text();
+    const res = await browser.request('/signup', { form: { csrf: formValue(page, 'csrf'), next: '/', name: 'Eve', email: 'eve@example.com', password: PASSWORD, timezone: 'UTC', ...override } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(message);
+  });
+
+  it('refuses a sign-up without the CSRF token', async () => {
+    const res = await new HttpBrowser(server.baseUrl).request('/signup', { form: { next: '/', name: 'Mal', email: 'mal@example.com', password: PASSWORD, timezone: 'UTC' } });
+    expect(res.status).toBe(403);
+    expect(await server.db('users').where({ email: 'mal@example.com' }).first()).toBeUndefined();
+  });
+
+  it('sends a signed-out visitor of the settings to sign-in and back', async () => {
+    const res = await new HttpBrowser(server.baseUrl).request('/settings/connections');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/signin?next=%2Fsettings%2Fconnections');
+  });
+
+  it('signs out: the session row goes and the cookie no longer works', async () => {
+    const ada = await server.account('Ada', PASSWORD);
+    const browser = await signedIn(server, ada.email);
+    expect(await server.db('sessions').where({ user_id: ada.userId }).count({ n: '*' }).first()).toEqual({ n: 1 });
+    const res = await submit(browser, '/signout');
+    expect(res.status).toBe(303);
+    expect(await server.db('sessions').where({ user_id: ada.userId }).count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect((await browser.request('/settings/connections')).status).toBe(302);
+  });
+
+  it('sets a password from the command line: the new one signs in, other sessions end, a weak one is refused', async () => {
+    const { setUserPassword } = await import('../../src/web/passwords.js');
+    const cid = await server.account('Cid', PASSWORD);
+    const before = await signedIn(server, cid.email);
+    await expect(setUserPassword(server.db, cid.userId, 'short')).rejects.toThrow(/at least 10 characters/);
+    await setUserPassword(server.db, cid.userId, 'another long passphrase');
+    expect((await before.request('/settings/connections')).status).toBe(302);
+    await signedIn(server, cid.email, 'another long passphrase');
+  });
+
+  it('keeps no session token in the database, only its hash', async () => {
+    const ada = await server.account('Ann', PASSWORD);
+    const browser = await signedIn(server, ada.email);
+    const cookie = (await browser.request('/settings/connections')).headers.get('set-cookie');
+    expect(cookie).toBeNull();
+    const rows = (await server.db('sessions').where({ user_id: ada.userId }).select('id')) as { id: string }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('sign-up closed', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ ALLOW_SIGN_UP: 'false' });
+  });
+  afterAll(async () => server.close());
+
+  it('refuses sign-up pages and forms when ALLOW_SIGN_UP is false, and hides the link', async () => {
+    const browser = new HttpBrowser(server.baseUrl);
+    expect((await browser.request('/signup')).status).toBe(403);
+    const signin = await (await browser.request('/signin')).text();
+    expect(signin).not.toContain('/signup');
+    const res = await browser.request('/signup', { form: { csrf: formValue(signin, 'csrf'), name: 'X', email: 'x@example.com', password: PASSWORD } });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('Settings → Connections', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  let browser: HttpBrowser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    ada = await server.account('Ada', PASSWORD);
+    browser = await signedIn(server, ada.email);
+  });
+  afterAll(async () => server.close());
+
+  const api = (token: string) => fetch(`${server.baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });
+
+  it('creates a key shown once, which works, and replaces the previous one', async () => {
+    const res = await submit(browser, '/settings/connections/api-key');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const page = await res.text();
+    const key = /<code class="key">(lk_[A-Za-z0-9]{45})<\/code>/.exec(page)?.[1];
+    expect(key).toBeDefined();
+    expect((await api(key!)).status).toBe(200);
+    expect((await api(ada.key)).status).toBe(401);
+    // A reload shows the hint only.
+    const reload = await (await browser.request('/settings/connections')).text();
+    expect(reload).not.toContain(key!);
+    expect(reload).toContain(`${key!.slice(0, 7)}…${key!.slice(-4)}`);
+  });
+
+  it('revokes the key: it answers 401 on its next call', async () => {
+    const created = await (await submit(browser, '/settings/connections/api-key')).text();
+    const key = /<code class="key">(lk_[A-Za-z0-9]{45})<\/code>/.exec(created)![1]!;
+    const res = await submit(browser, '/settings/connections/api-key/revoke');
+    expect(res.status).toBe(303);
+    expect((await api(key)).status).toBe(401);
+    expect(await (await browser.request('/settings/connections')).text()).toContain('You have no API key');
+  });
+
+  it('refuses key changes without the CSRF token', async () => {
+    const before = (await server.db('api_keys').where({ user_id: ada.userId }).first('key_hash')) as { key_hash: string } | undefined;
+    expect((await browser.request('/settings/connections/api-key', { form: {} })).status).toBe(403);
+    expect((await browser.request('/settings/connections/api-key', { form: { csrf: 'forged' } })).status).toBe(403);
+    expect(await server.db('api_keys').where({ user_id: ada.userId }).first('key_hash')).toEqual(before);
+  });
+
+  it('lists connected apps and disconnects one: its access token answers 401 and its refresh token 400', async () => {
+    const client = await registerClient(server.baseUrl, 'Connected Agent');
+    const { verifier, challenge } = pkce();
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), { email: ada.email, password: PASSWORD });
+    const token = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code: codeFrom(location), code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+    const accessToken = String(token.body.access_token);
+    expect((await api(accessToken)).status).toBe(200);
+
+    const page = await (await browser.request('/settings/connections')).text();
+    expect(page).toContain('Connected Agent');
+    expect(page).toContain('returns to 127.0.0.1:53682');
+    const grant = formValue(page, 'grant');
+    const res = await browser.request('/settings/connections/apps/revoke', { form: { csrf: formValue(page, 'csrf'), grant } });
+    expect(res.status).toBe(303);
+    expect((await api(accessToken)).status).toBe(401);
+    const refresh = await tokenRequest(server.baseUrl, { grant_type: 'refresh_token', refresh_token: String(token.body.refresh_token), client_id: client.clientId });
+    expect(refresh.status).toBe(400);
+    expect(await (await browser.request('/settings/connections')).text()).not.toContain('Connected Agent');
+  });
+
+  it("cannot disconnect someone else's app", async () => {
+    const bea = await server.account('Bea', PASSWORD);
+    const client = await registerClient(server.baseUrl, 'Bea Agent');
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, pkce().challenge), { email: bea.email, password: PASSWORD });
+    codeFrom(location);
+    const beaGrant = (await server.db('oauth_payloads').where({ model: 'Grant', account_id: bea.userId }).first('id')) as { id: string };
+    const page = await (await browser.request('/settings/connections')).text();
+    await browser.request('/settings/connections/apps/revoke', { form: { csrf: formValue(page, 'csrf'), grant: beaGrant.id } });
+    expect(await server.db('oauth_payloads').where({ model: 'Grant', id: beaGrant.id }).first('id')).toEqual({ id: beaGrant.id });
+  });
+});
+
+describe('pages on a phone, without JavaScript', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  let chromium: TestBrowser;
+  beforeAll(async () => {
+    [server, chromium] = await Promise.all([startTestServer(), launchBrowser({ viewport: { width: 360, height: 740 }, isMobile: true, javaScriptEnabled: false })]);
+    ada = await server.account('Ada', PASSWORD);
+  }, 120_000);
+  afterAll(async () => Promise.all([chromium?.close(), server?.close()]));
+
+  it('signs in, connects an app and creates a key with scripts off, every page fitting a 360 px screen', async () => {
+    const page = await chromium.context.newPage();
+    const fits = async () => {
+      expect(await page.locator('script').count()).toBe(0);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(360);
+    };
+    const client = await registerClient(server.baseUrl, 'An Agent With A Rather Long Name That Must Wrap On Small Screens', 'http://127.0.0.1:53682/a/very/long/callback/path/that/must/wrap/on/small/screens');
+    await page.goto(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    await fits();
+    await page.fill('#email', ada.email);
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL(/\/oauth\/consent/), page.click('button[type=submit]')]);
+    await fits();
+    const redirected = page.waitForRequest((req) => req.url().startsWith(client.redirectUri));
+    await page.click('button[value=allow]').catch(() => undefined);
+    expect(new URL((await redirected).url()).searchParams.get('code')).toBeTruthy();
+    await page.goto(`${server.baseUrl}/settings/connections`);
+    await fits();
+    await page.click('form[action="/settings/connections/api-key"] button');
+    await fits();
+    expect(await page.textContent('code.key')).toMatch(/^lk_/);
+    expect(await page.textContent('main')).toContain('An Agent With A Rather Long Name');
+  }, 120_000);
+});
