@@ -21,6 +21,7 @@ import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
 import type { AuthServer } from '../auth/oauth/server.js';
 import { getFile, putFile } from './files.js';
+import { settingsPages } from '../web/automations.js';
 
 export interface AppDeps {
   db: Knex;
@@ -82,7 +83,10 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
-  if (deps.oauth) app.use(deps.oauth.middleware);
+  if (deps.oauth) {
+    app.use(settingsPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys }));
+    app.use(deps.oauth.middleware);
+  }
   app.use(async function unknownRoute(ctx) {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
   });
