@@ -276,7 +276,10 @@ export interface paths {
          * Get image upload slots
          * @description Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a
          *     slot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its
-         *     `bucketPath` as an `imageUrls` entry in create_items or update_items.
+         *     `bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers
+         *     200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not
+         *     that image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once
+         *     the slot holds an upload.
          *     Example: `create_image_upload {"mimeType": "image/png", "count": 2}`.
          */
         post: operations["create_image_upload"];

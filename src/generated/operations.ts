@@ -6061,7 +6061,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/uploads",
     "summary": "Get image upload slots",
-    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
+    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
     "tool": {
       "title": "Get image upload slots",
       "annotations": {
