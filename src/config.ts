@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import type { EmbedderConfig } from './search/embedders/index.js';
 
 /**
  * Every setting of the service, read from the environment in one place and checked against
@@ -37,6 +38,14 @@ const schema = {
     S3_SECRET_ACCESS_KEY: { type: 'string' },
     S3_PREFIX: { type: 'string', default: '' },
     S3_FORCE_PATH_STYLE: { type: 'boolean' },
+    SEARCH_BACKEND: { type: 'string', enum: ['postgres', 'meilisearch'], default: 'postgres' },
+    MEILI_URL: { type: 'string' },
+    MEILI_API_KEY: { type: 'string' },
+    EMBEDDINGS: { type: 'string', enum: ['local', 'openai', 'none'] },
+    EMBEDDINGS_URL: { type: 'string' },
+    EMBEDDINGS_MODEL: { type: 'string' },
+    EMBEDDINGS_API_KEY: { type: 'string' },
+    EMBEDDINGS_DIMENSIONS: { type: 'integer', minimum: 1 },
   },
   additionalProperties: true,
 } as const;
@@ -81,6 +90,16 @@ export interface Config {
   outboundAllowPrivate: boolean;
   /** Keep images in this S3-compatible bucket instead of the data folder; null: the data folder. */
   s3: { bucket: string; endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; prefix: string; forcePathStyle: boolean } | null;
+  search: SearchConfig;
+}
+
+/** Where items are indexed and how text becomes vectors. @see README.md "Search" */
+export interface SearchConfig {
+  backend: 'postgres' | 'meilisearch';
+  /** Meilisearch's address and key, with backend `meilisearch`. */
+  meiliUrl: string | undefined;
+  meiliApiKey: string | undefined;
+  embeddings: EmbedderConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -132,6 +151,33 @@ export function loadConfig(env: Env = process.env): Config {
           forcePathStyle: (raw.S3_FORCE_PATH_STYLE as boolean | undefined) ?? raw.S3_ENDPOINT !== undefined,
         }
       : null,
+    search: searchConfig(raw),
+  };
+}
+
+/** The search settings; refuses combinations that could only fail later (a backend or embedder without its address). */
+function searchConfig(raw: Record<string, unknown>): SearchConfig {
+  const backend = raw.SEARCH_BACKEND as SearchConfig['backend'];
+  const meiliUrl = raw.MEILI_URL as string | undefined;
+  if (backend === 'meilisearch' && !meiliUrl) throw new Error('Invalid configuration: SEARCH_BACKEND=meilisearch needs MEILI_URL (e.g. http://127.0.0.1:7700).');
+  const url = raw.EMBEDDINGS_URL as string | undefined;
+  const model = raw.EMBEDDINGS_MODEL as string | undefined;
+  // Setting only EMBEDDINGS_URL says which embedder is meant.
+  const kind = (raw.EMBEDDINGS as EmbedderConfig['kind'] | undefined) ?? (url ? 'openai' : 'local');
+  if (kind === 'openai' && (!url || !model)) {
+    throw new Error('Invalid configuration: EMBEDDINGS=openai needs EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1) and EMBEDDINGS_MODEL.');
+  }
+  return {
+    backend,
+    meiliUrl,
+    meiliApiKey: raw.MEILI_API_KEY as string | undefined,
+    embeddings: {
+      kind,
+      ...(url ? { url } : {}),
+      ...(model ? { model } : {}),
+      ...(raw.EMBEDDINGS_API_KEY ? { apiKey: raw.EMBEDDINGS_API_KEY as string } : {}),
+      ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
+    },
   };
 }
 

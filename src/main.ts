@@ -1,12 +1,13 @@
 /**
  * Composition root: config → database (embedded Postgres unless DATABASE_URL) → migrations
- * → services → OAuth server (keys from the database) → app → listen. Shuts down cleanly on SIGINT and SIGTERM.
+ * → services (search, jobs, outbox) → OAuth server (keys from the database) → app → listen →
+ * warm-up of the search model in the background. Shuts down cleanly on SIGINT and SIGTERM.
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { openDatabase } from './store/open.js';
-import { createApp } from './http/app.js';
+import { createApp, createHttpServer } from './http/app.js';
 import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
@@ -15,23 +16,40 @@ import { createAuthServer } from './auth/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
 import { ENRICH_TOPIC, enrichConsumer } from './domain/enrich.js';
+import { createSearch } from './search/create.js';
+import { searchSync } from './search/sync.js';
+import { startBackgroundReindex } from './search/reindex.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
+  const search = await createSearch(config.search, database.db);
+  services.search = search.index;
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
   const outbox = startOutboxPump(
     database.db,
-    { ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }), [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log) },
+    {
+      item: searchSync(database.db, search.index, log),
+      ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }),
+      [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log),
+    },
     log,
   );
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
-  const server: Server = app.listen(config.port, config.host);
+  const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);
+  // After listening, so the model (about a second to load) never delays the start; a search or indexing batch that
+  // comes first waits for the same load.
+  search.warmUp().then(
+    () => log.info({ backend: search.identity.backend, embedder: search.identity.embedder }, 'search is ready'),
+    (err: unknown) => log.error({ err }, 'the search embedder failed to load; searches and indexing will retry it'),
+  );
+  // Items saved before search indexed them, or an index built with another backend or embedder: rebuilt meanwhile.
+  const rebuild = startBackgroundReindex(database.db, search.index, search.identity, log);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -40,6 +58,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close();
     server.closeAllConnections();
+    await rebuild.stop();
     await outbox.stop();
     await services.jobs?.stop();
     await database.close();

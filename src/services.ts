@@ -1,4 +1,5 @@
 import type { Jobs } from './jobs/queue.js';
+import type { SearchIndex } from './search/types.js';
 
 /**
  * Long-lived parts the operations use besides the database. Grows as search, jobs and
@@ -9,6 +10,8 @@ export interface Services {
   now(): Date;
   /** The durable job queue, when this process runs one. */
   jobs?: Jobs;
+  /** The search index (src/search/create.ts); the outbox consumer of src/search/sync.ts keeps it current. */
+  search?: SearchIndex;
 }
 
 /** The default service set. */

@@ -1,24 +1,30 @@
 /**
- * Latency of Postgres search at scale: 100,000 items of 50 people in one table, 20,000 of them owned by the
- * searcher (the 330 labeled items plus generated tasks), then the labeled queries in each mode. Reports p50/p95
- * end to end (query embedding included) and writes bench/out/search-latency.json.
+ * Latency of search at scale: 100,000 items of 50 people in one index, 20,000 of them owned by the searcher (the
+ * 330 labeled items plus generated tasks), then the labeled queries in each mode. Reports p50/p95 end to end (query
+ * embedding included) per backend and writes bench/out/search-latency.json.
  *
- *   npx tsx bench/search/latency.ts [--items 100000] [--mine 20000]
+ *   npx tsx bench/search/latency.ts [--backends postgres,meilisearch] [--items 100000] [--mine 20000]
  *
  * Generated items get random unit vectors instead of model output: the cost of a search does not depend on what
- * the vectors mean, and embedding 100,000 texts would take this machine ~20 minutes.
+ * the vectors mean, and embedding 100,000 texts would take this machine ~20 minutes. Meilisearch is the
+ * devDependency's binary on a free port; it builds its vector graph while documents arrive, which is the slow part
+ * of this run (minutes at 100,000 on 2 cores), so `--items`/`--mine` scale both backends down together.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
+import { Meilisearch } from 'meilisearch';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
 import { PostgresSearchIndex, signBits } from '../../src/search/postgres.js';
 import { migrate } from '../../src/store/db.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { vocabularyWords } from '../../src/search/query-words.js';
+import { MeiliSearchIndex } from '../../src/search/meili.js';
+import type { SearchDoc, SearchIndex } from '../../src/search/types.js';
+import { startMeilisearch } from '../../test/support/meili.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const WORDS = ('buy call book pay fix clean renew order send check email plan clear paint water return cancel sort update ' +
@@ -36,6 +42,66 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const total = Number(valueOf(args, '--items') ?? 100_000);
   const mine = Number(valueOf(args, '--mine') ?? 20_000);
+  const backends = (valueOf(args, '--backends') ?? 'postgres').split(',');
+  const set = JSON.parse(await fs.readFile(path.join(here, 'labeled.json'), 'utf8')) as LabeledSet;
+  const reader = randomUUID();
+  const embedder = new LocalEmbedder();
+  const lists = new Map(set.lists.map((l) => [l.id, l.name]));
+  const labeled: SearchDoc[] = set.items.map((it) => ({
+    itemId: randomUUID(), ownerId: reader, readerIds: [reader], listId: reader, listName: lists.get(it.list) ?? '',
+    title: it.title, body: it.body, values: it.values, createdAt: new Date(it.created),
+  }));
+  const others = Array.from({ length: 49 }, () => randomUUID());
+  /** The generated items in chunks of 2,000, the first `mine` of them (after the labeled ones) the searcher's. */
+  const chunks = function* () {
+    for (let done = set.items.length; done < total; done += 2000) {
+      yield Array.from({ length: Math.min(2000, total - done) }, (_, i) => generated(done + i < mine ? reader : others[(done + i) % others.length]!));
+    }
+  };
+  const report: Record<string, unknown> = { date: new Date().toISOString(), items: total, readable: mine };
+  for (const backend of backends) {
+    const env = backend === 'meilisearch' ? await meiliBackend(embedder) : await postgresBackend(embedder);
+    try {
+      await env.index.upsert(labeled);
+      const started = performance.now();
+      for (const rows of chunks()) await env.load(rows);
+      const loadSeconds = (performance.now() - started) / 1000;
+      console.log(`\n== ${backend}: ${await env.describe(reader)}; generated in ${loadSeconds.toFixed(0)} s`);
+      await embedder.warmUp();
+      const entry: Record<string, unknown> = { loadSeconds };
+      for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
+        const times: number[] = [];
+        for (let round = 0; round < 3; round++) {
+          for (const q of set.queries) {
+            const t = performance.now();
+            await env.index.search({ readerId: reader, text: q.text, limit: 10, mode });
+            times.push(performance.now() - t);
+          }
+        }
+        times.sort((a, b) => a - b);
+        const p50 = times[Math.floor(times.length * 0.5)]!;
+        const p95 = times[Math.floor(times.length * 0.95)]!;
+        console.log(`${mode.padEnd(8)} p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms  (${times.length} searches)`);
+        entry[mode] = { p50Ms: p50, p95Ms: p95, searches: times.length };
+      }
+      report[backend] = entry;
+    } finally {
+      await env.close();
+    }
+  }
+  await fs.mkdir(path.join(here, '..', 'out'), { recursive: true });
+  await fs.writeFile(path.join(here, '..', 'out', 'search-latency.json'), JSON.stringify(report, null, 2));
+}
+
+interface LatencyBackend {
+  index: SearchIndex;
+  /** Adds generated items straight to the store, with their ready-made vectors. */
+  load(rows: ReturnType<typeof generated>[]): Promise<void>;
+  describe(reader: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function postgresBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
   const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
   const adminUrl = process.env.DATABASE_URL ?? server!.url;
   const database = `search_latency_${Date.now()}`;
@@ -45,55 +111,49 @@ async function main(): Promise<void> {
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
   const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 4 } });
-  try {
-    await migrate(knex);
-    const set = JSON.parse(await fs.readFile(path.join(here, 'labeled.json'), 'utf8')) as LabeledSet;
-    const reader = randomUUID();
-    const embedder = new LocalEmbedder();
-    const index = new PostgresSearchIndex(knex, embedder);
-    const lists = new Map(set.lists.map((l) => [l.id, l.name]));
-    await index.upsert(set.items.map((it) => ({
-      itemId: randomUUID(), ownerId: reader, readerIds: [reader], listId: reader, listName: lists.get(it.list) ?? '',
-      title: it.title, body: it.body, values: it.values, createdAt: new Date(it.created),
-    })));
-    const started = performance.now();
-    const others = Array.from({ length: 49 }, () => randomUUID());
-    for (let done = set.items.length; done < total; done += 2000) {
-      const rows = Array.from({ length: Math.min(2000, total - done) }, (_, i) => generated(done + i < mine ? reader : others[(done + i) % others.length]!));
-      await insertGenerated(knex, rows);
-    }
-    await knex.raw('analyze search_passages');
-    const loadSeconds = (performance.now() - started) / 1000;
-    const count = await knex.raw<{ rows: { all: string; mine: string }[] }>(
-      'select count(*) as all, count(*) filter (where reader_ids @> array[?]::uuid[]) as mine from search_passages', [reader]);
-    console.log(`table: ${count.rows[0]!.all} passages, ${count.rows[0]!.mine} readable by the searcher; generated in ${loadSeconds.toFixed(0)} s`);
+  await migrate(knex);
+  return {
+    index: new PostgresSearchIndex(knex, embedder),
+    load: (rows) => insertGenerated(knex, rows),
+    async describe(reader) {
+      await knex.raw('analyze search_passages');
+      const count = await knex.raw<{ rows: { all: string; mine: string }[] }>(
+        'select count(*) as all, count(*) filter (where reader_ids @> array[?]::uuid[]) as mine from search_passages', [reader]);
+      return `${count.rows[0]!.all} passages, ${count.rows[0]!.mine} readable by the searcher`;
+    },
+    async close() {
+      await knex.destroy();
+      const cleanup = knexFactory({ client: 'pg', connection: adminUrl });
+      await cleanup.raw(`drop database if exists ${database} with (force)`);
+      await cleanup.destroy();
+      await server?.stop();
+    },
+  };
+}
 
-    await embedder.warmUp();
-    const report: Record<string, unknown> = { date: new Date().toISOString(), passages: Number(count.rows[0]!.all), readable: Number(count.rows[0]!.mine) };
-    for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
-      const times: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        for (const q of set.queries) {
-          const t = performance.now();
-          await index.search({ readerId: reader, text: q.text, limit: 10, mode });
-          times.push(performance.now() - t);
-        }
-      }
-      times.sort((a, b) => a - b);
-      const p50 = times[Math.floor(times.length * 0.5)]!;
-      const p95 = times[Math.floor(times.length * 0.95)]!;
-      console.log(`${mode.padEnd(8)} p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms  (${times.length} searches)`);
-      report[mode] = { p50Ms: p50, p95Ms: p95, searches: times.length };
-    }
-    await fs.mkdir(path.join(here, '..', 'out'), { recursive: true });
-    await fs.writeFile(path.join(here, '..', 'out', 'search-latency.json'), JSON.stringify(report, null, 2));
-  } finally {
-    await knex.destroy();
-    const cleanup = knexFactory({ client: 'pg', connection: adminUrl });
-    await cleanup.raw(`drop database if exists ${database} with (force)`);
-    await cleanup.destroy();
-    await server?.stop();
-  }
+async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
+  const server = await startMeilisearch();
+  const client = new Meilisearch({ host: server.url, apiKey: server.apiKey });
+  const uid = 'search_passages';
+  const index = new MeiliSearchIndex(client, embedder, { indexUid: uid });
+  return {
+    index,
+    async load(rows) {
+      const task = await client.index(uid).addDocuments(rows.map((r) => ({
+        id: `${r.item_id}_0`, itemId: r.item_id, passageNo: 0, ownerId: r.owner, readerIds: [r.owner], listId: r.owner, listName: 'To do',
+        title: r.title, content: r.content, text: `${r.title}\n${r.content}`, createdAt: Date.now() - Math.random() * 700 * 86_400_000,
+        _vectors: { default: r.embedding },
+      }))).waitTask({ timeout: 1_800_000, interval: 200 });
+      if (task.status !== 'succeeded') throw new Error(`meilisearch task ${task.uid} ${task.status}: ${task.error?.message ?? ''}`);
+    },
+    async describe(reader) {
+      const all = await client.index(uid).getStats();
+      // A search's hit count stops at maxTotalHits (1,000); a documents read counts them all.
+      const readable = await client.index(uid).getDocuments({ filter: `readerIds = "${reader}"`, limit: 1 });
+      return `${all.numberOfDocuments} passages, ${readable.total} readable by the searcher`;
+    },
+    close: () => server.stop(),
+  };
 }
 
 /** A task-like item with a random unit vector. */

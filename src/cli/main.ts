@@ -18,6 +18,8 @@ import { parse as parseYaml } from 'yaml';
 import type { Knex } from 'knex';
 import { createAutomation, deleteAutomation, listAutomations, setStatus, timeZoneOf } from '../domain/automations/automations.js';
 import { addMemory, listMemory, removeMemory } from '../domain/memory.js';
+import { createSearch } from '../search/create.js';
+import { reindex, type ReindexProgress } from '../search/reindex.js';
 
 const program = new Command();
 program.name('listkeeper').description('Run and administer a listkeeper service.').showHelpAfterError();
@@ -169,6 +171,70 @@ share
       process.stdout.write((await removeShare(db, opts.id)) ? 'Share removed.\n' : 'No such share.\n');
     });
   });
+
+const search = program.command('search').description('The search index.');
+search
+  .command('reindex')
+  .description('Rebuild the search index from the items table, for every account or one. Resumable: an interrupted run continues where it stopped.')
+  .option('--email <email>', 'only this account\'s items')
+  .option('--clear', 'empty the index first (all accounts only), dropping entries of items that no longer exist')
+  .option('--restart', 'start from the first item even if an earlier run was interrupted')
+  .option('--batch-size <n>', 'items per step (one embedding run and one checkpoint each)', (v) => Number.parseInt(v, 10), 200)
+  .action(async (opts: { email?: string; clear?: boolean; restart?: boolean; batchSize: number }) => {
+    if (!Number.isInteger(opts.batchSize) || opts.batchSize < 1) throw new Error('--batch-size takes a whole number of at least 1.');
+    if (opts.clear && opts.email) throw new Error('--clear empties the whole index, so it cannot go with --email.');
+    await withDatabase(async ({ db }) => {
+      const config = loadConfig();
+      let ownerId: string | undefined;
+      if (opts.email) {
+        const found = await findUserByEmail(db, opts.email);
+        if (!found) throw new Error(`No account with email ${opts.email}.`);
+        ownerId = found.id;
+      }
+      const { index, identity } = await createSearch(config.search, db);
+      process.stderr.write(`Indexing into ${identity.backend} with the ${identity.embedder} embedder.\n`);
+      const bar = progressBar(process.stderr);
+      const result = await reindex(db, index, identity, {
+        batchSize: opts.batchSize,
+        ...(ownerId ? { ownerId } : {}),
+        ...(opts.clear ? { clear: true } : {}),
+        ...(opts.restart ? { restart: true } : {}),
+        onProgress: bar.update,
+      });
+      bar.end();
+      process.stdout.write(`Indexed ${result.total} items${result.resumedAt ? ` (continued after ${result.resumedAt} done earlier)` : ''}.\n`);
+    });
+  });
+
+/** A one-line progress bar redrawn in place on a terminal; on a pipe, a line every 10%. */
+function progressBar(out: NodeJS.WriteStream): { update(p: ReindexProgress): void; end(): void } {
+  const started = Date.now();
+  let firstDone: number | null = null;
+  let lastDecile = -1;
+  let drawn = false;
+  return {
+    update(p) {
+      firstDone ??= p.done;
+      const share = p.total === 0 ? 1 : p.done / p.total;
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? (p.done - firstDone) / seconds : 0;
+      const eta = rate > 0 ? Math.round((p.total - p.done) / rate) : null;
+      const text = `${p.done}/${p.total} items ${Math.floor(share * 100)}%${rate > 0 ? `, ${rate.toFixed(1)}/s` : ''}${eta !== null ? `, ${eta}s left` : ''}`;
+      if (out.isTTY) {
+        const width = 30;
+        const filled = Math.round(share * width);
+        out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\x1b[K`);
+        drawn = true;
+      } else if (Math.floor(share * 10) > lastDecile) {
+        lastDecile = Math.floor(share * 10);
+        out.write(`${text}\n`);
+      }
+    },
+    end() {
+      if (drawn) out.write('\n');
+    },
+  };
+}
 
 const bench = program.command('bench').description('Benchmark helpers.');
 bench

@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { invalid } from '../http/errors.js';
+import { canonicalInstant } from './time.js';
 
 const SEQUENCER_LOCK = 7270011;
 const STAMP = `to_char(feed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -42,11 +43,10 @@ export type Cursor = { kind: 'instant'; at: string } | { kind: 'position'; at: s
 /** Reads `changedSince`: an ISO 8601 instant, or a `nextChangedSince` (`<stamp>~<position>`). */
 export function parseCursor(value: string): Cursor {
   const text = value.trim();
-  const position = /^(\d{4}-\d{2}-\d{2}T[\d:.]+Z)~(\d+)$/.exec(text);
+  const position = /^(\d{4}-\d{2}-\d{2}T[\d:.]+Z)~(\d{1,15})$/.exec(text);
   if (position) return { kind: 'position', at: position[1]!, seq: Number(position[2]) };
-  if (/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) && !Number.isNaN(Date.parse(text))) {
-    return { kind: 'instant', at: text };
-  }
+  const at = canonicalInstant(text);
+  if (at) return { kind: 'instant', at };
   throw invalid(`changedSince '${value}' is neither an ISO 8601 instant nor a nextChangedSince from an earlier call; pass one of those verbatim.`, 'changedSince');
 }
 

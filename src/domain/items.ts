@@ -6,8 +6,8 @@
 import type { Knex } from 'knex';
 import type { components } from '../generated/api.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
-import { isIsoDate, type StoredValues } from './values.js';
-import { iso, startOfLocalDay } from './time.js';
+import type { StoredValues } from './values.js';
+import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
 
 export type ItemRowDto = components['schemas']['ItemRow'];
 export type TaskStatus = 'todo' | 'inProgress' | 'completed';
@@ -104,9 +104,10 @@ export function itemRowDto(row: ItemDbRow, list: Pick<ListRow, 'properties'>, ex
  */
 export function parseDueAt(value: string, timeZone: string): { dueAt: Date; hasDueTime: boolean } | null {
   const text = value.trim();
-  if (!isIsoDate(text)) return null;
+  const at = parseIsoInstant(text);
+  if (!at) return null;
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return { dueAt: startOfLocalDay(new Date(`${text}T12:00:00Z`), timeZone), hasDueTime: false };
-  return { dueAt: new Date(text), hasDueTime: true };
+  return { dueAt: at, hasDueTime: true };
 }
 
 /** Status columns for a status change: `completedAt` is set on completion and cleared when reopened. */

@@ -65,14 +65,16 @@ export function roleOf(list: Pick<ListRow, 'properties'>): 'tasks' | 'notes' | '
 
 /**
  * Resolves a `listId` (a list id, `tasks` or `notes`) to the caller's live list. `notes`
- * makes the Notes list afresh when the person deleted it (rule 3).
+ * makes the Notes list afresh when the person deleted it (rule 3), unless `remakeNotes` is
+ * false (deleting `notes` must not make a list only to trash it).
  */
-export async function resolveList(trx: Knex, ownerId: string, listId: string): Promise<ListRow> {
+export async function resolveList(trx: Knex, ownerId: string, listId: string, options: { remakeNotes?: boolean } = {}): Promise<ListRow> {
   const word = listId.trim().toLowerCase();
   if (word === 'tasks' || word === 'notes') {
     const row = (await trx('lists').where({ owner_id: ownerId, system_role: word }).whereNull('deleted_at').first()) as ListRow | undefined;
     if (row) return row;
-    if (word === 'notes') return insertSystemList(trx, ownerId, 'notes');
+    if (word === 'notes' && options.remakeNotes !== false) return insertSystemList(trx, ownerId, 'notes');
+    if (word === 'notes') throw notFound('You have no Notes list to delete: it was deleted already (any other call that addresses notes makes it afresh).');
     throw notFound('This account has no Tasks list; that should not happen, contact the operator.');
   }
   if (!isUuid(listId)) throw notFound(`No list '${listId}' in your workspace; pass a list id from list_lists, or 'tasks' or 'notes'.`);

@@ -3,7 +3,7 @@
  * @see openapi/openapi.yaml components/schemas/Property
  */
 import { shortId } from './ids.js';
-import { invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../http/errors.js';
 
 export type PropertyType = 'text' | 'number' | 'select' | 'multiSelect' | 'date' | 'checkbox' | 'url' | 'email' | 'status';
 export const OWN_PROPERTY_TYPES: PropertyType[] = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'];
@@ -50,7 +50,9 @@ export function buildOptions(input: OptionInput[] | null | undefined, keep: Prop
     const label = option.label.trim();
     if (!label || seen.has(label.toLowerCase())) continue;
     seen.add(label.toLowerCase());
-    const kept = keep.find((o) => ('id' in option && o.id === option.id) || o.label.toLowerCase() === label.toLowerCase());
+    // An option keeps its id when named by id, else by label; each kept option is kept once.
+    const free = keep.filter((o) => !out.some((u) => u.id === o.id));
+    const kept = free.find((o) => 'id' in option && o.id === option.id) ?? free.find((o) => o.label.toLowerCase() === label.toLowerCase());
     out.push({ id: kept?.id ?? shortId('o_'), label, ...(option.color !== undefined ? { color: option.color } : kept?.color !== undefined ? { color: kept.color } : {}) });
   }
   return out;
@@ -66,10 +68,10 @@ export function buildProperties(inputs: PropertyInput[], existing: Property[], f
     const name = input.name.trim();
     if (!name) throw invalid(`${field}[${index}].name is empty; give the property a name.`, `${field}[${index}].name`);
     if (name.toLowerCase() === titleName || name.toLowerCase() === 'title') {
-      throw invalid(`${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, `${field}[${index}].name`);
+      throw new ApiError('toolError', `${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, { field: `${field}[${index}].name` });
     }
     if (names.has(name.toLowerCase())) {
-      throw invalid(`${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, `${field}[${index}].name`);
+      throw new ApiError('toolError', `${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, { field: `${field}[${index}].name` });
     }
     names.add(name.toLowerCase());
     const type = input.type as PropertyType;

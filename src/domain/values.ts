@@ -4,6 +4,7 @@
  * back into text for `cells`.
  * @see openapi/openapi.yaml components/schemas/ValuesInput
  */
+import { parseIsoInstant } from './time.js';
 import { buildOptions, findProperty, isReserved, propertyNames, type Property, type PropertyOption } from './properties.js';
 
 export type StoredValue = string | number | boolean | string[];
@@ -126,7 +127,7 @@ function coerce(property: Property, value: RawValue, newOptions: Map<string, Pro
 
 /** True for an ISO 8601 date or date-time that parses. */
 export function isIsoDate(value: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) && !Number.isNaN(Date.parse(value));
+  return parseIsoInstant(value) !== null;
 }
 
 /** A stored value as text, for `cells` and labels. */

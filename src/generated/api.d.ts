@@ -76,8 +76,11 @@ export interface paths {
         /**
          * Delete a list
          * @description Moves a list and every item on it to the trash (recoverable about 30 days with
-         *     restore_deleted). A list that still holds items needs `confirmDeleteItems: true`.
-         *     The Tasks list and Life Admin cannot be deleted. Example: `delete_list {"id": "…",
+         *     restore_deleted; restoring the list brings back exactly the items deleted with it).
+         *     A list that still holds items, archived ones included, needs `confirmDeleteItems:
+         *     true`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list
+         *     and Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call
+         *     that addresses `notes` makes a fresh one. Example: `delete_list {"id": "…",
          *     "confirmDeleteItems": true}`.
          */
         delete: operations["delete_list"];
@@ -85,19 +88,28 @@ export interface paths {
         head?: never;
         /**
          * Change a list
-         * @description Changes a list: only the fields passed change. Add, rename, retype, re-option or
-         *     delete properties; reorder columns (`columnOrder` names EVERY property exactly once).
-         *     A change that would clear or trim any value answers a preview (`preview: true`,
-         *     `warning` saying what would be lost in how many items) and writes nothing; repeat the
-         *     same call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and
-         *     `dueDate` properties can be renamed, never retyped or removed; the title column is
-         *     renamed only through `titleLabel`.
-         *     Retypes: to text every value converts to its text; text→number keeps numbers;
-         *     text→select/multiSelect turns each distinct text into an option; select↔multiSelect
-         *     keeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;
-         *     date→text keeps the ISO date; checkbox→text is "true"/"false"; any value that cannot
-         *     convert is lost (and previewed). Example: `update_list {"id": "…", "updateProperty":
-         *     {"id": "p_pages", "type": "number"}}`.
+         * @description Changes a list; only the fields passed change (`icon: ""` removes, `instructions`
+         *     REPLACES the rules and `""` clears them, `titleLabel: ""` resets to Title).
+         *     `updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY
+         *     kept property once, by id (added ones go last). A change that would clear or trim any
+         *     value answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)
+         *     and writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.
+         *     Values migrate on every item of the list, archived and trashed ones included.
+         *     `status`/`dueDate` can be renamed, never retyped or removed; the title column changes
+         *     only through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,
+         *     `options` on a type without options); `toolError`: what the list refuses (unknown
+         *     property id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).
+         *     Retypes (what each value becomes; "lost" values are previewed first):
+         *     - text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.
+         *     - number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.
+         *     - select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.
+         *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: its labels joined with ", ", read as from text (so two or more are lost); select: keeps the first option, the others are lost.
+         *     - date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.
+         *     - checkbox → text: "true" or "false"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled "true" or "false"; date/url/email: lost.
+         *     - url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.
+         *     - email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.
+         *     Re-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.
+         *     Example: `update_list {"id": "…", "updateProperty": {"id": "p_pages", "type": "number"}}`.
          */
         patch: operations["update_list"];
         trace?: never;
@@ -220,12 +232,17 @@ export interface paths {
         put?: never;
         /**
          * Move items to another list
-         * @description Moves up to 100 items to another list. Each keeps its id, body, chat and history;
-         *     values follow their property by id, then by name and type; select values by label.
-         *     When any value would be dropped, the first call answers a preview (`preview: true`,
-         *     `droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.
-         *     Status and due date ride along unseen onto a list that keeps neither and show again
-         *     when the item comes back. Ids that are not your own items are under `refused`.
+         * @description Moves up to 100 items to another list. Each keeps its id, title, body, chat and
+         *     history. Values follow their property by id, then by name (any case) and type, one
+         *     source property per destination property; select values go by label, and a label the
+         *     destination lacks becomes a new option there (as in create_items). A value with no
+         *     matching property is dropped: the first call then answers a preview (`preview: true`,
+         *     `droppedValues` with select values as labels, `items` empty) and moves nothing; repeat
+         *     it with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was
+         *     dropped). Status and due date ride along unseen onto a list that keeps neither and
+         *     show again when the item returns to one that keeps them. Items already on the
+         *     destination stay as they are. Ids that are not your own live items (someone else's,
+         *     shared with you, trashed, unknown) are under `refused`; the rest move.
          *     Example: `move_items {"itemIds": ["…"], "listId": "notes"}`.
          */
         post: operations["move_items"];
@@ -344,8 +361,10 @@ export interface paths {
          * @description Hybrid semantic and keyword search over your items (and items shared with you): finds
          *     a note by meaning ("car insurance" finds "vehicle policy renewal") and forgives typos.
          *     Returns the best-matching passage of each item with its list, best first. An empty
-         *     result means nothing relevant is saved. Use list_items `query` for an exact filter on
-         *     one list instead. Example: `search {"q": "passport renewal", "limit": 5}`.
+         *     result means nothing relevant is saved. Archived items are found too; trashed ones
+         *     never. A change is searchable about a second after it is saved. Use list_items `query`
+         *     for an exact filter on one list instead.
+         *     Example: `search {"q": "passport renewal", "limit": 5}`.
          */
         get: operations["search"];
         put?: never;
@@ -566,6 +585,7 @@ export interface components {
         };
         /** @description A property to add. Select options as labels or `{label, color}`. */
         PropertyInput: {
+            /** @description Not blank. */
             name: string;
             /** @enum {string} */
             type: "text" | "number" | "select" | "multiSelect" | "date" | "checkbox" | "url" | "email";
@@ -581,6 +601,7 @@ export interface components {
          */
         PropertyUpdate: {
             id: string;
+            /** @description Not blank. */
             name?: string | null;
             /** @enum {string|null} */
             type?: "text" | "number" | "select" | "multiSelect" | "date" | "checkbox" | "url" | "email" | null;
@@ -916,8 +937,8 @@ export interface components {
             /** @description Must be true for mode `replace`. */
             confirmReplace?: boolean | null;
             taskStatus?: components["schemas"]["TaskStatus"] | null;
-            /** @description ISO 8601, or `none` to clear the due date and its reminder. */
-            dueAt?: string | null;
+            /** @description ISO 8601 date or date-time, or `none` to clear the due date and its reminder. */
+            dueAt?: string | "none" | null;
             archived?: boolean | null;
             favorited?: boolean | null;
         };
@@ -994,7 +1015,7 @@ export interface components {
             itemId: string;
             /** @description The property's name on the source list. */
             property: string;
-            /** @description The value that would be dropped. */
+            /** @description The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels. */
             value: unknown;
         };
         MoveItemsResult: {
@@ -1055,14 +1076,17 @@ export interface components {
         SearchHit: {
             itemId: string;
             title: string | null;
-            /** @description The best-matching passage of the item. */
+            /** @description The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values. */
             passage: string;
+            /** @description Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability. */
             score: number;
             listId: string;
             listName: string;
-            listIcon?: string | null;
+            listIcon: string | null;
+            /** @description When the item was created (what `after` and `before` filter on). */
             createdAt: string;
-            webUrl?: string;
+            /** @description The item's page, `<webOrigin>/artifacts/<id>`. */
+            webUrl: string;
         };
         SearchResult: {
             count: number;
@@ -1594,6 +1618,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -1829,6 +1854,7 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };

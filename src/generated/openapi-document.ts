@@ -6,7 +6,7 @@ export const openapiDocument: Record<string, unknown> = {
     "title": "listkeeper API",
     "version": "1.0.0",
     "summary": "Lists and tasks for programs and AI agents.",
-    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person; scopes never narrow it.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, or the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601.\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, a value outside the\n  schema), `unauthorized` 401, `notFound` 404, `methodNotAllowed` 405 (with `Allow`),\n  `toolError` 409 (the call is well formed but refused in the workspace's current state:\n  a non-empty list without `confirmDeleteItems`, an anchor not found, a stale body handle,\n  an unknown property, a draft automation, ...), `rateLimited` 429 (with `Retry-After`),\n  and, while the service is being built, `notImplemented` 501 for an operation not yet\n  served.\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
+    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person; scopes never narrow it.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, or the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601 (RFC 3339 `date-time`; any\n  offset). Text is stored and returned exactly as sent (emoji, right-to-left marks, HTML\n  and Markdown included; nothing is rendered or run).\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, request headers over\n  64 KiB, a value outside the schema, or text that cannot be stored: U+0000 or an unpaired\n  UTF-16 surrogate; `field` names where), `unauthorized` 401, `notFound` 404,\n  `methodNotAllowed` 405 (with `Allow`), `toolError` 409 (the call matches the schema but\n  is refused in the workspace's current state: a non-empty list without\n  `confirmDeleteItems`, an anchor not found, a stale body handle, an unknown or duplicate\n  property, `query` beside `changedSince`, a draft automation, ...), `rateLimited` 429\n  (with `Retry-After`),\n  and, while the service is being built, `notImplemented` 501 for an operation not yet\n  served.\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -288,6 +288,29 @@ export const openapiDocument: Record<string, unknown> = {
                 "parameters": {
                   "id": "$response.body#/id"
                 }
+              },
+              "ListItems": {
+                "operationId": "list_items",
+                "parameters": {
+                  "listId": "$response.body#/id"
+                }
+              },
+              "CreateItems": {
+                "operationId": "create_items",
+                "requestBody": {
+                  "listId": "$response.body#/id",
+                  "items": [
+                    {
+                      "title": "Added through a link"
+                    }
+                  ]
+                }
+              },
+              "QueryItems": {
+                "operationId": "query_items",
+                "requestBody": {
+                  "listId": "$response.body#/id"
+                }
               }
             }
           },
@@ -296,6 +319,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -315,7 +341,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Changes a list: only the fields passed change. Add, rename, retype, re-option or\ndelete properties; reorder columns (`columnOrder` names EVERY property exactly once).\nA change that would clear or trim any value answers a preview (`preview: true`,\n`warning` saying what would be lost in how many items) and writes nothing; repeat the\nsame call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and\n`dueDate` properties can be renamed, never retyped or removed; the title column is\nrenamed only through `titleLabel`.\nRetypes: to text every value converts to its text; text→number keeps numbers;\ntext→select/multiSelect turns each distinct text into an option; select↔multiSelect\nkeeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;\ndate→text keeps the ISO date; checkbox→text is \"true\"/\"false\"; any value that cannot\nconvert is lost (and previewed). Example: `update_list {\"id\": \"…\", \"updateProperty\":\n{\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
+        "description": "Changes a list; only the fields passed change (`icon: \"\"` removes, `instructions`\nREPLACES the rules and `\"\"` clears them, `titleLabel: \"\"` resets to Title).\n`updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY\nkept property once, by id (added ones go last). A change that would clear or trim any\nvalue answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)\nand writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.\nValues migrate on every item of the list, archived and trashed ones included.\n`status`/`dueDate` can be renamed, never retyped or removed; the title column changes\nonly through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,\n`options` on a type without options); `toolError`: what the list refuses (unknown\nproperty id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).\nRetypes (what each value becomes; \"lost\" values are previewed first):\n- text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.\n- number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.\n- select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: its labels joined with \", \", read as from text (so two or more are lost); select: keeps the first option, the others are lost.\n- date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.\n- email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.\nRe-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
         "x-mcp": {
           "title": "Change a list",
           "readOnlyHint": false,
@@ -391,7 +417,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted). A list that still holds items needs `confirmDeleteItems: true`.\nThe Tasks list and Life Admin cannot be deleted. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
+        "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted; restoring the list brings back exactly the items deleted with it).\nA list that still holds items, archived ones included, needs `confirmDeleteItems:\ntrue`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list\nand Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call\nthat addresses `notes` makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
         "x-mcp": {
           "title": "Delete a list",
           "readOnlyHint": false,
@@ -486,8 +512,21 @@ export const openapiDocument: Record<string, unknown> = {
             "in": "query",
             "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim.",
             "schema": {
-              "type": "string",
-              "maxLength": 120
+              "anyOf": [
+                {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                {
+                  "type": "string",
+                  "format": "date"
+                },
+                {
+                  "type": "string",
+                  "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+                  "description": "A `nextChangedSince` while more is pending."
+                }
+              ]
             }
           },
           {
@@ -736,6 +775,14 @@ export const openapiDocument: Record<string, unknown> = {
                 "parameters": {
                   "id": "$response.body#/items/0/id"
                 }
+              },
+              "DeleteFirstItem": {
+                "operationId": "delete_items",
+                "requestBody": {
+                  "itemIds": [
+                    "$response.body#/items/0/id"
+                  ]
+                }
               }
             }
           },
@@ -747,6 +794,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -802,6 +852,14 @@ export const openapiDocument: Record<string, unknown> = {
                     "web": "http://localhost:8080/artifacts/{id}",
                     "app": "listkeeper://artifacts/{id}"
                   }
+                }
+              }
+            },
+            "links": {
+              "GetFirstItem": {
+                "operationId": "get_item",
+                "parameters": {
+                  "id": "$response.body#/items/0/id"
                 }
               }
             }
@@ -866,6 +924,15 @@ export const openapiDocument: Record<string, unknown> = {
                   "refused": [
                     "5e8c7d6e-8d79-4fb1-ae8c-6f5e6d1b0e54"
                   ]
+                }
+              }
+            },
+            "links": {
+              "RestoreFirstItem": {
+                "operationId": "restore_deleted",
+                "requestBody": {
+                  "type": "item",
+                  "id": "$response.body#/items/0/id"
                 }
               }
             }
@@ -967,7 +1034,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Moves up to 100 items to another list. Each keeps its id, body, chat and history;\nvalues follow their property by id, then by name and type; select values by label.\nWhen any value would be dropped, the first call answers a preview (`preview: true`,\n`droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.\nStatus and due date ride along unseen onto a list that keeps neither and show again\nwhen the item comes back. Ids that are not your own items are under `refused`.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
+        "description": "Moves up to 100 items to another list. Each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type, one\nsource property per destination property; select values go by label, and a label the\ndestination lacks becomes a new option there (as in create_items). A value with no\nmatching property is dropped: the first call then answers a preview (`preview: true`,\n`droppedValues` with select values as labels, `items` empty) and moves nothing; repeat\nit with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was\ndropped). Status and due date ride along unseen onto a list that keeps neither and\nshow again when the item returns to one that keeps them. Items already on the\ndestination stay as they are. Ids that are not your own live items (someone else's,\nshared with you, trashed, unknown) are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
         "x-mcp": {
           "title": "Move items to another list",
           "readOnlyHint": false,
@@ -1066,6 +1133,26 @@ export const openapiDocument: Record<string, unknown> = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/Item"
+                }
+              }
+            },
+            "links": {
+              "UpdateItem": {
+                "operationId": "update_items",
+                "requestBody": {
+                  "items": [
+                    {
+                      "itemId": "$response.body#/id"
+                    }
+                  ]
+                }
+              },
+              "DeleteItem": {
+                "operationId": "delete_items",
+                "requestBody": {
+                  "itemIds": [
+                    "$response.body#/id"
+                  ]
                 }
               }
             }
@@ -1285,7 +1372,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "search"
         ],
-        "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Use list_items `query` for an exact filter on\none list instead. Example: `search {\"q\": \"passport renewal\", \"limit\": 5}`.\n",
+        "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Archived items are found too; trashed ones\nnever. A change is searchable about a second after it is saved. Use list_items `query`\nfor an exact filter on one list instead.\nExample: `search {\"q\": \"passport renewal\", \"limit\": 5}`.\n",
         "x-mcp": {
           "title": "Search items",
           "readOnlyHint": true,
@@ -2068,7 +2155,9 @@ export const openapiDocument: Record<string, unknown> = {
           "name": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 100
+            "maxLength": 100,
+            "pattern": "\\S",
+            "description": "Not blank."
           },
           "type": {
             "type": "string",
@@ -2138,7 +2227,9 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "minLength": 1,
-            "maxLength": 100
+            "maxLength": 100,
+            "pattern": "\\S",
+            "description": "Not blank."
           },
           "type": {
             "type": [
@@ -3515,6 +3606,27 @@ export const openapiDocument: Record<string, unknown> = {
           "items"
         ],
         "additionalProperties": false,
+        "if": {
+          "required": [
+            "mode"
+          ],
+          "properties": {
+            "mode": {
+              "const": "insertAfter"
+            }
+          }
+        },
+        "then": {
+          "required": [
+            "anchor"
+          ],
+          "properties": {
+            "anchor": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        },
         "properties": {
           "items": {
             "type": "array",
@@ -3564,12 +3676,26 @@ export const openapiDocument: Record<string, unknown> = {
             ]
           },
           "dueAt": {
-            "type": [
-              "string",
-              "null"
-            ],
-            "maxLength": 64,
-            "description": "ISO 8601, or `none` to clear the due date and its reminder."
+            "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+            "anyOf": [
+              {
+                "type": "string",
+                "format": "date-time"
+              },
+              {
+                "type": "string",
+                "format": "date"
+              },
+              {
+                "type": "string",
+                "enum": [
+                  "none"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "archived": {
             "type": [
@@ -3942,7 +4068,7 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "The property's name on the source list."
           },
           "value": {
-            "description": "The value that would be dropped."
+            "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels."
           }
         }
       },
@@ -4179,7 +4305,9 @@ export const openapiDocument: Record<string, unknown> = {
           "score",
           "listId",
           "listName",
-          "createdAt"
+          "listIcon",
+          "createdAt",
+          "webUrl"
         ],
         "properties": {
           "itemId": {
@@ -4193,10 +4321,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "passage": {
             "type": "string",
-            "description": "The best-matching passage of the item."
+            "description": "The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values."
           },
           "score": {
-            "type": "number"
+            "type": "number",
+            "description": "Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability."
           },
           "listId": {
             "type": "string"
@@ -4211,10 +4340,12 @@ export const openapiDocument: Record<string, unknown> = {
             ]
           },
           "createdAt": {
-            "type": "string"
+            "type": "string",
+            "description": "When the item was created (what `after` and `before` filter on)."
           },
           "webUrl": {
-            "type": "string"
+            "type": "string",
+            "description": "The item's page, `<webOrigin>/artifacts/<id>`."
           }
         }
       },

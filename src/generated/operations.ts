@@ -933,6 +933,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [],
@@ -1000,7 +1001,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1117,7 +1120,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1346,7 +1351,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "PATCH",
     "path": "/lists/{id}",
     "summary": "Change a list",
-    "description": "Changes a list: only the fields passed change. Add, rename, retype, re-option or\ndelete properties; reorder columns (`columnOrder` names EVERY property exactly once).\nA change that would clear or trim any value answers a preview (`preview: true`,\n`warning` saying what would be lost in how many items) and writes nothing; repeat the\nsame call with `acknowledgeDataLoss: true` to apply it. The reserved `status` and\n`dueDate` properties can be renamed, never retyped or removed; the title column is\nrenamed only through `titleLabel`.\nRetypes: to text every value converts to its text; text→number keeps numbers;\ntext→select/multiSelect turns each distinct text into an option; select↔multiSelect\nkeeps options (multiSelect→select keeps only the first); number→checkbox is 0/non-0;\ndate→text keeps the ISO date; checkbox→text is \"true\"/\"false\"; any value that cannot\nconvert is lost (and previewed). Example: `update_list {\"id\": \"…\", \"updateProperty\":\n{\"id\": \"p_pages\", \"type\": \"number\"}}`.",
+    "description": "Changes a list; only the fields passed change (`icon: \"\"` removes, `instructions`\nREPLACES the rules and `\"\"` clears them, `titleLabel: \"\"` resets to Title).\n`updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY\nkept property once, by id (added ones go last). A change that would clear or trim any\nvalue answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)\nand writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.\nValues migrate on every item of the list, archived and trashed ones included.\n`status`/`dueDate` can be renamed, never retyped or removed; the title column changes\nonly through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,\n`options` on a type without options); `toolError`: what the list refuses (unknown\nproperty id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).\nRetypes (what each value becomes; \"lost\" values are previewed first):\n- text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.\n- number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.\n- select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: its labels joined with \", \", read as from text (so two or more are lost); select: keeps the first option, the others are lost.\n- date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.\n- email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.\nRe-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.",
     "tool": {
       "title": "Change a list",
       "annotations": {
@@ -1465,7 +1470,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1538,7 +1545,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -1709,7 +1718,9 @@ export const operationTable: readonly OperationSpec[] = [
               "name": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 100
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "Not blank."
               },
               "type": {
                 "type": "string",
@@ -1782,7 +1793,9 @@ export const operationTable: readonly OperationSpec[] = [
                     "null"
                   ],
                   "minLength": 1,
-                  "maxLength": 100
+                  "maxLength": 100,
+                  "pattern": "\\S",
+                  "description": "Not blank."
                 },
                 "type": {
                   "type": [
@@ -2083,7 +2096,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "DELETE",
     "path": "/lists/{id}",
     "summary": "Delete a list",
-    "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted). A list that still holds items needs `confirmDeleteItems: true`.\nThe Tasks list and Life Admin cannot be deleted. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.",
+    "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted; restoring the list brings back exactly the items deleted with it).\nA list that still holds items, archived ones included, needs `confirmDeleteItems:\ntrue`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list\nand Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call\nthat addresses `notes` makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.",
     "tool": {
       "title": "Delete a list",
       "annotations": {
@@ -2302,8 +2315,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2410,8 +2436,21 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "List id, `tasks` or `notes`; omit for the Tasks set."
         },
         "changedSince": {
-          "type": "string",
-          "maxLength": 120,
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
+              "description": "A `nextChangedSince` while more is pending."
+            }
+          ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
         },
         "ids": {
@@ -2866,6 +2905,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [],
@@ -3779,6 +3819,27 @@ export const operationTable: readonly OperationSpec[] = [
         "items"
       ],
       "additionalProperties": false,
+      "if": {
+        "required": [
+          "mode"
+        ],
+        "properties": {
+          "mode": {
+            "const": "insertAfter"
+          }
+        }
+      },
+      "then": {
+        "required": [
+          "anchor"
+        ],
+        "properties": {
+          "anchor": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
       "properties": {
         "items": {
           "type": "array",
@@ -4010,12 +4071,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -4265,12 +4340,26 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "maxLength": 64,
-          "description": "ISO 8601, or `none` to clear the due date and its reminder."
+          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date-time"
+            },
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "enum": [
+                "none"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "archived": {
           "type": [
@@ -5331,7 +5420,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/items/move",
     "summary": "Move items to another list",
-    "description": "Moves up to 100 items to another list. Each keeps its id, body, chat and history;\nvalues follow their property by id, then by name and type; select values by label.\nWhen any value would be dropped, the first call answers a preview (`preview: true`,\n`droppedValues`) and moves nothing; repeat it with `acknowledgeDataLoss: true` to move.\nStatus and due date ride along unseen onto a list that keeps neither and show again\nwhen the item comes back. Ids that are not your own items are under `refused`.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.",
+    "description": "Moves up to 100 items to another list. Each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type, one\nsource property per destination property; select values go by label, and a label the\ndestination lacks becomes a new option there (as in create_items). A value with no\nmatching property is dropped: the first call then answers a preview (`preview: true`,\n`droppedValues` with select values as labels, `items` empty) and moves nothing; repeat\nit with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was\ndropped). Status and due date ride along unseen onto a list that keeps neither and\nshow again when the item returns to one that keeps them. Items already on the\ndestination stay as they are. Ids that are not your own live items (someone else's,\nshared with you, trashed, unknown) are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.",
     "tool": {
       "title": "Move items to another list",
       "annotations": {
@@ -5629,7 +5718,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "The property's name on the source list."
               },
               "value": {
-                "description": "The value that would be dropped."
+                "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels."
               }
             }
           }
@@ -6470,7 +6559,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/search",
     "summary": "Search items",
-    "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Use list_items `query` for an exact filter on\none list instead. Example: `search {\"q\": \"passport renewal\", \"limit\": 5}`.",
+    "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Archived items are found too; trashed ones\nnever. A change is searchable about a second after it is saved. Use list_items `query`\nfor an exact filter on one list instead.\nExample: `search {\"q\": \"passport renewal\", \"limit\": 5}`.",
     "tool": {
       "title": "Search items",
       "annotations": {
@@ -6597,7 +6686,9 @@ export const operationTable: readonly OperationSpec[] = [
               "score",
               "listId",
               "listName",
-              "createdAt"
+              "listIcon",
+              "createdAt",
+              "webUrl"
             ],
             "properties": {
               "itemId": {
@@ -6611,10 +6702,11 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "passage": {
                 "type": "string",
-                "description": "The best-matching passage of the item."
+                "description": "The best-matching passage of the item: its title, then a few lines of its body (under their heading) or its row values."
               },
               "score": {
-                "type": "number"
+                "type": "number",
+                "description": "Relevance, higher is better: mostly meaning (cosine similarity), partly the share of the query's words found. Comparable within one result, not a probability."
               },
               "listId": {
                 "type": "string"
@@ -6629,10 +6721,12 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "createdAt": {
-                "type": "string"
+                "type": "string",
+                "description": "When the item was created (what `after` and `before` filter on)."
               },
               "webUrl": {
-                "type": "string"
+                "type": "string",
+                "description": "The item's page, `<webOrigin>/artifacts/<id>`."
               }
             }
           }

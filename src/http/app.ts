@@ -4,6 +4,8 @@
  * adapter (REST or MCP) → operation → domain → store.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Knex } from 'knex';
@@ -91,6 +93,28 @@ export function createApp(deps: AppDeps): Koa {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
   });
   return app;
+}
+
+/**
+ * Largest request line plus headers. Node's default (16 KiB) is smaller than the longest valid
+ * GET /items (200 ids, a 500-character query, every filter), which then failed with a bare 431.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/** The HTTP server for an app; `listen` is the caller's. Oversized heads answer 400 `{error, code}`. */
+export function createHttpServer(app?: Koa): Server {
+  const server = app ? createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()) : createServer({ maxHeaderSize: MAX_HEADER_BYTES });
+  server.on('clientError', function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: tooLarge ? `The request line and headers exceed ${MAX_HEADER_BYTES} bytes; send long id lists or queries in smaller calls.` : 'The request is not valid HTTP.',
+      code: 'invalid',
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  return server;
 }
 
 function requestLog(root: Logger) {

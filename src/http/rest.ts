@@ -17,10 +17,14 @@ export const API_ROOT = '/api/v1';
 const router = new OpenAPIRouter({ definition: openapiDocument as unknown as Document, apiRoot: API_ROOT });
 
 // Route templates as regular expressions, to answer 405 with the methods a path does have.
-const routes = [...new Set(operationTable.map((op) => op.path))].map((template) => ({
-  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-  methods: operationTable.filter((op) => op.path === template).map((op) => op.method),
-}));
+// A literal route (/items/query) wins over a template that would also match it (/items/{id}).
+const routes = [...new Set(operationTable.map((op) => op.path))]
+  .map((template) => ({
+    literal: !template.includes('{'),
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    methods: operationTable.filter((op) => op.path === template).map((op) => op.method),
+  }))
+  .sort((a, b) => Number(b.literal) - Number(a.literal));
 
 /** The methods served on a path below /api/v1, or null for an unknown path. */
 export function allowedMethods(path: string): string[] | null {
@@ -37,9 +41,10 @@ export interface RestOptions {
 /** Handles one request below /api/v1 (after the guard). */
 export async function handleRest(ctx: Context, options: RestOptions): Promise<void> {
   const path = ctx.path.slice(API_ROOT.length) || '/';
-  const operation = router.matchOperation({ method: ctx.method, path: ctx.path, headers: {}, query: {} });
+  const methods = allowedMethods(path);
+  // GET /items/query is not get_item with id "query": that path exists, without GET.
+  const operation = methods && !methods.includes(ctx.method) ? undefined : router.matchOperation({ method: ctx.method, path: ctx.path, headers: {}, query: {} });
   if (!operation) {
-    const methods = allowedMethods(path);
     if (methods) {
       throw new ApiError('methodNotAllowed', `${ctx.method} is not supported on ${ctx.path}; use ${methods.join(', ')}.`, { headers: { Allow: methods.join(', ') } });
     }

@@ -7,7 +7,7 @@ import { itemRowDto, parseDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, t
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../http/errors.js';
 import { attachImages, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 
@@ -130,7 +130,7 @@ function resolveMatchOn(list: ListRow, keys: string[]): string[] {
   return keys.map((key) => {
     if (key.toLowerCase() === 'title') return 'title';
     const property = findProperty(list.properties, key);
-    if (!property) throw invalid(`matchOn names unknown property '${key}'; valid: title, ${propertyNames(list.properties)}.`, 'matchOn');
+    if (!property) throw new ApiError('toolError', `matchOn names unknown property '${key}'; valid: title, ${propertyNames(list.properties)}.`, { field: 'matchOn' });
     return property.id;
   });
 }

@@ -6,10 +6,11 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { operationTable } from '../generated/operations.js';
-import type { OperationSpec } from './spec.js';
+import type { JsonSchema, OperationSpec } from './spec.js';
 import type { OperationContext, OperationId } from './types.js';
 import { handlers } from './index.js';
 import { ApiError, invalid, shown } from '../http/errors.js';
+import { canonicalInstant } from '../domain/time.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -23,7 +24,7 @@ interface Compiled {
 
 function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false because OpenAPI schemas carry annotations Ajv does not know (example, etc.).
-  // verbose: errors carry the value received (`e.data`), which every error sentence quotes.
+  // verbose: errors carry the value received and the parent schema, which the sentences quote.
   const ajv = new Ajv2020({ strict: false, allErrors: false, verbose: true, useDefaults: true, coerceTypes: coerce ? 'array' : false });
   addFormats(ajv);
   return ajv;
@@ -82,6 +83,8 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
   if (!handler) throw new ApiError('notImplemented', `${operationId} is not built yet in this version of listkeeper.`);
   const params = { ...raw.params };
   if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
+  refuseUnstorableText(params, '');
+  normalizeInstants(params, op.spec.paramsSchema);
   let body: Record<string, unknown> = {};
   if (op.body) {
     if (raw.body === undefined || raw.body === null) {
@@ -89,6 +92,8 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     } else {
       if (!op.body(raw.body)) throw schemaError(op.body.errors, 'field');
       body = raw.body as Record<string, unknown>;
+      refuseUnstorableText(body, '');
+      normalizeInstants(body, op.spec.bodySchema!);
     }
   } else if (raw.body !== undefined && raw.body !== null && Object.keys(raw.body as object).length > 0) {
     const names = Object.keys(raw.body as object);
@@ -100,6 +105,43 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     throw new Error(`${operationId} produced output that does not match its schema: ${detail}`);
   }
   return output;
+}
+
+// U+0000, or a surrogate half without its partner: Postgres text cannot hold either as sent.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses, naming the field, any string (or object key) that cannot be stored verbatim: a NUL
+ * character or a lone UTF-16 surrogate. Every other character is stored and returned as sent.
+ */
+function refuseUnstorableText(value: unknown, at: string): void {
+  if (typeof value === 'string') {
+    const bad = UNSTORABLE.exec(value);
+    if (!bad) return;
+    const field = at || 'body';
+    const what = bad[0] === '\u0000' ? 'a NUL character (U+0000)' : `an unpaired UTF-16 surrogate (U+${bad[0].charCodeAt(0).toString(16).toUpperCase()})`;
+    throw invalid(`'${field}' contains ${what} at position ${bad.index}, which cannot be stored; remove it or send whole Unicode characters.`, field);
+  }
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => refuseUnstorableText(v, `${at}[${i}]`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      const field = at ? `${at}.${key}` : key;
+      if (UNSTORABLE.test(key)) refuseUnstorableText(key, field);
+      refuseUnstorableText(v, field);
+    }
+  }
+}
+
+/**
+ * Rewrites each top-level `format: date-time` value as a UTC ISO instant (offset applied,
+ * clamped to years 1–9999), so handlers and Postgres read every instant the schema admits.
+ */
+function normalizeInstants(values: Record<string, unknown>, schema: JsonSchema): void {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'string' && properties[name]?.format === 'date-time') values[name] = canonicalInstant(value) ?? value;
+  }
 }
 
 function mustCompile(operationId: string): Compiled {

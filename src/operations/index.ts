@@ -23,6 +23,10 @@ import { create_image_upload } from './create_image_upload.js';
 import { list_automations } from './list_automations.js';
 import { get_automation_runs } from './get_automation_runs.js';
 import { run_automation } from './run_automation.js';
+import { search } from './search.js';
+import { update_list } from './update_list.js';
+import { delete_list } from './delete_list.js';
+import { move_items } from './move_items.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -47,4 +51,8 @@ export const handlers: Partial<Record<OperationId, AnyHandler>> = {
   list_automations,
   get_automation_runs,
   run_automation,
+  search,
+  update_list,
+  delete_list,
+  move_items,
 } as unknown as Partial<Record<OperationId, AnyHandler>>;

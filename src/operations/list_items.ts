@@ -5,7 +5,7 @@ import { itemRowDto, listsById, TASK_STATUSES, type ItemDbRow } from '../domain/
 import { parseCursor, readFeed } from '../domain/feed.js';
 import { linkRoots } from '../domain/links.js';
 import { iso } from '../domain/time.js';
-import { invalid } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { withImageUrls } from '../domain/attachments.js';
 
 type Input = OpInput<'list_items'>;
@@ -27,7 +27,7 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
     links: linkRoots(config),
   };
   if (input.changedSince !== undefined) {
-    if (input.query !== undefined) throw invalid('query cannot be combined with changedSince: the changes feed returns every change; search with query in a separate call.', 'query');
+    if (input.query !== undefined) throw new ApiError('toolError', 'query cannot be combined with changedSince: the changes feed returns every change; search with query in a separate call.', { field: 'query' });
     return { ...header, ...(await changes(db, lists, input.changedSince, input.limit ?? 50)) };
   }
   const rows = await filtered(db, lists.map((l) => l.id), input, list === null || keepsStatus(list));

@@ -149,7 +149,7 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
   }
   if (taskStatus !== undefined) {
     if (!keepsStatus(list)) throw new Refusal('toolError', `list '${list.name}' keeps no status, so taskStatus cannot be set on this item.`);
-    if (!TASK_STATUSES.includes(taskStatus)) throw new Refusal('invalid', `taskStatus must be one of ${TASK_STATUSES.join(', ')}.`);
+    if (!TASK_STATUSES.includes(taskStatus)) throw new Refusal('toolError', `taskStatus must be one of ${TASK_STATUSES.join(', ')}.`);
     Object.assign(patch, statusColumns(row, taskStatus, now));
   }
   if (dueChange !== undefined) {
@@ -205,7 +205,7 @@ function refuseOwnerFields(entry: Entry, input: Input, access: AccessibleItem['a
 function changeBody(row: ItemDbRow, entry: Entry, mode: LegacyMode, anchor: string | null): { body: string; applied: string[] } | null {
   const hasEdits = entry.edits !== undefined && entry.edits !== null;
   const hasBody = entry.body !== undefined && entry.body !== null;
-  if (hasEdits && hasBody) throw new Refusal('invalid', 'send either edits (block edits by handle) or body (with mode), not both.');
+  if (hasEdits && hasBody) throw new Refusal('toolError', 'send either edits (block edits by handle) or body (with mode), not both.');
   if (hasBody) {
     const merged = mergeBody(row.body, entry.body!, mode, anchor);
     if ('error' in merged) throw new Refusal('toolError', merged.error, bodyDetails(row.body));
@@ -215,7 +215,7 @@ function changeBody(row: ItemDbRow, entry: Entry, mode: LegacyMode, anchor: stri
   const edits: BodyEdit[] = [];
   for (const [i, raw] of entry.edits!.entries()) {
     const parsed = parseEdit(raw);
-    if (typeof parsed === 'string') throw new Refusal('invalid', `edits[${i}]: ${parsed}`, bodyDetails(row.body));
+    if (typeof parsed === 'string') throw new Refusal('toolError', `edits[${i}]: ${parsed}`, bodyDetails(row.body));
     edits.push(parsed);
   }
   const result = applyEdits(row.body ?? '', edits);

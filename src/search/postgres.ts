@@ -186,7 +186,7 @@ export class PostgresSearchIndex implements SearchIndex {
     }
     if (vectors.length > 0) {
       legs.push(`(select item_id, passage_no from search_passages
-                   where ${scope} and embedding_bits is not null
+                   where ${scope} and embedding_bits is not null and bit_length(embedding_bits) = :dimensions
                    order by least(bit_count(embedding_bits # :bits::bit varying),
                                   coalesce(bit_count(embedding_bits # :bits2::bit varying), 1 << 30))
                    limit :semanticCandidates)`);
@@ -202,7 +202,7 @@ export class PostgresSearchIndex implements SearchIndex {
       select p.item_id, p.passage_no, p.text,
              coalesce((select count(*) filter (where p.tsv @@ t.tsq)::float8 / nullif(count(*), 0) from terms t), 0) as keyword,
              ts_rank(p.tsv, q.any_word) as rank,
-             case when :vector::real[] is null or p.embedding is null then null
+             case when :vector::real[] is null or p.embedding is null or cardinality(p.embedding) <> :dimensions then null
                   else (select greatest(sum(a * b), coalesce(sum(a * c), -1))
                           from unnest(p.embedding, :vector::real[], :vector2::real[]) as v(a, b, c)) end as cosine
         from cand join search_passages p using (item_id, passage_no), q`;
@@ -217,6 +217,8 @@ export class PostgresSearchIndex implements SearchIndex {
       bits2: vectors[1] ? signBits(vectors[1]) : null,
       vector: vectors[0] ? Array.from(vectors[0]) : null,
       vector2: vectors[1] ? Array.from(vectors[1]) : null,
+      // Passages embedded by another model (before a reindex) have vectors of another size: they compete on keywords only.
+      dimensions: vectors[0]?.length ?? 0,
       keywordCandidates: this.keywordCandidates,
       semanticCandidates: this.semanticCandidates,
     });

@@ -305,7 +305,11 @@ async function inspectPidFile(clusterDir: string): Promise<PidFileState> {
   return { kind: 'stale', file, reason: `pid ${pid} now belongs to an unrelated process` };
 }
 
-/** After a crash postmaster.pid stays behind: remove it if stale, refuse to start a second server if not. */
+/**
+ * After a crash postmaster.pid stays behind: remove it if stale. A postmaster whose server was
+ * killed (SIGKILL, OOM) outlives it, orphaned: stop it (fast shutdown rolls back what that
+ * server had in flight) and start afresh. Refuse to start a second server beside a live one.
+ */
 async function clearStalePidFile(clusterDir: string, log: (line: string) => void): Promise<void> {
   const state = await inspectPidFile(clusterDir);
   if (state.kind === 'running' && (await isOrphan(state.pid))) {

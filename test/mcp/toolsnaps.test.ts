@@ -24,8 +24,11 @@ const UPDATE = process.env.UPDATE_TOOLSNAPS === '1';
  * 18,558 tokens (74.2 KB, 41.1 KB of them output schemas). The budget leaves about 9% for
  * what the operations still being built add to the spec; going above it means trimming a
  * description or a schema, or raising this number as a reviewed decision.
+ * Raised to 17,000 when the last operations landed (all 21 built: 16,431 tokens, with
+ * update_list at 1,842 and update_items at 1,750 the largest). Trimming those two
+ * descriptions is the next step before raising it again.
  */
-const TOOLS_LIST_BUDGET_TOKENS = 16_000;
+const TOOLS_LIST_BUDGET_TOKENS = 17_000;
 
 interface WireTool { name: string; [key: string]: unknown }
 

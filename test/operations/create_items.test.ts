@@ -100,7 +100,8 @@ describe('create_items', () => {
 
   it('refuses matchOn naming an unknown property for the whole call', async () => {
     const res = await ada.sdk.POST('/items', { body: { listId: booksId, matchOn: ['Colour'], items: [{ title: 'x' }] } });
-    expect(res.response.status).toBe(400);
+    expect(res.response.status).toBe(409);
+    expect(res.error).toMatchObject({ code: 'toolError', field: 'matchOn' });
     expect(res.error?.error).toMatch(/matchOn names unknown property 'Colour'/);
   });
 

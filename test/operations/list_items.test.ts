@@ -73,7 +73,8 @@ describe('list_items', () => {
 
   it('refuses query beside changedSince, and limit outside 1 to 200', async () => {
     const both = await ada.sdk.GET('/items', { params: { query: { query: 'x', changedSince: '2026-01-01T00:00:00Z' } } });
-    expect(both.response.status).toBe(400);
+    expect(both.response.status).toBe(409);
+    expect(both.error).toMatchObject({ code: 'toolError', field: 'query' });
     expect(both.error?.error).toMatch(/query cannot be combined with changedSince/);
     expect((await ada.sdk.GET('/items', { params: { query: { limit: 201 } } })).response.status).toBe(400);
     expect((await ada.sdk.GET('/items', { params: { query: { limit: 0 } } })).response.status).toBe(400);

@@ -3,12 +3,12 @@
  * and an MCP client. Every server a test opens is closed in its afterAll.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, createHttpServer } from '../../src/http/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { migrate } from '../../src/store/db.js';
@@ -16,6 +16,9 @@ import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/auth/apikeys.js';
 import { createAuthServer, type AuthServer } from '../../src/auth/oauth/server.js';
 import { hashPassword } from '../../src/web/passwords.js';
+import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
+import { createSearch } from '../../src/search/create.js';
+import { searchSync } from '../../src/search/sync.js';
 import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
 import type { OperationContext, Principal } from '../../src/operations/types.js';
 import { createTestDatabase } from './db.js';
@@ -37,7 +40,17 @@ export interface TestServer {
   mcp(account: TestAccount): Promise<Client>;
   /** The operation context of an account, to call operations directly. */
   context(account: TestAccount): OperationContext;
+  /** With the `search` option: the outbox pump feeding the search index; `await pump.drain()` indexes every write so far. */
+  pump?: OutboxPump;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /**
+   * Builds services.search from the configuration (SEARCH_BACKEND, EMBEDDINGS, ... in `env`) as main.ts does, and
+   * runs the outbox pump with the search consumer. Its timer is slow, so tests index when they call pump.drain().
+   */
+  search?: boolean;
 }
 
 let counter = 0;
@@ -51,7 +64,8 @@ export interface TestApp { baseUrl: string; config: Config; services: Services; 
  * the app is built. Rate limits are raised unless given.
  */
 export async function serveApp(db: Knex, env: Record<string, string> = {}): Promise<TestApp> {
-  const server: Server = createServer();
+  // The app is attached once BASE_URL is known; the server has the production limits from the start.
+  const server: Server = createHttpServer();
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -74,12 +88,18 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
 }
 
 /** Starts a server on a random port with a fresh database; rate limits raised unless given. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   await migrate(database.knex);
   const served = await serveApp(database.knex, env);
   const { baseUrl, config, services } = served;
   const log = pino({ level: 'silent' });
+  let pump: OutboxPump | undefined;
+  if (options.search) {
+    const search = await createSearch(config.search, database.knex);
+    services.search = search.index;
+    pump = startOutboxPump(database.knex, { item: searchSync(database.knex, search.index, log) }, log, 60_000);
+  }
   const clients: Client[] = [];
 
   return {
@@ -89,6 +109,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     config,
     services,
     oauth: served.oauth,
+    ...(pump ? { pump } : {}),
     async account(name = 'Ada', password?: string) {
       const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
       const user = await createUser(database.knex, { email, name, timezone: 'Europe/London', passwordHash: password ? await hashPassword(password) : null });
@@ -107,6 +128,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await pump?.stop();
       await served.close();
       await database.drop();
     },

@@ -1,4 +1,4 @@
-import { reparseBody, type BlockKind, type ItemInfo, type ParsedBody, type Segment } from './blocks.js';
+import { flatBlocks, reparseBody, type BlockKind, type FlatBlocks, type ItemInfo, type ParsedBody, type Segment } from './blocks.js';
 import { bodyVersion, parsedBody, rememberParsed } from './cache.js';
 import { parseEdit, type BodyEdit } from './edits.js';
 import {
@@ -24,6 +24,7 @@ import {
 import { handleIndexOf, handlesOf, stripHandles } from './handles.js';
 import { editableOf, type EditableBody } from './read.js';
 
+/** The new body, or why the edits were refused with the unchanged body and fresh handles. */
 export type ApplyResult =
   | { ok: true; body: string; version: string; applied: string[] }
   | { ok: false; error: string; editIndex: number; body: string; version: string; editable: EditableBody };
@@ -41,6 +42,7 @@ interface WorkBlock {
   /** Column the block starts at; its continuation lines are indented relative to it. */
   col: number;
   item: ItemInfo | null;
+  endsInHtml: boolean;
   /** `text` changed since kind and item were derived; derive them again before use. */
   stale: boolean;
   text: string;
@@ -53,21 +55,28 @@ interface WorkBlock {
   gone: string | null;
 }
 
+/** A block of the base text that no edit has touched yet is held as its index, to keep big bodies cheap. */
+type Entry = WorkBlock | number;
+
 interface WorkDoc {
   /** The body the call started from. */
   readonly original: string;
-  /** The parsed text that `src*` offsets point into: the original, or a rewrite's text. */
+  /** The parsed text that indices and `src*` offsets point into: the original, or a rewrite's text. */
   base: ParsedBody;
+  flat: FlatBlocks;
   readonly eol: Eol;
-  blocks: WorkBlock[];
+  entries: Entry[];
   /** Text after the last block (all of it when there are no blocks). */
   tail: string;
   srcTail: number;
-  /** Blocks of the original body in their original order, for resolving handles. */
-  readonly initial: readonly WorkBlock[];
+  /** Work blocks made from base blocks so far, by base index. */
+  made: Map<number, WorkBlock>;
   readonly handleIndex: ReadonlyMap<string, number>;
+  readonly handles: readonly string[];
   /** Index of an edit that rewrote the whole body, -1 if none did. */
   rewrittenBy: number;
+  /** Base offsets of characters changed without changing block structure (see reparseBody). */
+  touched: number[];
 }
 
 type Where = { at: 'before' | 'after'; block: WorkBlock } | { at: 'start' | 'end' };
@@ -89,7 +98,7 @@ export function applyEdits(body: string, edits: BodyEdit[]): ApplyResult {
     editable: editableOf(parsed, version),
   });
   if (!Array.isArray(edits)) return refuse('edits must be an array of edit objects.', 0);
-  const doc = workDocOf(parsed, handleIndexOf(parsed), handlesOf(parsed));
+  const doc = workDocOf(body, parsed, handleIndexOf(parsed), handlesOf(parsed));
   const applied: string[] = [];
   for (let n = 0; n < edits.length; n++) {
     const edit = parseEdit(edits[n]);
@@ -105,7 +114,7 @@ export function applyEdits(body: string, edits: BodyEdit[]): ApplyResult {
   if (text === body) return { ok: true, body, version, applied };
   const newVersion = bodyVersion(text);
   // Parse now, around the changes only, so the next read or edit of this body finds it parsed.
-  rememberParsed(text === doc.base.text ? doc.base : reparseBody(doc.base, text, segments), newVersion);
+  rememberParsed(text === doc.base.text ? doc.base : reparseBody(doc.base, text, segments, { touched: doc.touched }), newVersion);
   return { ok: true, body: text, version: newVersion, applied };
 }
 
@@ -145,10 +154,10 @@ function replaceBlock(doc: WorkDoc, x: WorkBlock, handle: string, markdown: stri
   const item = itemOf(x);
   if (item) {
     // An item replaced by plain text stays an item of the same list, keeping its checkbox.
-    if (!fragment[0]!.item) fragment = wrapAsItem(normaliseMarkdown(markdown), item, x.text);
+    if (!fragment[0]!.item) fragment = wrapAsItem(normaliseMarkdown(markdown), fragment[0]!.kind, item, x.text);
     adoptListStyle(fragment, listStyleOf(item, 0));
   }
-  const i = indexOf(doc, x);
+  const i = positionOf(doc, x);
   const placed = place(doc, fragment, x.col, x.depth);
   const first = placed[0]!;
   // Blank lines around a replaced non-item keep the new text from merging with its neighbours.
@@ -157,15 +166,19 @@ function replaceBlock(doc: WorkDoc, x: WorkBlock, handle: string, markdown: stri
     first.gap = x.gap;
     first.srcGap = x.srcGap;
   }
-  const next = doc.blocks[i + 1];
-  if (!item && next && !hasBlankLine(next.gap)) setGap(next, doc.eol + next.gap);
-  doc.blocks.splice(i, 1, ...placed);
+  // Nested items stay under a replaced item; an HTML block ending the new text would swallow them without a blank line.
+  const nested = item !== null && i + 1 < doc.entries.length && depthAt(doc, i + 1) > x.depth;
+  if ((!item || (nested && placed[placed.length - 1]!.endsInHtml)) && i + 1 < doc.entries.length && !hasBlankLine(gapAt(doc, i + 1))) {
+    const next = blockAt(doc, i + 1);
+    setGap(next, doc.eol + next.gap);
+  }
+  doc.entries.splice(i, 1, ...placed);
   x.gone = `Handle "${handle}" was replaced by edit ${n} of this call; put every change to that block into the one replace.`;
   return placed.length > 1 ? `replaced ${handle} with ${placed.length} blocks` : `replaced ${handle}`;
 }
 
 function deleteBlock(doc: WorkDoc, x: WorkBlock, handle: string, n: number): string {
-  const i = indexOf(doc, x);
+  const i = positionOf(doc, x);
   const removed = removeRange(doc, i, subtreeEnd(doc, i));
   for (const block of removed) {
     const parent = block === x ? '' : ` together with its parent "${handle}"`;
@@ -185,26 +198,28 @@ function setChecked(doc: WorkDoc, x: WorkBlock, handle: string, checked: boolean
   const word = checked ? 'checked' : 'unchecked';
   if ((mark === 'x' || mark === 'X') === checked) return `${handle} was already ${word}`;
   x.text = x.text.slice(0, at) + (checked ? 'x' : ' ') + x.text.slice(at + 1);
-  x.srcText = -1;
+  // Still counted as copied text: a toggled checkbox changes no block boundaries.
+  if (x.srcText >= 0) doc.touched.push(x.srcText + at);
   return `${word} ${handle}`;
 }
 
 function moveBlock(doc: WorkDoc, edit: Extract<BodyEdit, { op: 'move' }>): string {
   const x = resolve(doc, edit.handle);
   const target = edit.position === 'before' || edit.position === 'after' ? resolve(doc, edit.target) : null;
-  const i = indexOf(doc, x);
-  const j = subtreeEnd(doc, i);
+  const where = edit.position === 'before' || edit.position === 'after' ? `${edit.position} ${edit.target}` : `to the ${edit.position}`;
   if (target === x) throw new Refusal(`Cannot move "${edit.handle}" relative to itself; pick another block as target.`);
-  const t = target ? doc.blocks.indexOf(target) : -1;
+  const i = positionOf(doc, x);
+  const j = subtreeEnd(doc, i);
+  const t = target ? positionOf(doc, target) : -1;
   if (t >= i && t < j) {
-    throw new Refusal(`Cannot move "${edit.handle}" next to "${edit.position === 'before' || edit.position === 'after' ? edit.target : ''}", which is nested inside it; pick a target outside the moved block.`);
+    throw new Refusal(`Cannot move "${edit.handle}" ${where}, which is nested inside it; pick a target outside the moved block.`);
   }
-  const moving = doc.blocks.slice(i, j);
-  const fragment = fragmentFromBlocks(doc, moving);
+  const moving: WorkBlock[] = [];
+  for (let k = i; k < j; k++) moving.push(blockAt(doc, k));
+  const fragment = fragmentFromBlocks(moving);
   removeRange(doc, i, j);
   placeFragment(doc, fragment, target ? { at: edit.position as 'before' | 'after', block: target } : { at: edit.position as 'start' | 'end' }, moving);
   const nested = moving.length > 1 ? ` with ${plural(moving.length - 1, 'nested block')}` : '';
-  const where = edit.position === 'before' || edit.position === 'after' ? `${edit.position} ${edit.target}` : `to the ${edit.position}`;
   return `moved ${edit.handle}${nested} ${where}`;
 }
 
@@ -239,11 +254,14 @@ function rewrite(doc: WorkDoc, baseVersion: string, markdown: string, n: number,
   let text = stripHandles(markdown);
   // A body that has line endings keeps its style; an empty or one-line body takes the new text's.
   if (/[\r\n]/.test(doc.original)) text = fromLf(toLf(text), doc.eol);
-  const fresh = workDocOf(parsedBody(text), new Map(), null);
+  const fresh = workDocOf(doc.original, parsedBody(text), new Map(), []);
   doc.base = fresh.base;
-  doc.blocks = fresh.blocks;
+  doc.flat = fresh.flat;
+  doc.entries = fresh.entries;
   doc.tail = fresh.tail;
   doc.srcTail = fresh.srcTail;
+  doc.made = fresh.made;
+  doc.touched = [];
   doc.rewrittenBy = n;
   return 'rewrote the whole body';
 }
@@ -257,12 +275,12 @@ function rewrite(doc: WorkDoc, baseVersion: string, markdown: string, n: number,
  * `origins` are the blocks a move carries, which keep their identity.
  */
 function placeFragment(doc: WorkDoc, fragment: FragmentBlock[], where: Where, origins?: WorkBlock[]): void {
-  const blocks = doc.blocks;
+  const entries = doc.entries;
   const startsWithItem = fragment[0]!.item !== null;
   const endsWithItem = lastTopLevel(fragment).item !== null;
   if (where.at === 'before' || where.at === 'after') {
     const x = where.block;
-    const i = indexOf(doc, x);
+    const i = positionOf(doc, x);
     const item = itemOf(x);
     const join = item !== null && startsWithItem;
     if (join) adoptListStyle(fragment, listStyleOf(item, where.at === 'after' ? 1 : 0));
@@ -271,44 +289,46 @@ function placeFragment(doc: WorkDoc, fragment: FragmentBlock[], where: Where, or
     if (where.at === 'after') {
       const j = subtreeEnd(doc, i);
       placed[0]!.gap = join ? itemSep : blankSeparator(doc, x.col);
-      const next = blocks[j];
-      if (next && !(join && endsWithItem) && !hasBlankLine(next.gap)) setGap(next, doc.eol + next.gap);
-      blocks.splice(j, 0, ...placed);
+      if (j < entries.length && !(join && endsWithItem) && !hasBlankLine(gapAt(doc, j))) {
+        const next = blockAt(doc, j);
+        setGap(next, doc.eol + next.gap);
+      }
+      entries.splice(j, 0, ...placed);
     } else {
       placed[0]!.gap = i === 0 || join || hasBlankLine(x.gap) ? x.gap : doc.eol + x.gap;
       setGap(x, join && endsWithItem ? itemSep : blankSeparator(doc, x.col));
-      blocks.splice(i, 0, ...placed);
+      entries.splice(i, 0, ...placed);
     }
     return;
   }
-  if (blocks.length === 0) {
+  if (entries.length === 0) {
     const placed = place(doc, fragment, 0, 0, origins);
     placed[0]!.gap = '';
-    blocks.push(...placed);
+    entries.push(...placed);
     return;
   }
   if (where.at === 'start') {
-    const first = blocks[0]!;
+    const first = blockAt(doc, 0);
     const item = itemOf(first);
     const join = item !== null && startsWithItem;
     if (join) adoptListStyle(fragment, listStyleOf(item, 0));
     const itemSep = join ? itemSeparator(doc, 0) : '';
     const placed = place(doc, fragment, join ? first.col : 0, 0, origins);
     const { lines, indent } = splitGap(first.gap);
-    placed[0]!.gap = lines;
+    placed[0]!.gap = join ? lines + indent : lines;
     setGap(first, join && endsWithItem ? itemSep : doc.eol + doc.eol + indent);
-    blocks.splice(0, 0, ...placed);
+    entries.splice(0, 0, ...placed);
     return;
   }
-  let t = blocks.length - 1;
-  while (t > 0 && blocks[t]!.depth > 0) t--;
-  const lastTop = blocks[t]!;
+  let t = entries.length - 1;
+  while (t > 0 && depthAt(doc, t) > 0) t--;
+  const lastTop = blockAt(doc, t);
   const item = itemOf(lastTop);
   const join = item !== null && startsWithItem;
   if (join) adoptListStyle(fragment, listStyleOf(item, 1));
   const placed = place(doc, fragment, join ? lastTop.col : 0, 0, origins);
   placed[0]!.gap = join ? itemSeparator(doc, t) : doc.eol + doc.eol;
-  blocks.push(...placed);
+  entries.push(...placed);
 }
 
 /** Turn fragment blocks into work blocks at a column and depth, in the body's line endings. */
@@ -319,7 +339,7 @@ function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: number, de
     const gap = k === 0 ? '' : fromLf(indentGap(f.gap, prefix), doc.eol);
     const origin = origins?.[k];
     if (!origin) {
-      return { handle: null, kind: f.kind, depth: depth + f.depth, col: col + f.col, item: f.item, stale: false, text, gap, srcText: -1, srcGap: -1, gone: null };
+      return { handle: null, kind: f.kind, depth: depth + f.depth, col: col + f.col, item: f.item, endsInHtml: f.endsInHtml, stale: false, text, gap, srcText: -1, srcGap: -1, gone: null };
     }
     if (origin.text !== text) {
       origin.text = text;
@@ -329,6 +349,7 @@ function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: number, de
     origin.srcGap = -1;
     origin.kind = f.kind;
     origin.item = f.item;
+    origin.endsInHtml = f.endsInHtml;
     origin.stale = false;
     origin.depth = depth + f.depth;
     origin.col = col + f.col;
@@ -337,63 +358,69 @@ function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: number, de
 }
 
 /**
- * Remove blocks [i, j). The blocks around the hole keep the wider of the two
+ * Remove entries [i, j). The blocks around the hole keep the wider of the two
  * separations, so the neighbours cannot merge into one block.
  */
 function removeRange(doc: WorkDoc, i: number, j: number): WorkBlock[] {
-  const removed = doc.blocks.splice(i, j - i);
-  if (doc.blocks.length === 0) {
+  const removed: WorkBlock[] = [];
+  for (let k = i; k < j; k++) removed.push(blockAt(doc, k));
+  doc.entries.splice(i, j - i);
+  if (doc.entries.length === 0) {
     doc.tail = '';
     doc.srcTail = -1;
     return removed;
   }
-  const before = removed[0]!.gap;
-  const next = doc.blocks[i];
-  if (next && (i === 0 || countLineEndings(next.gap) < countLineEndings(before))) {
-    setGap(next, splitGap(before).lines + splitGap(next.gap).indent);
+  if (i < doc.entries.length) {
+    const before = removed[0]!.gap;
+    const nextGap = gapAt(doc, i);
+    if (i === 0 || countLineEndings(nextGap) < countLineEndings(before)) {
+      setGap(blockAt(doc, i), splitGap(before).lines + splitGap(nextGap).indent);
+    }
   }
   return removed;
 }
 
 /** A moved subtree as a fragment: "\n" line endings, its first block at column 0. */
-function fragmentFromBlocks(doc: WorkDoc, blocks: readonly WorkBlock[]): FragmentBlock[] {
+function fragmentFromBlocks(blocks: readonly WorkBlock[]): FragmentBlock[] {
   const root = blocks[0]!;
-  return blocks.map((b, k) => {
-    const item = itemOf(b);
-    return {
-      text: dedentLines(toLf(b.text), root.col),
-      gap: k === 0 ? '' : shiftGap(toLf(b.gap), -root.col),
-      depth: b.depth - root.depth,
-      col: Math.max(b.col - root.col, 0),
-      kind: b.kind,
-      item,
-    };
-  });
+  return blocks.map((b, k) => ({
+    text: dedentLines(toLf(b.text), root.col),
+    gap: k === 0 ? '' : shiftGap(toLf(b.gap), -root.col),
+    depth: b.depth - root.depth,
+    col: Math.max(b.col - root.col, 0),
+    kind: b.kind,
+    item: itemOf(b),
+    endsInHtml: b.endsInHtml,
+  }));
 }
 
-/** Wrap plain Markdown as one list item with the given item's marker (and checkbox, if it had one). */
-function wrapAsItem(text: string, item: ItemInfo, blockText: string): FragmentBlock[] {
+/**
+ * Wrap plain Markdown as one list item with the given item's marker. A task
+ * keeps its checkbox when the new text starts with text (a checkbox in front
+ * of a heading or a fence would turn them into a paragraph) and brings none.
+ */
+function wrapAsItem(text: string, firstKind: BlockKind, item: ItemInfo, blockText: string): FragmentBlock[] {
   const body = indentLines(text, ' '.repeat(item.marker.length + 1));
-  let fragment = fragmentFromText(`${item.marker} ${body}`);
-  const first = fragment[0]?.item;
-  if (item.checkbox >= 0 && first && first.checkbox < 0) {
-    const mark = blockText.charAt(item.checkbox + 1);
-    fragment = fragmentFromText(`${item.marker} [${mark}] ${body}`);
-  }
-  return fragment;
+  const startsWithText = firstKind === 'paragraph' || firstKind === 'image';
+  const keepCheckbox = item.checkbox >= 0 && startsWithText && !/^\[[ xX]\][ \t]/.test(text);
+  const checkbox = keepCheckbox ? `[${blockText.charAt(item.checkbox + 1)}] ` : '';
+  return fragmentFromText(`${item.marker} ${checkbox}${body}`);
 }
 
-/** The separator between items of x's list: a blank line when the list is loose, then x's indentation. */
+/** The separator between items of the list of the block at i: a blank line when the list is loose, then its indentation. */
 function itemSeparator(doc: WorkDoc, i: number): string {
-  const x = doc.blocks[i]!;
+  const x = blockAt(doc, i);
+  const own = itemOf(x);
+  // A sibling counts only if it is in the same list: same bullet, or same ordered delimiter.
+  const sameList = (other: ItemInfo | null): boolean =>
+    other !== null && own !== null && other.ordered === own.ordered && other.marker.slice(-1) === own.marker.slice(-1);
   let k = i - 1;
-  while (k >= 0 && doc.blocks[k]!.depth > x.depth) k--;
-  const previous = doc.blocks[k];
+  while (k >= 0 && depthAt(doc, k) > x.depth) k--;
   let loose: boolean;
-  if (previous && previous.depth === x.depth && itemOf(previous)) loose = hasBlankLine(x.gap);
+  if (k >= 0 && depthAt(doc, k) === x.depth && sameList(itemAt(doc, k))) loose = hasBlankLine(x.gap);
   else {
-    const next = doc.blocks[subtreeEnd(doc, i)];
-    loose = !!next && next.depth === x.depth && itemOf(next) !== null && hasBlankLine(next.gap);
+    const j = subtreeEnd(doc, i);
+    loose = j < doc.entries.length && depthAt(doc, j) === x.depth && sameList(itemAt(doc, j)) && hasBlankLine(gapAt(doc, j));
   }
   return (loose ? doc.eol + doc.eol : doc.eol) + ' '.repeat(x.col);
 }
@@ -409,16 +436,10 @@ function setGap(block: WorkBlock, gap: string): void {
 }
 
 function subtreeEnd(doc: WorkDoc, i: number): number {
-  const depth = doc.blocks[i]!.depth;
+  const depth = depthAt(doc, i);
   let j = i + 1;
-  while (j < doc.blocks.length && doc.blocks[j]!.depth > depth) j++;
+  while (j < doc.entries.length && depthAt(doc, j) > depth) j++;
   return j;
-}
-
-function indexOf(doc: WorkDoc, block: WorkBlock): number {
-  const i = doc.blocks.indexOf(block);
-  if (i === -1) throw new Error('work block is not in the document');
-  return i;
 }
 
 function lastTopLevel(fragment: readonly FragmentBlock[]): FragmentBlock {
@@ -430,44 +451,80 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-// ---- blocks and handles -----------------------------------------------------
+// ---- entries, blocks and handles ------------------------------------------
 
-function workDocOf(parsed: ParsedBody, handleIndex: ReadonlyMap<string, number>, handles: readonly string[] | null): WorkDoc {
-  const text = parsed.text;
-  const blocks: WorkBlock[] = [];
-  let prevEnd = 0;
-  for (let u = 0; u < parsed.units.length; u++) {
-    const base = parsed.starts[u]!;
-    for (const block of parsed.units[u]!.blocks) {
-      const start = base + block.start;
-      const end = base + block.end;
-      blocks.push({
-        handle: handles ? handles[blocks.length]! : null,
-        kind: block.kind,
-        depth: block.depth,
-        col: columnOf(text, start),
-        item: block.item,
-        stale: false,
-        text: text.slice(start, end),
-        gap: text.slice(prevEnd, start),
-        srcText: start,
-        srcGap: prevEnd,
-        gone: null,
-      });
-      prevEnd = end;
-    }
-  }
+function workDocOf(original: string, parsed: ParsedBody, handleIndex: ReadonlyMap<string, number>, handles: readonly string[]): WorkDoc {
+  const flat = flatBlocks(parsed);
+  const count = flat.blocks.length;
+  const entries: Entry[] = new Array<Entry>(count);
+  for (let i = 0; i < count; i++) entries[i] = i;
+  const lastEnd = count > 0 ? flat.ends[count - 1]! : 0;
   return {
-    original: text,
+    original,
     base: parsed,
-    eol: detectEol(text),
-    blocks,
-    tail: text.slice(prevEnd),
-    srcTail: prevEnd,
-    initial: blocks.slice(),
+    flat,
+    eol: detectEol(original),
+    entries,
+    tail: parsed.text.slice(lastEnd),
+    srcTail: lastEnd,
+    made: new Map(),
     handleIndex,
+    handles,
     rewrittenBy: -1,
+    touched: [],
   };
+}
+
+/** The work block at position p, made from its base block if no edit has touched it yet. */
+function blockAt(doc: WorkDoc, p: number): WorkBlock {
+  const entry = doc.entries[p];
+  if (entry === undefined) throw new Error(`no block at position ${p}`);
+  if (typeof entry !== 'number') return entry;
+  const { blocks, starts, ends } = doc.flat;
+  const block = blocks[entry]!;
+  const start = starts[entry]!;
+  const gapStart = entry > 0 ? ends[entry - 1]! : 0;
+  const text = doc.base.text;
+  const made: WorkBlock = {
+    handle: doc.rewrittenBy < 0 ? (doc.handles[entry] ?? null) : null,
+    kind: block.kind,
+    depth: block.depth,
+    col: columnOf(text, start),
+    item: block.item,
+    endsInHtml: block.endsInHtml === true,
+    stale: false,
+    text: text.slice(start, ends[entry]!),
+    gap: text.slice(gapStart, start),
+    srcText: start,
+    srcGap: gapStart,
+    gone: null,
+  };
+  doc.entries[p] = made;
+  doc.made.set(entry, made);
+  return made;
+}
+
+function depthAt(doc: WorkDoc, p: number): number {
+  const entry = doc.entries[p]!;
+  return typeof entry === 'number' ? doc.flat.blocks[entry]!.depth : entry.depth;
+}
+
+function itemAt(doc: WorkDoc, p: number): ItemInfo | null {
+  const entry = doc.entries[p]!;
+  return typeof entry === 'number' ? doc.flat.blocks[entry]!.item : itemOf(entry);
+}
+
+function gapAt(doc: WorkDoc, p: number): string {
+  const entry = doc.entries[p]!;
+  if (typeof entry !== 'number') return entry.gap;
+  const gapStart = entry > 0 ? doc.flat.ends[entry - 1]! : 0;
+  return doc.base.text.slice(gapStart, doc.flat.starts[entry]!);
+}
+
+function positionOf(doc: WorkDoc, block: WorkBlock): number {
+  const p = doc.entries.indexOf(block);
+  if (p === -1) throw new Error('work block is not in the document');
+  return p;
 }
 
 function resolve(doc: WorkDoc, handle: string): WorkBlock {
@@ -478,18 +535,21 @@ function resolve(doc: WorkDoc, handle: string): WorkBlock {
   if (index === undefined) {
     throw new Refusal(`Handle "${handle}" is not in the current body (it was changed or removed since you read it); read the body again and use the fresh handles.`);
   }
-  const block = doc.initial[index]!;
-  if (block.gone) throw new Refusal(block.gone);
-  return block;
+  const made = doc.made.get(index);
+  if (made) {
+    if (made.gone) throw new Refusal(made.gone);
+    return made;
+  }
+  return blockAt(doc, doc.entries.indexOf(index));
 }
 
-/** Kind and list-item facts of a block, derived again if an edit changed its text. */
+/** List-item facts of a block, derived again if an edit changed its text. */
 function itemOf(block: WorkBlock): ItemInfo | null {
   if (!block.stale) return block.item;
-  const lf = toLf(block.text);
-  const dedented = dedentLines(lf, block.col);
+  const dedented = dedentLines(toLf(block.text), block.col);
   const first = fragmentFromText(dedented)[0];
   block.kind = first?.kind ?? 'paragraph';
+  block.endsInHtml = first?.endsInHtml ?? false;
   block.item = first?.item ? { ...first.item, checkbox: mapOffset(dedented, block.text, first.item.checkbox) } : null;
   block.stale = false;
   return block.item;
@@ -517,6 +577,8 @@ function mapOffset(dedented: string, original: string, offset: number): number {
 
 /** Join the blocks into the new text, noting which stretches are copied unchanged from the base text. */
 function serialize(doc: WorkDoc): { text: string; segments: Segment[] } {
+  const base = doc.base.text;
+  const ends = doc.flat.ends;
   const parts: string[] = [];
   const segments: { start: number; end: number; from: number }[] = [];
   let pos = 0;
@@ -532,10 +594,28 @@ function serialize(doc: WorkDoc): { text: string; segments: Segment[] } {
     parts.push(piece);
     pos += piece.length;
   };
-  for (const block of doc.blocks) {
-    add(block.gap, block.srcGap);
-    add(block.text, block.srcText);
+  // Untouched blocks that follow each other in the base text are copied as one slice.
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = (): void => {
+    if (runEnd >= 0) add(base.slice(runStart, runEnd), runStart);
+    runEnd = -1;
+  };
+  for (const entry of doc.entries) {
+    if (typeof entry === 'number') {
+      const gapStart = entry > 0 ? ends[entry - 1]! : 0;
+      if (runEnd !== gapStart || runEnd < 0) {
+        flush();
+        runStart = gapStart;
+      }
+      runEnd = ends[entry]!;
+      continue;
+    }
+    flush();
+    add(entry.gap, entry.srcGap);
+    add(entry.text, entry.srcText);
   }
+  flush();
   add(doc.tail, doc.srcTail);
   return { text: parts.join(''), segments };
 }

@@ -19,6 +19,7 @@ import { parseMarkdown } from './markdown.js';
  * in one parse) and an edited body can be re-parsed only around its changes.
  */
 
+/** What kind of Markdown block a block is. */
 export type BlockKind =
   | 'heading'
   | 'paragraph'
@@ -33,6 +34,7 @@ export type BlockKind =
   | 'footnoteDefinition'
   | 'other';
 
+/** List-item facts of a block. */
 export interface ItemInfo {
   readonly ordered: boolean;
   /** The marker as written: "-", "*", "+", "3.", "12)". */
@@ -41,6 +43,7 @@ export interface ItemInfo {
   readonly checkbox: number;
 }
 
+/** One editable block, positioned within its unit. */
 export interface Block {
   readonly kind: BlockKind;
   /** Offsets (UTF-16 code units) relative to the start of the block's unit. */
@@ -49,8 +52,13 @@ export interface Block {
   /** 0 at top level; list nesting adds one per level. */
   readonly depth: number;
   readonly item: ItemInfo | null;
+  /** The block's own text ends in an HTML block, which runs on over following lines until a blank line. */
+  readonly endsInHtml?: true;
   /** Content hash, filled in lazily by the handle code; units are shared between versions, so it is computed once. */
   hash?: number;
+  /** Memoised first-choice handle and the occurrence/length it was made for (see handles.ts). */
+  firstChoice?: string;
+  firstChoiceKey?: number;
 }
 
 /** An independently parseable stretch of text; shared, never mutated, between versions of a body. */
@@ -59,6 +67,7 @@ export interface Unit {
   readonly blocks: readonly Block[];
 }
 
+/** A body cut into units and blocks. */
 export interface ParsedBody {
   readonly text: string;
   readonly units: readonly Unit[];
@@ -68,6 +77,14 @@ export interface ParsedBody {
   /** Memoised handle data (see handles.ts). */
   handles?: readonly string[];
   handleIndex?: ReadonlyMap<string, number>;
+  flat?: FlatBlocks;
+}
+
+/** All blocks of a body in document order, with absolute offsets (index i = block i). */
+export interface FlatBlocks {
+  readonly blocks: readonly Block[];
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
 }
 
 /** A block with absolute offsets, in document order. */
@@ -85,11 +102,11 @@ export interface Segment {
 }
 
 /** Size of one parse window; windows grow when a single unit is larger. */
-export const DEFAULT_WINDOW = 8192;
+export const DEFAULT_WINDOW = 4096;
 
 interface Candidate {
   readonly start: number;
-  readonly blocks: Block[];
+  readonly blocks: readonly Block[];
 }
 
 /** Parse a whole body into units and blocks. */
@@ -102,14 +119,14 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
     const to = lineEndAfter(text, from + size);
     const candidates = parseWindow(text, from, to);
     const atEnd = to >= text.length;
-    const settled = settledCount(candidates, atEnd);
+    const settled = settledCount(text, from, candidates, atEnd);
     if (settled === 0 && !atEnd) {
       size *= 2;
       continue;
     }
     if (candidates.length === 0) {
-      // Only blank text left: a body with no blocks at all.
-      pushUnit(units, starts, from, text.length, []);
+      // Only blank text left (a body without blocks): it joins the unit before, if any.
+      extendLastUnit(units, starts, from, text.length);
       break;
     }
     for (let i = 0; i < settled; i++) {
@@ -124,41 +141,92 @@ export function parseBody(text: string, windowSize = DEFAULT_WINDOW): ParsedBody
   return finishBody(text, units, starts);
 }
 
+/** Options for reparseBody. */
+export interface ReparseOptions {
+  /**
+   * Old offsets of characters that changed without changing any block's
+   * structure (a checkbox toggled): the segments count them as copied, and the
+   * units holding them are reused with fresh blocks (their hashes are stale).
+   */
+  readonly touched?: readonly number[];
+  readonly windowSize?: number;
+}
+
 /**
  * Parse `text`, the result of editing `old.text`, reusing old units wherever
  * the text around them is unchanged. Equivalent to parseBody(text).
  */
-export function reparseBody(old: ParsedBody, text: string, segments: readonly Segment[], windowSize = DEFAULT_WINDOW): ParsedBody {
-  if (segments.length === 1 && segments[0]!.from === 0 && text === old.text) return old;
+export function reparseBody(old: ParsedBody, text: string, segments: readonly Segment[], options: ReparseOptions = {}): ParsedBody {
+  const windowSize = options.windowSize ?? DEFAULT_WINDOW;
+  const touched = new Set<number>((options.touched ?? []).map((offset) => unitContaining(old, offset)));
+  if (touched.size === 0 && segments.length === 1 && segments[0]!.from === 0 && text === old.text) return old;
   const units: Unit[] = [];
   const starts: number[] = [];
   const segAt = segmentFinder(segments);
   let p = 0;
+  let guessed = -1;
   while (p < text.length) {
     const seg = segAt(p);
     let dirty = p;
+    let guessItem = false;
+    const before = units.length;
+    const from = p;
     if (seg.from >= 0) {
       dirty = seg.end;
       const k = unitStartingAt(old, seg.from + (p - seg.start));
       if (k >= 0) {
         const oldEnd = seg.from + (seg.end - seg.start);
         if (seg.end === text.length && oldEnd === old.text.length) {
-          copyUnits(old, k, old.units.length - 1, seg, units, starts);
+          copyUnits(old, k, old.units.length - 1, seg, touched, units, starts);
           break;
         }
         const kd = unitContaining(old, oldEnd);
-        const last = canSkipMargin(old, text, seg, kd, oldEnd) ? kd - 1 : kd - 2;
+        let last = kd - 2;
+        if (canSkipMargin(old, text, seg, kd, oldEnd)) last = kd - 1;
+        else if (kd - 1 >= k && guessed !== p && isTopLevelItem(old.units[kd - 1]!)) {
+          // In a list, a changed item that still starts with an item leaves the item before it alone; check after parsing.
+          last = kd - 1;
+          guessItem = true;
+        }
+        while (last >= k && !restartsAtUnit(old, last + 1)) last--;
+        if (last !== kd - 1) guessItem = false;
         if (last >= k) {
-          copyUnits(old, k, last, seg, units, starts);
+          copyUnits(old, k, last, seg, touched, units, starts);
           p = seg.start + (old.starts[last + 1]! - seg.from);
           if (p >= text.length) break;
         }
       }
     }
-    p = parseUntilSynced(old, text, segAt, p, dirty, windowSize, units, starts);
+    const next = parseUntilSynced(old, text, segAt, p, dirty, windowSize, guessItem, units, starts);
+    if (next < 0) {
+      // The guess was wrong: take back what was copied and parse from the unit before too.
+      units.length = before;
+      starts.length = before;
+      guessed = p = from;
+      continue;
+    }
+    p = next;
   }
   if (units.length === 0 && text.length > 0) pushUnit(units, starts, 0, text.length, []);
   return finishBody(text, units, starts);
+}
+
+/** All blocks of a parsed body with absolute offsets, as parallel arrays (memoised on the body). */
+export function flatBlocks(body: ParsedBody): FlatBlocks {
+  if (body.flat) return body.flat;
+  const blocks: Block[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let u = 0; u < body.units.length; u++) {
+    const base = body.starts[u]!;
+    for (const block of body.units[u]!.blocks) {
+      blocks.push(block);
+      starts.push(base + block.start);
+      ends.push(base + block.end);
+    }
+  }
+  body.flat = { blocks, starts, ends };
+  return body.flat;
 }
 
 /** All blocks of a parsed body with absolute offsets, in document order. */
@@ -204,15 +272,42 @@ function pushUnit(units: Unit[], starts: number[], start: number, end: number, b
 }
 
 /**
- * How many leading candidates of a window are final. The last one may still
- * grow with text past the window, and a definition just before it may still
- * take a title from the lines that follow, so neither is final until the end.
+ * How many leading candidates of a window are final: all of them at the end
+ * of the text, else those before the last point where parsing may restart.
+ * The last candidate may still grow with text past the window.
  */
-function settledCount(candidates: readonly Candidate[], atEnd: boolean): number {
+function settledCount(text: string, from: number, candidates: readonly Candidate[], atEnd: boolean): number {
   if (atEnd) return candidates.length;
   let k = candidates.length - 1;
-  while (k > 0 && candidates[k - 1]!.blocks[0]?.kind === 'definition') k--;
+  while (k > 0 && !restartsAfter(text, candidates[k - 1]!, candidates[k]!.start, from)) k--;
   return Math.max(k, 0);
+}
+
+const CONTAINERS: ReadonlySet<BlockKind> = new Set(['listItem', 'blockquote', 'footnoteDefinition']);
+
+/**
+ * Whether parsing text from `start` on its own gives what parsing it after
+ * `previous` gives. micromark parses a line that follows an open paragraph,
+ * definition or indented code as "interrupting" it, which rules out some
+ * starts ("2." lists, empty items); indented code stays open across blank
+ * lines. Inside a container (list item, quote, footnote) or after a blank
+ * line following anything else, a line is parsed as at the start of a text.
+ * A definition directly before may also still take a title from the lines
+ * that follow, which a blank line rules out too.
+ */
+function restartsAfter(text: string, previous: Candidate, start: number, floor: number): boolean {
+  const first = previous.blocks[0];
+  if (!first) return false;
+  if (CONTAINERS.has(first.kind)) return true;
+  if (first.kind === 'code' && !isFenced(text, previous.start + first.start)) return false;
+  return endsWithBlankLine(text, start, floor);
+}
+
+function isFenced(text: string, pos: number): boolean {
+  let i = pos;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  const c = text.charAt(i);
+  return c === '`' || c === '~';
 }
 
 /** Parse text[from, to) and cut it into unit candidates with absolute starts. */
@@ -249,6 +344,7 @@ function collectNode(node: RootContent, text: string, base: number, unitStart: n
     end: base + endOf(node) - unitStart,
     depth,
     item: null,
+    ...(node.type === 'html' ? { endsInHtml: true as const } : {}),
   });
 }
 
@@ -263,12 +359,14 @@ function collectItem(item: ListItem, ordered: boolean, text: string, base: numbe
   else end = start + marker.length;
   const first = children[0];
   const checkbox = item.checked != null && first ? findCheckbox(text, start + marker.length, base + startOf(first)) : -1;
+  const lastOwn = children[(firstList === -1 ? children.length : firstList) - 1];
   out.push({
     kind: 'listItem',
     start: start - unitStart,
     end: end - unitStart,
     depth,
     item: { ordered, marker, checkbox: checkbox === -1 ? -1 : checkbox - start },
+    ...(lastOwn?.type === 'html' ? { endsInHtml: true as const } : {}),
   });
   if (firstList === -1) return;
   for (let i = firstList; i < children.length; i++) collectNode(children[i]!, text, base, unitStart, depth + 1, out);
@@ -292,10 +390,15 @@ function kindOf(node: RootContent): BlockKind {
   }
 }
 
+/**
+ * A paragraph holding one inline image and nothing else. Reference images
+ * ("![a][ref]") do not count: whether they are images depends on a definition
+ * that may sit anywhere in the body, and a block's kind must not.
+ */
 function isImageOnly(node: Paragraph): boolean {
   let images = 0;
   for (const child of node.children) {
-    if (child.type === 'image' || child.type === 'imageReference') images++;
+    if (child.type === 'image') images++;
     else if (!(child.type === 'text' && child.value.trim() === '')) return false;
   }
   return images === 1;
@@ -357,10 +460,11 @@ function unitContaining(body: ParsedBody, offset: number): number {
   return lo;
 }
 
-function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, units: Unit[], starts: number[]): void {
+function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, touched: ReadonlySet<number>, units: Unit[], starts: number[]): void {
   const shift = seg.start - seg.from;
   for (let k = from; k <= to; k++) {
-    units.push(old.units[k]!);
+    const unit = old.units[k]!;
+    units.push(touched.has(k) ? { length: unit.length, blocks: unit.blocks.map(({ hash: _hash, firstChoice: _choice, firstChoiceKey: _key, ...block }) => block) } : unit);
     starts.push(old.starts[k]! + shift);
   }
 }
@@ -415,18 +519,29 @@ function parseUntilSynced(
   p: number,
   dirty: number,
   windowSize: number,
+  expectItem: boolean,
   units: Unit[],
   starts: number[],
 ): number {
   let from = p;
   let runEnd = dirty;
   while (runEnd < text.length && segAt(runEnd).from < 0) runEnd = segAt(runEnd).end;
-  let reach = Math.max(runEnd, from + 256) - from;
-  for (;;) {
-    const to = lineEndAfter(text, lineEndAfter(text, from + reach));
+  const quick = quickSync(old, text, segAt, from, runEnd, expectItem);
+  if (quick !== null) {
+    if (quick.expectationFailed) return -1;
+    if (quick.candidates) {
+      pushCandidatesUpTo(quick.candidates, quick.end, units, starts);
+      return quick.end;
+    }
+  }
+  let extra = 0;
+  for (let first = true; ; first = false) {
+    const near = lookaheadEnd(text, Math.max(runEnd, from));
+    const to = extra === 0 ? near : lineEndAfter(text, near + extra);
     const candidates = parseWindow(text, from, to);
+    if (first && expectItem && !startsWithTopLevelItem(candidates, p)) return -1;
     const atEnd = to >= text.length;
-    const settled = settledCount(candidates, atEnd);
+    const settled = settledCount(text, from, candidates, atEnd);
     if (candidates.length === 0) {
       // Blank tail: it belongs to the unit before it.
       extendLastUnit(units, starts, from, text.length);
@@ -434,7 +549,7 @@ function parseUntilSynced(
     }
     for (let i = 1; i <= settled && i < candidates.length; i++) {
       const q = candidates[i]!.start;
-      if (q >= dirty && isOldBoundary(old, segAt, q)) {
+      if (q >= dirty && restartsAfter(text, candidates[i - 1]!, q, from) && isSafeOldBoundary(old, segAt, q)) {
         pushCandidates(candidates, 0, i, text, units, starts);
         return q;
       }
@@ -443,14 +558,96 @@ function parseUntilSynced(
       pushCandidates(candidates, 0, candidates.length, text, units, starts);
       return text.length;
     }
-    if (settled === 0) {
-      reach *= 2;
-      continue;
-    }
+    // Not back in step yet: the change reaches further, so look further, doubling each time.
+    extra = extra === 0 ? Math.min(256, windowSize) : extra * 2;
+    if (settled === 0) continue;
     pushCandidates(candidates, 0, settled, text, units, starts);
     from = candidates[settled]!.start;
-    reach = Math.max(runEnd - from, windowSize);
   }
+}
+
+/**
+ * Most edits end where an old unit starts again. When nothing after the
+ * changed text can reach back into it, the changed stretch is parsed alone,
+ * up to that unit: after a blank line, a line at column 0 always starts a new
+ * block, unless what comes before is still open (an unclosed fence or HTML
+ * block, indented code); and a top-level list item always starts a new item
+ * right after another top-level item.
+ */
+function quickSync(
+  old: ParsedBody,
+  text: string,
+  segAt: (pos: number) => Segment,
+  from: number,
+  runEnd: number,
+  expectItem: boolean,
+): { candidates?: readonly Candidate[]; end: number; expectationFailed?: true } | null {
+  if (runEnd >= text.length) return null;
+  const seg = segAt(runEnd);
+  if (seg.from < 0) return null;
+  const oldPos = seg.from + (runEnd - seg.start);
+  let k = unitContaining(old, oldPos);
+  if (k < 0 || old.starts[k]! < oldPos) k++;
+  if (k >= old.units.length) return null;
+  const end = seg.start + (old.starts[k]! - seg.from);
+  if (end >= seg.end || end <= from || !restartsAtUnit(old, k)) return null;
+  const c = text.charCodeAt(end);
+  if (c === 32 || c === 9 || c === 10 || c === 13) return null;
+  const blankBefore = endsWithBlankLine(text, end, from);
+  const nextIsItem = isTopLevelItem(old.units[k]!) && old.units[k]!.blocks[0]!.start === 0;
+  if (!blankBefore && !nextIsItem) return null;
+  const candidates = parseWindow(text, from, end);
+  if (expectItem && !startsWithTopLevelItem(candidates, from)) return { end, expectationFailed: true };
+  const last = candidates[candidates.length - 1];
+  if (!last) return null;
+  const lastFirst = last.blocks[0];
+  if (!lastFirst) return null;
+  if (nextIsItem && lastFirst.kind === 'listItem' && lastFirst.depth === 0) return { candidates, end };
+  if (!blankBefore || (lastFirst.kind === 'code' && !isFenced(text, last.start + lastFirst.start))) return null;
+  // Closed: the last block ends before the blank lines (an open fence or HTML block runs through them).
+  let contentEnd = end;
+  while (contentEnd > from && /\s/.test(text.charAt(contentEnd - 1))) contentEnd--;
+  for (const block of last.blocks) if (last.start + block.end > contentEnd) return null;
+  return { candidates, end };
+}
+
+function isTopLevelItem(unit: Unit): boolean {
+  const first = unit.blocks[0];
+  return first !== undefined && first.kind === 'listItem' && first.depth === 0;
+}
+
+function startsWithTopLevelItem(candidates: readonly Candidate[], at: number): boolean {
+  const first = candidates[0];
+  const block = first?.blocks[0];
+  return first !== undefined && first.start === at && block !== undefined && block.kind === 'listItem' && block.depth === 0 && block.start === 0;
+}
+
+function pushCandidatesUpTo(candidates: readonly Candidate[], end: number, units: Unit[], starts: number[]): void {
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
+    const next = i + 1 < candidates.length ? candidates[i + 1]!.start : end;
+    pushUnit(units, starts, candidate.start, next, candidate.blocks);
+  }
+}
+
+/**
+ * End of a window that sees past `pos`: the rest of its line, any blank lines,
+ * and two more lines: where the next block starts, and the line the parser
+ * peeks at to decide whether that is a table.
+ */
+function lookaheadEnd(text: string, pos: number): number {
+  let end = lineEndAfter(text, pos);
+  while (end < text.length && isBlankLineAt(text, end)) end = lineEndAfter(text, end);
+  return lineEndAfter(text, lineEndAfter(text, end));
+}
+
+function isBlankLineAt(text: string, pos: number): boolean {
+  for (let i = pos; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return true;
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
 }
 
 function pushCandidates(candidates: readonly Candidate[], from: number, to: number, text: string, units: Unit[], starts: number[]): void {
@@ -470,8 +667,17 @@ function extendLastUnit(units: Unit[], starts: number[], from: number, end: numb
   units[last] = { length: end - starts[last]!, blocks: units[last]!.blocks };
 }
 
-function isOldBoundary(old: ParsedBody, segAt: (pos: number) => Segment, q: number): boolean {
+/** Whether q (new text) is copied from a point where an old unit starts and the old parse could restart. */
+function isSafeOldBoundary(old: ParsedBody, segAt: (pos: number) => Segment, q: number): boolean {
   const seg = segAt(q);
   if (seg.from < 0 || q >= seg.end) return false;
-  return unitStartingAt(old, seg.from + (q - seg.start)) >= 0;
+  const k = unitStartingAt(old, seg.from + (q - seg.start));
+  return k >= 0 && restartsAtUnit(old, k);
+}
+
+/** Whether parsing the body from unit k on its own gives the units the whole parse gave. */
+function restartsAtUnit(body: ParsedBody, k: number): boolean {
+  if (k === 0) return true;
+  const previous = { start: body.starts[k - 1]!, blocks: body.units[k - 1]!.blocks };
+  return restartsAfter(body.text, previous, body.starts[k]!, previous.start);
 }

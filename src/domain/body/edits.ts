@@ -12,6 +12,7 @@ export type BodyEdit =
   | { op: 'replaceText'; handle: string; find: string; replace: string }
   | { op: 'rewrite'; baseVersion: string; markdown: string };
 
+/** The name of an edit operation. */
 export type EditOp = BodyEdit['op'];
 
 const OPS: readonly EditOp[] = ['replace', 'insert', 'delete', 'setChecked', 'move', 'replaceText', 'rewrite'];

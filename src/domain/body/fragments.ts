@@ -8,8 +8,10 @@ import { stripHandles } from './handles.js';
  * endings.
  */
 
+/** A line ending. */
 export type Eol = '\n' | '\r\n' | '\r';
 
+/** One block of a fragment. */
 export interface FragmentBlock {
   /** Own text, "\n" line endings, continuation lines relative to the fragment's column 0. */
   text: string;
@@ -21,6 +23,8 @@ export interface FragmentBlock {
   col: number;
   kind: BlockKind;
   item: ItemInfo | null;
+  /** Its text ends in an HTML block, which would run on into a directly following line. */
+  endsInHtml: boolean;
 }
 
 /** What items joining a list must look like: its marker style and the number to continue from. */
@@ -170,6 +174,7 @@ export function fragmentFromText(text: string): FragmentBlock[] {
       col: columnOf(text, placed.start),
       kind: placed.block.kind,
       item: placed.block.item,
+      endsInHtml: placed.block.endsInHtml === true,
     });
     prevEnd = placed.end;
   }

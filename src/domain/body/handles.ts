@@ -1,14 +1,15 @@
 import type { ParsedBody } from './blocks.js';
 
 /**
- * Handles: short names for blocks, derived from the block's own text.
+ * Handles: short names for blocks, derived from the block's own text and the
+ * column it starts at.
  *
  * A handle is 3 characters (4 in bodies with more than BIG_BODY blocks, and
  * for blocks that lost a contest, see below) from an alphabet without the
  * look-alikes i, l, o, 0, 1, and always mixes letters and digits, so it never
  * reads as a word or a number ("k3f", "7qm", "b4x9").
  *
- * Because the handle comes from the block's text, a block that an edit does
+ * Because the handle comes from the block itself, a block that an edit does
  * not touch keeps its handle in the next version. Identical blocks are told
  * apart by their order of occurrence. When two different blocks would get
  * the same handle, neither gets it: both move on to their next candidate.
@@ -23,20 +24,32 @@ const ALPHABET = LETTERS + DIGITS;
 const BIG_BODY = 1000;
 const MAX_LEVEL = 64;
 
-export const HANDLE_PATTERN = /^[a-z2-9]{3,4}$/;
-
 /** Handles for every block of a parsed body, in document order (memoised on the body). */
 export function handlesOf(body: ParsedBody): readonly string[] {
   if (body.handles) return body.handles;
+  const length = body.blockCount > BIG_BODY ? 4 : 3;
   const hashes: number[] = [];
+  const occ: number[] = [];
+  const firstChoices: string[] = [];
+  const seen = new Map<number, number>();
   for (let u = 0; u < body.units.length; u++) {
     const base = body.starts[u]!;
     for (const block of body.units[u]!.blocks) {
-      if (block.hash === undefined) block.hash = contentHash(body.text, base + block.start, base + block.end);
-      hashes.push(block.hash);
+      if (block.hash === undefined) block.hash = blockHash(body.text, base + block.start, base + block.end);
+      const hash = block.hash;
+      const k = seen.get(hash) ?? 0;
+      seen.set(hash, k + 1);
+      // Blocks are shared between versions of a body, so their first choice is worth keeping.
+      if (block.firstChoice === undefined || block.firstChoiceKey !== k * 8 + length) {
+        block.firstChoice = handleCandidate(hash, k, 0, length);
+        block.firstChoiceKey = k * 8 + length;
+      }
+      hashes.push(hash);
+      occ.push(k);
+      firstChoices.push(block.firstChoice);
     }
   }
-  body.handles = assignHandles(hashes);
+  body.handles = assignHandles(hashes, occ, firstChoices);
   return body.handles;
 }
 
@@ -53,37 +66,50 @@ export function handleIndexOf(body: ParsedBody): ReadonlyMap<string, number> {
  * Give each content hash (in document order) a distinct handle. Candidates are
  * tried level by level; a candidate wanted by two blocks at the same level is
  * burnt for everyone, so the outcome does not depend on which block came first.
+ * `occurrences` and `firstChoices` may be passed when already known.
  */
-export function assignHandles(hashes: readonly number[]): string[] {
+export function assignHandles(hashes: readonly number[], occurrences?: readonly number[], firstChoices?: readonly string[]): string[] {
   const baseLength = hashes.length > BIG_BODY ? 4 : 3;
-  const occurrence = new Map<number, number>();
-  const occ = hashes.map((hash) => {
-    const seen = occurrence.get(hash) ?? 0;
-    occurrence.set(hash, seen + 1);
-    return seen;
-  });
+  const occ = occurrences ?? occurrencesOf(hashes);
   const result: string[] = new Array<string>(hashes.length);
-  const taken = new Set<string>();
-  let pending = hashes.map((_, i) => i);
-  for (let level = 0; pending.length > 0; level++) {
+  // Every candidate wanted at some level is taken from then on; the level maps are kept as they are.
+  const wantedAt: Map<string, number>[] = [];
+  const isTaken = (c: string): boolean => wantedAt.some((level) => level.has(c));
+  let pending: number[] | null = null;
+  for (let level = 0; pending === null || pending.length > 0; level++) {
     if (level === MAX_LEVEL) {
-      assignLeftovers(pending, hashes, occ, taken, result);
+      assignLeftovers(pending ?? [], hashes, occ, isTaken, result);
       break;
     }
-    const length = level === 0 ? baseLength : 4;
-    const wanted = pending.map((i) => handleCandidate(hashes[i]!, occ[i]!, level, length));
+    const count = pending === null ? hashes.length : pending.length;
+    const wanted: string[] = new Array<string>(count);
     const demand = new Map<string, number>();
-    for (const c of wanted) demand.set(c, (demand.get(c) ?? 0) + 1);
+    for (let j = 0; j < count; j++) {
+      const i = pending === null ? j : pending[j]!;
+      const c = level === 0 && firstChoices ? firstChoices[i]! : handleCandidate(hashes[i]!, occ[i]!, level, level === 0 ? baseLength : 4);
+      wanted[j] = c;
+      demand.set(c, (demand.get(c) ?? 0) + 1);
+    }
     const next: number[] = [];
-    pending.forEach((i, j) => {
+    for (let j = 0; j < count; j++) {
+      const i = pending === null ? j : pending[j]!;
       const c = wanted[j]!;
-      if (!taken.has(c) && demand.get(c) === 1) result[i] = c;
+      if (demand.get(c) === 1 && !isTaken(c)) result[i] = c;
       else next.push(i);
-    });
-    for (const [c] of demand) taken.add(c);
+    }
+    wantedAt.push(demand);
     pending = next;
   }
   return result;
+}
+
+function occurrencesOf(hashes: readonly number[]): number[] {
+  const seen = new Map<number, number>();
+  return hashes.map((hash) => {
+    const k = seen.get(hash) ?? 0;
+    seen.set(hash, k + 1);
+    return k;
+  });
 }
 
 /** The handle a block with this content hash and occurrence index wants at a given level. */
@@ -105,12 +131,13 @@ export function handleCandidate(hash: number, occurrence: number, level: number,
 }
 
 /** Practically unreachable (64 contested levels); keeps assignment total and deterministic anyway. */
-function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], taken: Set<string>, result: string[]): void {
+function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], isTaken: (c: string) => boolean, result: string[]): void {
+  const late = new Set<string>();
   for (const i of pending) {
     for (let level = MAX_LEVEL; ; level++) {
       const c = handleCandidate(hashes[i]!, occ[i]!, level, 4);
-      if (!taken.has(c)) {
-        taken.add(c);
+      if (!isTaken(c) && !late.has(c)) {
+        late.add(c);
         result[i] = c;
         break;
       }
@@ -118,10 +145,24 @@ function assignLeftovers(pending: readonly number[], hashes: readonly number[], 
   }
 }
 
+/**
+ * Hash of a block: its text and the indentation it starts at, so equal items
+ * at different nesting levels are not taken for copies of each other.
+ */
+export function blockHash(text: string, start: number, end: number): number {
+  let indent = 0;
+  for (let i = start; i > 0; i--) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    indent++;
+  }
+  return contentHash(text, start, end, indent);
+}
+
 /** 53-bit hash of text[start, end), ignoring CR so CRLF and LF copies of a block hash alike. */
-export function contentHash(text: string, start: number, end: number): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+export function contentHash(text: string, start: number, end: number, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
   for (let i = start; i < end; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 13) continue;

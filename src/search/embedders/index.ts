@@ -2,7 +2,7 @@ import type { Embedder } from '../types.js';
 import { LocalEmbedder } from './local.js';
 import { OpenAIEmbedder, probeDimensions } from './openai.js';
 
-/** Which embedder to use; `none` means keyword search only. */
+/** Which embedder to use; `none` means keyword search only. Read from the environment by src/config.ts. */
 export interface EmbedderConfig {
   kind: 'local' | 'openai' | 'none';
   url?: string;
@@ -25,12 +25,4 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
       return new OpenAIEmbedder({ ...base, dimensions: config.dimensions ?? (await probeDimensions(base)) });
     }
   }
-}
-
-/** Reads EMBEDDINGS_KIND, EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY, EMBEDDINGS_DIMENSIONS. */
-export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EmbedderConfig {
-  const kind = env.EMBEDDINGS_KIND ?? (env.EMBEDDINGS_URL ? 'openai' : 'local');
-  if (kind !== 'local' && kind !== 'openai' && kind !== 'none') throw new Error(`EMBEDDINGS_KIND must be local, openai or none, not ${kind}`);
-  const dimensions = env.EMBEDDINGS_DIMENSIONS ? Number(env.EMBEDDINGS_DIMENSIONS) : undefined;
-  return { kind, url: env.EMBEDDINGS_URL, model: env.EMBEDDINGS_MODEL, apiKey: env.EMBEDDINGS_API_KEY, dimensions };
 }

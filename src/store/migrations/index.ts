@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as core from './20261122000100_core.js';
 import * as search from './20261122000300_search.js';
+import * as searchSync from './20261122000310_search_sync.js';
 import * as events from './20261122000400_events.js';
 import * as oauth from './20261122000500_oauth.js';
 import * as automations from './20261122000600_automations.js';
@@ -11,6 +12,7 @@ interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<v
 const migrations: [string, Migration][] = [
   ['20261122000100_core', core],
   ['20261122000300_search', search],
+  ['20261122000310_search_sync', searchSync],
   ['20261122000400_events', events],
   ['20261122000500_oauth', oauth],
   ['20261122000600_automations', automations],
