@@ -1160,6 +1160,9 @@ export interface components {
              *       `olderThanDays` (on `listId`, or on every list that keeps a status).
              *     - `rescheduleOverdue`: move the due date of open overdue tasks to `today` or
              *       `tomorrow` (keeping the time of day where one was set).
+             *     - `moveOverdue`: move open overdue tasks (of `listId`, or of every list that keeps
+             *       tasks) to the list `toListId`, as move_items does; it fails, moving nothing,
+             *       when that would drop values.
              *     - `postDigest`: post a digest of overdue tasks, tasks due today and (with
              *       `daysAhead`) the next days to the automation's chat.
              *     - `webhook`: POST a JSON summary of the run so far (and the digest with
@@ -1194,6 +1197,13 @@ export interface components {
             /** @enum {string} */
             to: "today" | "tomorrow";
             /** @description Only this list; omit for every list that keeps tasks. */
+            listId?: string;
+        } | {
+            /** @constant */
+            type: "moveOverdue";
+            /** @description The list they go to: a list id, `tasks` or `notes`. */
+            toListId: string;
+            /** @description Only from this list; omit for every list that keeps tasks. */
             listId?: string;
         } | {
             /** @constant */

@@ -98,7 +98,7 @@ ${a.status === 'draft' ? '' : button(ctx, `${base}/run`, 'Run now')}${toggle}${b
 ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations yet. An automation is a standing order the service runs on a schedule or when you ask; each run leaves a message in its chat.</p>`}
 </section>
 <section class="card"><h2>New automation</h2>
-<p class="muted">Write it in YAML or JSON: a name, a status (active, paused or draft), a schedule (cron, in your time zone ${tz}; leave it out to run on demand only) and actions: createItems, archiveCompleted, rescheduleOverdue, postDigest, webhook.</p>
+<p class="muted">Write it in YAML or JSON: a name, a status (active, paused or draft), a schedule (cron, in your time zone ${tz}; leave it out to run on demand only) and actions: createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook.</p>
 <form method="post" action="${AUTOMATIONS_PATH}"><input type="hidden" name="csrf" value="${csrf(ctx)}">
 <label for="definition">Definition</label>
 <textarea id="definition" name="definition" rows="10" style="width:100%;font-family:ui-monospace,Menlo,Consolas,monospace" required>${opts.definition ?? EXAMPLE}</textarea>

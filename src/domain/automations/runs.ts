@@ -111,7 +111,7 @@ export async function executeRun(db: Knex, config: Config, runId: string, now: (
   if (!claimed) return null;
   const automation = (await db('automations').where({ id: claimed.automation_id }).first()) as AutomationRow | undefined;
   if (!automation) return null;
-  const run: RunContext = { db, config, automation, runId, trigger: claimed.trigger, timeZone: await timeZoneOf(db, automation.owner_id), now: now(), wrote: [], digest: null };
+  const run: RunContext = { db, config, automation, runId, trigger: claimed.trigger, timeZone: await timeZoneOf(db, automation.owner_id), now: now(), wrote: [], digest: null, log };
   let error: string | null = null;
   for (const [index, action] of automation.actions.entries()) {
     try {
