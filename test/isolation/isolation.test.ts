@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
+import { createAutomation } from '../../src/domain/automations/automations.js';
 import { handlers } from '../../src/operations/index.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
@@ -210,15 +211,15 @@ describe('cross-account isolation', () => {
     const purges = new Date(now.getTime() + 30 * 86400000);
     await server.db('items').where({ list_id: trashed.id }).whereNull('deleted_at').update({ deleted_at: now, purges_at: purges, deleted_with_list: trashed.id });
     await server.db('lists').where({ id: trashed.id }).update({ deleted_at: now, purges_at: purges });
-    // Automations have no create operation: once they are built, seed one here (through the
-    // domain) or their controls below fail with 404 on this random id.
+    // Automations have no create operation: seeded through the domain (as the CLI and the web page make them).
+    const automation = await createAutomation(server.db, who.userId, { name: `Automation ${marker}`, description: `Does ${marker}`, actions: [{ type: 'postDigest' }] }, new Date());
     const subscription = 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'https://hooks.example.com/listkeeper' })).id : randomUUID();
     return {
       item: task.items[0]!.id,
       list: marker ? list.id : task.listId,
       externalId,
       externalItem: onList.items[0]!.id,
-      automation: randomUUID(),
+      automation: automation.id,
       subscription,
       deletedItem: gone.items[0]!.id,
       deletedList: trashed.id,
