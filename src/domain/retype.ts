@@ -122,8 +122,8 @@ const viaText = (to: OwnType, outcome: Outcome, how: string): RetypeRule => ({ o
 /** The value's text as the one label of an option. */
 const asOption = (how: string): RetypeRule => ({ outcome: 'converts', how, carry: (v, source) => blankIsLost([conversionText(v, source)]) });
 
-const SELECT_READ = 'its label, read as from text';
-const MULTI_READ = 'its labels joined with ", ", read as from text (so two or more are lost)';
+const SELECT_READ = 'its label, as from text';
+const MULTI_READ = 'one label as from text, two or more lost';
 
 /**
  * THE retype matrix: RETYPE_MATRIX[from][to] for every pair of own property types. The
@@ -133,29 +133,29 @@ const MULTI_READ = 'its labels joined with ", ", read as from text (so two or mo
 export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
   text: {
     text: keeps(),
-    number: viaText('number', 'partly', 'kept if a number (1234.5, -3, 1,234.5, 1e3), else lost'),
-    select: viaText('select', 'converts', 'each distinct text becomes an option (blank is lost)'),
-    multiSelect: viaText('multiSelect', 'converts', 'split at commas into options (blank is lost)'),
-    date: viaText('date', 'partly', 'kept if an ISO 8601 date or date-time, else lost'),
-    checkbox: viaText('checkbox', 'partly', 'checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost'),
-    url: viaText('url', 'partly', 'kept if a URL (scheme://…), else lost'),
-    email: viaText('email', 'partly', 'kept if an email address, else lost'),
+    number: viaText('number', 'partly', 'if a number (-3, 1,234.5, 1e3)'),
+    select: viaText('select', 'converts', 'an option per distinct text'),
+    multiSelect: viaText('multiSelect', 'converts', 'split at commas into options'),
+    date: viaText('date', 'partly', 'if an ISO 8601 date or date-time'),
+    checkbox: viaText('checkbox', 'partly', 'checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked'),
+    url: viaText('url', 'partly', 'if a URL (scheme://…)'),
+    email: viaText('email', 'partly', 'if an email address'),
   },
   number: {
-    text: viaText('text', 'converts', 'its digits (1234.5)'),
+    text: viaText('text', 'converts', 'its digits'),
     number: keeps(),
-    select: asOption('an option labelled with its digits'),
-    multiSelect: asOption('an option labelled with its digits'),
+    select: asOption('an option of its digits'),
+    multiSelect: asOption('an option of its digits'),
     date: lost,
-    checkbox: { outcome: 'converts', how: '0 unchecks it, any other number checks it', carry: (v) => ({ value: Number(v) !== 0 }) },
+    checkbox: { outcome: 'converts', how: '0 unchecked, others checked', carry: (v) => ({ value: Number(v) !== 0 }) },
     url: lost,
     email: lost,
   },
   select: {
     text: viaText('text', 'converts', 'its label'),
     number: viaText('number', 'partly', SELECT_READ),
-    select: { outcome: 'keeps', how: 'keeps its option', carry: (v) => ({ optionIds: [String(v)] }) },
-    multiSelect: { outcome: 'keeps', how: 'keeps its option', carry: (v) => ({ optionIds: [String(v)] }) },
+    select: { outcome: 'keeps', how: 'the same option', carry: (v) => ({ optionIds: [String(v)] }) },
+    multiSelect: { outcome: 'keeps', how: 'the same option', carry: (v) => ({ optionIds: [String(v)] }) },
     date: viaText('date', 'partly', SELECT_READ),
     checkbox: viaText('checkbox', 'partly', SELECT_READ),
     url: viaText('url', 'partly', SELECT_READ),
@@ -164,18 +164,18 @@ export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
   multiSelect: {
     text: viaText('text', 'converts', 'its labels joined with ", "'),
     number: viaText('number', 'partly', MULTI_READ),
-    select: { outcome: 'partly', how: 'keeps the first option, the others are lost', carry: (v) => ({ optionIds: Array.isArray(v) ? v : [String(v)] }) },
-    multiSelect: { outcome: 'keeps', how: 'keeps its options', carry: (v) => ({ optionIds: Array.isArray(v) ? v : [String(v)] }) },
+    select: { outcome: 'partly', how: 'the first option, the others lost', carry: (v) => ({ optionIds: Array.isArray(v) ? v : [String(v)] }) },
+    multiSelect: { outcome: 'keeps', how: 'the same options', carry: (v) => ({ optionIds: Array.isArray(v) ? v : [String(v)] }) },
     date: viaText('date', 'partly', MULTI_READ),
     checkbox: viaText('checkbox', 'partly', MULTI_READ),
     url: viaText('url', 'partly', MULTI_READ),
     email: viaText('email', 'partly', MULTI_READ),
   },
   date: {
-    text: viaText('text', 'converts', 'its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z)'),
+    text: viaText('text', 'converts', 'its ISO 8601 text'),
     number: lost,
-    select: asOption('an option labelled with its ISO 8601 text'),
-    multiSelect: asOption('an option labelled with its ISO 8601 text'),
+    select: asOption('an option of its ISO 8601 text'),
+    multiSelect: asOption('an option of its ISO 8601 text'),
     date: keeps(),
     checkbox: lost,
     url: lost,
@@ -183,32 +183,32 @@ export const RETYPE_MATRIX: Record<OwnType, Record<OwnType, RetypeRule>> = {
   },
   checkbox: {
     text: viaText('text', 'converts', '"true" or "false"'),
-    number: { outcome: 'converts', how: '1 when checked, 0 when not', carry: (v) => ({ value: v === true ? 1 : 0 }) },
-    select: asOption('an option labelled "true" or "false"'),
-    multiSelect: asOption('an option labelled "true" or "false"'),
+    number: { outcome: 'converts', how: '1 if checked, else 0', carry: (v) => ({ value: v === true ? 1 : 0 }) },
+    select: asOption('an option "true" or "false"'),
+    multiSelect: asOption('an option "true" or "false"'),
     date: lost,
     checkbox: keeps(),
     url: lost,
     email: lost,
   },
   url: {
-    text: viaText('text', 'keeps', 'kept as it is'),
+    text: viaText('text', 'keeps', 'kept'),
     number: lost,
-    select: asOption('an option labelled with it'),
-    multiSelect: asOption('an option labelled with it'),
+    select: asOption('an option of it'),
+    multiSelect: asOption('an option of it'),
     date: lost,
     checkbox: lost,
     url: keeps(),
-    email: viaText('email', 'partly', 'kept if also an email address, else lost'),
+    email: viaText('email', 'partly', 'if also an email address'),
   },
   email: {
-    text: viaText('text', 'keeps', 'kept as it is'),
+    text: viaText('text', 'keeps', 'kept'),
     number: lost,
-    select: asOption('an option labelled with it'),
-    multiSelect: asOption('an option labelled with it'),
+    select: asOption('an option of it'),
+    multiSelect: asOption('an option of it'),
     date: lost,
     checkbox: lost,
-    url: viaText('url', 'partly', 'kept if also a URL, else lost'),
+    url: viaText('url', 'partly', 'if also a URL'),
     email: keeps(),
   },
 };
@@ -225,9 +225,9 @@ export function describeRetypes(): string {
     return `- ${from} → ${[...groups].map(([how, tos]) => `${tos.join('/')}: ${how}`).join('; ')}.`;
   });
   return [
-    'Retypes (what each value becomes; "lost" values are previewed first):',
+    'Retypes, from → to: what a value becomes ("if …": kept if so, else lost; blank text is lost):',
     ...lines,
-    'Re-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.',
+    'Re-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.',
   ].join('\n');
 }
 

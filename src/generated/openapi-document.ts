@@ -341,7 +341,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Changes a list; only the fields passed change (`icon: \"\"` removes, `instructions`\nREPLACES the rules and `\"\"` clears them, `titleLabel: \"\"` resets to Title).\n`updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY\nkept property once, by id (added ones go last). A change that would clear or trim any\nvalue answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)\nand writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.\nValues migrate on every item of the list, archived and trashed ones included.\n`status`/`dueDate` can be renamed, never retyped or removed; the title column changes\nonly through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,\n`options` on a type without options); `toolError`: what the list refuses (unknown\nproperty id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).\nRetypes (what each value becomes; \"lost\" values are previewed first):\n- text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.\n- number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.\n- select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: its labels joined with \", \", read as from text (so two or more are lost); select: keeps the first option, the others are lost.\n- date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.\n- email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.\nRe-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
+        "description": "Changes a list; only the fields passed change. `updateProperty` renames, retypes or\nre-options ONE property. A change that would clear or trim any value answers a preview\n(`preview: true`, `warning`, `lostValues`, the list unchanged) and writes nothing;\nrepeat the call with `acknowledgeDataLoss: true` to apply it. Values migrate on every\nitem, archived and trashed too. `status`/`dueDate` can be renamed, never retyped or\nremoved; the title column changes only through `titleLabel`.\nRetypes, from → to: what a value becomes (\"if …\": kept if so, else lost; blank text is lost):\n- text → number: if a number (-3, 1,234.5, 1e3); select: an option per distinct text; multiSelect: split at commas into options; date: if an ISO 8601 date or date-time; checkbox: checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked; url: if a URL (scheme://…); email: if an email address.\n- number → text: its digits; select/multiSelect: an option of its digits; date/url/email: lost; checkbox: 0 unchecked, others checked.\n- select → text: its label; number/date/checkbox/url/email: its label, as from text; multiSelect: the same option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: one label as from text, two or more lost; select: the first option, the others lost.\n- date → text: its ISO 8601 text; number/checkbox/url/email: lost; select/multiSelect: an option of its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 if checked, else 0; select/multiSelect: an option \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; email: if also an email address.\n- email → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; url: if also a URL.\nRe-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.\n",
         "x-mcp": {
           "title": "Change a list",
           "readOnlyHint": false,
@@ -417,7 +417,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "lists"
         ],
-        "description": "Moves a list and every item on it to the trash (recoverable about 30 days with\nrestore_deleted; restoring the list brings back exactly the items deleted with it).\nA list that still holds items, archived ones included, needs `confirmDeleteItems:\ntrue`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list\nand Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call\nthat addresses `notes` makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
+        "description": "Moves a list and every item on it to the trash (about 30 days; restore_deleted brings\nthe list back with exactly those items). A list holding items, archived ones too, needs\n`confirmDeleteItems: true`. The Tasks list and Life Admin cannot be deleted; Notes can,\nand addressing `notes` later makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.\n",
         "x-mcp": {
           "title": "Delete a list",
           "readOnlyHint": false,
@@ -1034,7 +1034,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Moves up to 100 items to another list. Each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type, one\nsource property per destination property; select values go by label, and a label the\ndestination lacks becomes a new option there (as in create_items). A value with no\nmatching property is dropped: the first call then answers a preview (`preview: true`,\n`droppedValues` with select values as labels, `items` empty) and moves nothing; repeat\nit with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was\ndropped). Status and due date ride along unseen onto a list that keeps neither and\nshow again when the item returns to one that keeps them. Items already on the\ndestination stay as they are. Ids that are not your own live items (someone else's,\nshared with you, trashed, unknown) are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
+        "description": "Moves up to 100 items to another list; each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type; select\nvalues go by label, a label the destination lacks becoming a new option there. A value\nwith no matching property is dropped: the first call then answers a preview\n(`preview: true`, `droppedValues`, no `items`) and moves nothing; repeat it with\n`acknowledgeDataLoss: true` to move. Status and due date ride along unseen onto a list\nthat keeps neither and show again on one that keeps them. Ids that are not your own\nlive items are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.\n",
         "x-mcp": {
           "title": "Move items to another list",
           "readOnlyHint": false,
@@ -2210,7 +2210,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "PropertyUpdate": {
         "type": "object",
-        "description": "ONE property to change, by `id`: `name` renames, `type` retypes (values migrate; see\nupdate_list), `options` re-options select types (the full new option list; an option\nkept by `id` or by label keeps its values, a dropped one clears them and is previewed).\n",
+        "description": "ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full\nnew list) re-options a select type; see update_list for what values become.\n",
         "required": [
           "id"
         ],
@@ -2536,7 +2536,9 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "minLength": 1,
-            "maxLength": 200
+            "maxLength": 200,
+            "pattern": "\\S",
+            "description": "Not blank."
           },
           "icon": {
             "type": [
@@ -2580,7 +2582,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxItems": 60,
-            "description": "Left-to-right order naming EVERY property exactly once, by id.",
+            "description": "Left-to-right order naming EVERY property the list keeps exactly once, by id; properties added in the same call go last.",
             "items": {
               "type": "string",
               "maxLength": 64
@@ -4084,7 +4086,8 @@ export const openapiDocument: Record<string, unknown> = {
         ],
         "properties": {
           "preview": {
-            "type": "boolean"
+            "type": "boolean",
+            "description": "true: nothing moved; repeat with `acknowledgeDataLoss: true`."
           },
           "listId": {
             "type": "string"
@@ -4097,18 +4100,21 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "items": {
             "type": "array",
+            "description": "The items on the destination, in the order asked (empty on a preview). Items already there stay as they are.",
             "items": {
               "$ref": "#/components/schemas/ItemRow"
             }
           },
           "droppedValues": {
             "type": "array",
+            "description": "On a preview, what the move would drop; after an acknowledged move, what it dropped. A destination property takes one source property at most (id matches first).",
             "items": {
               "$ref": "#/components/schemas/DroppedValue"
             }
           },
           "refused": {
             "type": "array",
+            "description": "Ids that are not your own live items: someone else's, shared with you, in the trash, or unknown.",
             "items": {
               "type": "string"
             }

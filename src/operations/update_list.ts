@@ -32,14 +32,6 @@ export const update_list: Handler<'update_list'> = async ({ db, principal, servi
         .where({ id: list.id })
         .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: now })
         .returning('*')) as ListRow[];
-      if (updated!.name !== list.name) {
-        // Search documents carry their list's name: every item on the list changes for the index.
-        await trx.raw(
-          `INSERT INTO outbox (topic, subject_id, payload)
-           SELECT 'item', id, jsonb_build_object('op', 'update', 'ownerId', owner_id) FROM items WHERE list_id = ? AND deleted_at IS NULL`,
-          [list.id],
-        );
-      }
       if (plan.summary.length) {
         await recordActivity(trx, principal, { action: 'list.updated', summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`, listId: list.id });
       }

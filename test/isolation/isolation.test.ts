@@ -174,7 +174,8 @@ describe('cross-account isolation', () => {
   let snapshot: () => Promise<string>;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
+    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
     ada = await server.account('Ada');
     eve = await server.account('Eve');
     adaMcp = await server.mcp(ada);
@@ -213,7 +214,7 @@ describe('cross-account isolation', () => {
     await server.db('lists').where({ id: trashed.id }).update({ deleted_at: now, purges_at: purges });
     // Automations have no create operation: seeded through the domain (as the CLI and the web page make them).
     const automation = await createAutomation(server.db, who.userId, { name: `Automation ${marker}`, description: `Does ${marker}`, actions: [{ type: 'postDigest' }] }, new Date());
-    const subscription = 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'https://hooks.example.com/listkeeper' })).id : randomUUID();
+    const subscription = 'create_event_subscription' in handlers ? (await post('/event-subscriptions', { url: 'http://127.0.0.1:9/listkeeper' })).id : randomUUID();
     return {
       item: task.items[0]!.id,
       list: marker ? list.id : task.listId,

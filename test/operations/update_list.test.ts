@@ -75,7 +75,7 @@ describe('update_list', () => {
       expect({ icon: row.icon, instructions: row.instructions, titleLabel: row.title_label, layout: row.layout, name: row.name }).toMatchObject(expected);
     });
 
-    it('puts every live item of a renamed list in the outbox, for the search index that shows its list name', async () => {
+    it('leaves one outbox row per live item of a renamed list, for the search index that shows its list name', async () => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       const [live, trashed] = await addItems(list.id, [{}, {}]);
       await server.db('items').where({ id: trashed!.id }).update({ deleted_at: new Date() });
@@ -91,7 +91,7 @@ describe('update_list', () => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       expect((await refusal(update({ id: list.id, name: '   ' }))).code).toBe('invalid');
       const clash = await refusal(update({ id: list.id, titleLabel: 'author' }));
-      expect(clash.code).toBe('invalid');
+      expect(clash.code).toBe('toolError');
       expect(clash.message).toMatch(/titleLabel 'author' is the name of the property p_/);
     });
 
@@ -129,7 +129,7 @@ describe('update_list', () => {
     ])('refuses adding %s', async (_case, addProperties, message) => {
       const list = await makeList([{ name: 'Author', type: 'text' }], { titleLabel: 'Book' });
       const error = await refusal(update({ id: list.id, addProperties: addProperties as PropertyInput[] }));
-      expect(error.code).toBe('invalid');
+      expect(error.code).toBe('toolError');
       expect(error.message).toMatch(message);
       expect((await listRow(list.id)).properties).toHaveLength(1);
     });
@@ -219,13 +219,13 @@ describe('update_list', () => {
     });
 
     it.each([
-      ['options on a type without options', (id: string) => ({ updateProperty: { id, type: 'number' as const, options: ['1'] } }), /options apply only to select and multiSelect/],
-      ['one property both changed and deleted', (id: string) => ({ updateProperty: { id, name: 'X' }, deletePropertyIds: [id] }), /both in updateProperty and in deletePropertyIds/],
-      ['a blank new name', (id: string) => ({ updateProperty: { id, name: '  ' } }), /updateProperty.name is blank/],
-    ])('refuses %s as invalid', async (_case, input, message) => {
+      ['options on a type without options', (id: string) => ({ updateProperty: { id, type: 'number' as const, options: ['1'] } }), 'toolError', /options apply only to select and multiSelect/],
+      ['one property both changed and deleted', (id: string) => ({ updateProperty: { id, name: 'X' }, deletePropertyIds: [id] }), 'toolError', /both in updateProperty and in deletePropertyIds/],
+      ['a blank new name (the schema refuses it first)', (id: string) => ({ updateProperty: { id, name: '  ' } }), 'invalid', /updateProperty.name is blank/],
+    ])('refuses %s', async (_case, input, code, message) => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       const error = await refusal(update({ id: list.id, ...input(list.properties[0]!.id) }));
-      expect(error).toMatchObject({ code: 'invalid', status: 400 });
+      expect(error.code).toBe(code);
       expect(error.message).toMatch(message);
     });
   });
@@ -396,7 +396,7 @@ describe('update_list', () => {
       expect(applied.data).toMatchObject({ preview: false, properties: [{ id, type: 'number' }] });
     });
 
-    it('renders refusals as {error, code} with 409 and 400', async () => {
+    it('renders refusals as {error, code}: 409 for what the list refuses, 400 for what the schema refuses', async () => {
       const list = await create_list(server.context(ada), { name: 'Chores', template: 'tasks' });
       const reserved = await ada.sdk.PATCH('/lists/{id}', { params: { path: { id: list.id } }, body: { deletePropertyIds: ['status'] } });
       expect(reserved.response.status).toBe(409);
@@ -404,6 +404,10 @@ describe('update_list', () => {
       const long = await ada.sdk.PATCH('/lists/{id}', { params: { path: { id: list.id } }, body: { instructions: 'y'.repeat(501) } });
       expect(long.response.status).toBe(400);
       expect(long.error).toMatchObject({ code: 'invalid', error: expect.stringMatching(/instructions/) });
+      for (const body of [{ name: '  ' }, { updateProperty: { id: 'status', name: ' ' } }]) {
+        const blank = await ada.sdk.PATCH('/lists/{id}', { params: { path: { id: list.id } }, body });
+        expect(blank.response.status).toBe(400);
+      }
     });
 
     it('gives the same preview as an MCP tool result, and refusals as isError results', async () => {

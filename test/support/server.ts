@@ -71,6 +71,9 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000', BASE_URL: baseUrl, ...env });
   const services = createServices();
+  // Every process has a search index, as in main.ts; keyword-only here, so tests that do not
+  // test search load no model (startTestServer's `search` option puts the configured one in).
+  services.search = (await createSearch({ ...config.search, embeddings: { kind: 'none' } }, db)).index;
   const log = pino({ level: 'silent' });
   const oauth = await createAuthServer({ db, config, log });
   const app = createApp({ db, config, services, log, validateResponses: true, oauth, verifyAccessToken: oauth.verifyAccessToken });

@@ -75,12 +75,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a list
-         * @description Moves a list and every item on it to the trash (recoverable about 30 days with
-         *     restore_deleted; restoring the list brings back exactly the items deleted with it).
-         *     A list that still holds items, archived ones included, needs `confirmDeleteItems:
-         *     true`, else the call is refused (`toolError`) and nothing is deleted. The Tasks list
-         *     and Life Admin cannot be deleted (`toolError`); the Notes list can, and any later call
-         *     that addresses `notes` makes a fresh one. Example: `delete_list {"id": "…",
+         * @description Moves a list and every item on it to the trash (about 30 days; restore_deleted brings
+         *     the list back with exactly those items). A list holding items, archived ones too, needs
+         *     `confirmDeleteItems: true`. The Tasks list and Life Admin cannot be deleted; Notes can,
+         *     and addressing `notes` later makes a fresh one. Example: `delete_list {"id": "…",
          *     "confirmDeleteItems": true}`.
          */
         delete: operations["delete_list"];
@@ -88,27 +86,22 @@ export interface paths {
         head?: never;
         /**
          * Change a list
-         * @description Changes a list; only the fields passed change (`icon: ""` removes, `instructions`
-         *     REPLACES the rules and `""` clears them, `titleLabel: ""` resets to Title).
-         *     `updateProperty` renames, retypes or re-options ONE property; `columnOrder` names EVERY
-         *     kept property once, by id (added ones go last). A change that would clear or trim any
-         *     value answers a preview (`preview: true`, `warning`, `lostValues`, the list unchanged)
-         *     and writes nothing; repeat the same call with `acknowledgeDataLoss: true` to apply it.
-         *     Values migrate on every item of the list, archived and trashed ones included.
-         *     `status`/`dueDate` can be renamed, never retyped or removed; the title column changes
-         *     only through `titleLabel`. `invalid`: a call wrong in itself (blank or duplicate name,
-         *     `options` on a type without options); `toolError`: what the list refuses (unknown
-         *     property id, reserved column, a `columnOrder` missing or repeating one, over 60 properties).
-         *     Retypes (what each value becomes; "lost" values are previewed first):
-         *     - text → number: kept if a number (1234.5, -3, 1,234.5, 1e3), else lost; select: each distinct text becomes an option (blank is lost); multiSelect: split at commas into options (blank is lost); date: kept if an ISO 8601 date or date-time, else lost; checkbox: checked by true/yes/1/x/checked, unchecked by false/no/0/unchecked, else lost; url: kept if a URL (scheme://…), else lost; email: kept if an email address, else lost.
-         *     - number → text: its digits (1234.5); select/multiSelect: an option labelled with its digits; date/url/email: lost; checkbox: 0 unchecks it, any other number checks it.
-         *     - select → text: its label; number/date/checkbox/url/email: its label, read as from text; multiSelect: keeps its option.
-         *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: its labels joined with ", ", read as from text (so two or more are lost); select: keeps the first option, the others are lost.
-         *     - date → text: its ISO 8601 text (2026-12-01 or 2026-12-01T09:00:00.000Z); number/checkbox/url/email: lost; select/multiSelect: an option labelled with its ISO 8601 text.
-         *     - checkbox → text: "true" or "false"; number: 1 when checked, 0 when not; select/multiSelect: an option labelled "true" or "false"; date/url/email: lost.
-         *     - url → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; email: kept if also an email address, else lost.
-         *     - email → text: kept as it is; number/date/checkbox: lost; select/multiSelect: an option labelled with it; url: kept if also a URL, else lost.
-         *     Re-option (`options`: the full new list, on a select or multiSelect, with or without a retype): an option kept by id or by label keeps its values; values of a dropped option are lost; labels that come from a retype match an option by label or become new options.
+         * @description Changes a list; only the fields passed change. `updateProperty` renames, retypes or
+         *     re-options ONE property. A change that would clear or trim any value answers a preview
+         *     (`preview: true`, `warning`, `lostValues`, the list unchanged) and writes nothing;
+         *     repeat the call with `acknowledgeDataLoss: true` to apply it. Values migrate on every
+         *     item, archived and trashed too. `status`/`dueDate` can be renamed, never retyped or
+         *     removed; the title column changes only through `titleLabel`.
+         *     Retypes, from → to: what a value becomes ("if …": kept if so, else lost; blank text is lost):
+         *     - text → number: if a number (-3, 1,234.5, 1e3); select: an option per distinct text; multiSelect: split at commas into options; date: if an ISO 8601 date or date-time; checkbox: checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked; url: if a URL (scheme://…); email: if an email address.
+         *     - number → text: its digits; select/multiSelect: an option of its digits; date/url/email: lost; checkbox: 0 unchecked, others checked.
+         *     - select → text: its label; number/date/checkbox/url/email: its label, as from text; multiSelect: the same option.
+         *     - multiSelect → text: its labels joined with ", "; number/date/checkbox/url/email: one label as from text, two or more lost; select: the first option, the others lost.
+         *     - date → text: its ISO 8601 text; number/checkbox/url/email: lost; select/multiSelect: an option of its ISO 8601 text.
+         *     - checkbox → text: "true" or "false"; number: 1 if checked, else 0; select/multiSelect: an option "true" or "false"; date/url/email: lost.
+         *     - url → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; email: if also an email address.
+         *     - email → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; url: if also a URL.
+         *     Re-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.
          *     Example: `update_list {"id": "…", "updateProperty": {"id": "p_pages", "type": "number"}}`.
          */
         patch: operations["update_list"];
@@ -232,17 +225,14 @@ export interface paths {
         put?: never;
         /**
          * Move items to another list
-         * @description Moves up to 100 items to another list. Each keeps its id, title, body, chat and
-         *     history. Values follow their property by id, then by name (any case) and type, one
-         *     source property per destination property; select values go by label, and a label the
-         *     destination lacks becomes a new option there (as in create_items). A value with no
-         *     matching property is dropped: the first call then answers a preview (`preview: true`,
-         *     `droppedValues` with select values as labels, `items` empty) and moves nothing; repeat
-         *     it with `acknowledgeDataLoss: true` to move (`droppedValues` then says what was
-         *     dropped). Status and due date ride along unseen onto a list that keeps neither and
-         *     show again when the item returns to one that keeps them. Items already on the
-         *     destination stay as they are. Ids that are not your own live items (someone else's,
-         *     shared with you, trashed, unknown) are under `refused`; the rest move.
+         * @description Moves up to 100 items to another list; each keeps its id, title, body, chat and
+         *     history. Values follow their property by id, then by name (any case) and type; select
+         *     values go by label, a label the destination lacks becoming a new option there. A value
+         *     with no matching property is dropped: the first call then answers a preview
+         *     (`preview: true`, `droppedValues`, no `items`) and moves nothing; repeat it with
+         *     `acknowledgeDataLoss: true` to move. Status and due date ride along unseen onto a list
+         *     that keeps neither and show again on one that keeps them. Ids that are not your own
+         *     live items are under `refused`; the rest move.
          *     Example: `move_items {"itemIds": ["…"], "listId": "notes"}`.
          */
         post: operations["move_items"];
@@ -595,9 +585,8 @@ export interface components {
             })[];
         };
         /**
-         * @description ONE property to change, by `id`: `name` renames, `type` retypes (values migrate; see
-         *     update_list), `options` re-options select types (the full new option list; an option
-         *     kept by `id` or by label keeps its values, a dropped one clears them and is previewed).
+         * @description ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full
+         *     new list) re-options a select type; see update_list for what values become.
          */
         PropertyUpdate: {
             id: string;
@@ -672,6 +661,7 @@ export interface components {
             titleLabel?: string | null;
         };
         UpdateListInput: {
+            /** @description Not blank. */
             name?: string | null;
             /** @description "" removes. */
             icon?: string | null;
@@ -681,7 +671,7 @@ export interface components {
             titleLabel?: string | null;
             /** @enum {string|null} */
             layout?: "list" | "kanban" | "table" | null;
-            /** @description Left-to-right order naming EVERY property exactly once, by id. */
+            /** @description Left-to-right order naming EVERY property the list keeps exactly once, by id; properties added in the same call go last. */
             columnOrder?: string[] | null;
             addProperties?: components["schemas"]["PropertyInput"][] | null;
             updateProperty?: components["schemas"]["PropertyUpdate"] | null;
@@ -1019,11 +1009,15 @@ export interface components {
             value: unknown;
         };
         MoveItemsResult: {
+            /** @description true: nothing moved; repeat with `acknowledgeDataLoss: true`. */
             preview: boolean;
             listId: string;
             listName: string | null;
+            /** @description The items on the destination, in the order asked (empty on a preview). Items already there stay as they are. */
             items: components["schemas"]["ItemRow"][];
+            /** @description On a preview, what the move would drop; after an acknowledged move, what it dropped. A destination property takes one source property at most (id matches first). */
             droppedValues: components["schemas"]["DroppedValue"][];
+            /** @description Ids that are not your own live items: someone else's, shared with you, in the trash, or unknown. */
             refused: string[];
         };
         CreateUploadInput: {
