@@ -15,6 +15,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { createAutomation } from '../../src/domain/automations/automations.js';
+import { startTestJobs } from '../support/jobs.js';
+import type { Jobs } from '../../src/jobs/queue.js';
 import { handlers } from '../../src/operations/index.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
@@ -172,10 +174,13 @@ describe('cross-account isolation', () => {
   let adaMcp: Client;
   let eveMcp: Client;
   let snapshot: () => Promise<string>;
+  let jobs: Jobs;
 
   beforeAll(async () => {
     // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
     server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    // run_automation queues on the job queue: the control with Eve's own automation needs one.
+    jobs = await startTestJobs(server);
     ada = await server.account('Ada');
     eve = await server.account('Eve');
     adaMcp = await server.mcp(ada);
@@ -183,7 +188,10 @@ describe('cross-account isolation', () => {
     adaIds = await seed(ada, MARKER);
     snapshot = () => snapshotOf(server, ada.userId);
   });
-  afterAll(async () => server.close());
+  afterAll(async () => {
+    await jobs.stop();
+    await server.close();
+  });
 
   /** A workspace for `who`; with a marker, every text of it carries the marker. */
   async function seed(who: TestAccount, marker: string): Promise<Ids> {
