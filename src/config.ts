@@ -31,6 +31,13 @@ const schema = {
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
+    S3_BUCKET: { type: 'string' },
+    S3_ENDPOINT: { type: 'string' },
+    S3_REGION: { type: 'string', default: 'us-east-1' },
+    S3_ACCESS_KEY_ID: { type: 'string' },
+    S3_SECRET_ACCESS_KEY: { type: 'string' },
+    S3_PREFIX: { type: 'string', default: '' },
+    S3_FORCE_PATH_STYLE: { type: 'boolean' },
     SEARCH_BACKEND: { type: 'string', enum: ['postgres', 'meilisearch'], default: 'postgres' },
     MEILI_URL: { type: 'string' },
     MEILI_API_KEY: { type: 'string' },
@@ -81,6 +88,8 @@ export interface Config {
    * private, loopback and link-local addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
+  /** Keep images in this S3-compatible bucket instead of the data folder; null: the data folder. */
+  s3: { bucket: string; endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; prefix: string; forcePathStyle: boolean } | null;
   search: SearchConfig;
 }
 
@@ -130,6 +139,18 @@ export function loadConfig(env: Env = process.env): Config {
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
+    s3: raw.S3_BUCKET
+      ? {
+          bucket: raw.S3_BUCKET as string,
+          endpoint: (raw.S3_ENDPOINT as string | undefined) ?? null,
+          region: raw.S3_REGION as string,
+          accessKeyId: (raw.S3_ACCESS_KEY_ID as string | undefined) ?? null,
+          secretAccessKey: (raw.S3_SECRET_ACCESS_KEY as string | undefined) ?? null,
+          prefix: raw.S3_PREFIX as string,
+          // S3-compatible stores at their own address mostly want path-style URLs.
+          forcePathStyle: (raw.S3_FORCE_PATH_STYLE as boolean | undefined) ?? raw.S3_ENDPOINT !== undefined,
+        }
+      : null,
     search: searchConfig(raw),
   };
 }

@@ -105,6 +105,20 @@ export async function postAgentMessage(trx: Knex, itemId: string, post: AgentPos
 }
 
 /**
+ * Posts a message from the service itself (an automation run's result), in the caller's
+ * transaction; the same `messageKey` again lands once.
+ */
+export async function postServiceMessage(trx: Knex, itemId: string, post: { text: string; authorName: string; messageKey: string }): Promise<ChatMessageRow> {
+  const { sessionId, at } = await stampNext(trx, itemId);
+  const [row] = (await trx('chat_messages')
+    .insert({ item_id: itemId, session_id: sessionId, author_kind: 'service', author_name: post.authorName, text: post.text, message_key: post.messageKey, created_at: at, updated_at: at })
+    .onConflict(trx.raw('(item_id, message_key) WHERE message_key IS NOT NULL'))
+    .merge(['text', 'updated_at'])
+    .returning('*')) as ChatMessageRow[];
+  return row!;
+}
+
+/**
  * The person writes in an item's chat (from its page). When the item is a task whose agent
  * last posted with `needsInput` and the person has not answered since, this message is the
  * answer: `task.awaitingAgent` goes out with reason `reply`, naming that agent. Reading one's
@@ -150,13 +164,14 @@ export interface ConversationLine {
 }
 
 /**
- * The person's main conversation: one line per agent post, newest first, across every live
- * item they reach (their own and those shared with them).
+ * The person's main conversation: one line per agent post and per message of the service
+ * (an automation's run), newest first, across every live item they reach (their own and
+ * those shared with them).
  */
 export async function mainConversation(db: Knex, userId: string, limit = 100): Promise<ConversationLine[]> {
   const rows = (await db('chat_messages as m')
     .join('items as i', 'i.id', 'm.item_id')
-    .where('m.author_kind', 'agent')
+    .whereIn('m.author_kind', ['agent', 'service'])
     .whereNull('i.deleted_at')
     .where((q) =>
       q.where('i.owner_id', userId).orWhereExists(function sharedWith(this: Knex.QueryBuilder) {

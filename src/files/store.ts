@@ -1,7 +1,8 @@
 /**
- * Where uploaded and downloaded images are kept: a local folder, LISTKEEPER_DATA_DIR/files.
- * Files are written to a temporary name and renamed once complete, so a broken or refused
- * upload never leaves a half file under its bucket path.
+ * Where uploaded and downloaded images are kept: a local folder, LISTKEEPER_DATA_DIR/files,
+ * or an S3-compatible bucket when S3_BUCKET is set (./s3.ts). Local files are written to a
+ * temporary name and renamed once complete, so a broken or refused upload never leaves a
+ * half file under its bucket path.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -61,7 +62,31 @@ class LocalFileStore implements FileStore {
   }
 }
 
-/** The file store of this configuration. */
-export function fileStore(config: Pick<Config, 'dataDir'>): FileStore {
-  return new LocalFileStore(path.join(config.dataDir, 'files'));
+/** Opens the S3 store on first use, so the AWS SDK is loaded only where it is configured. */
+class LazyS3FileStore implements FileStore {
+  private store: Promise<FileStore> | null = null;
+  constructor(private readonly s3: NonNullable<Config['s3']>) {}
+  private open(): Promise<FileStore> {
+    return (this.store ??= import('./s3.js').then(({ S3FileStore }) => new S3FileStore(this.s3)));
+  }
+  async write(bucketPath: string, source: AsyncIterable<Buffer>): Promise<number> {
+    if (!isBucketPath(bucketPath)) throw new Error(`not a bucket path: ${bucketPath}`);
+    return (await this.open()).write(bucketPath, source);
+  }
+  async read(bucketPath: string): Promise<{ stream: Readable; bytes: number } | null> {
+    if (!isBucketPath(bucketPath)) throw new Error(`not a bucket path: ${bucketPath}`);
+    return (await this.open()).read(bucketPath);
+  }
+}
+
+const stores = new WeakMap<object, FileStore>();
+
+/** The file store of this configuration (one per configuration object). */
+export function fileStore(config: Pick<Config, 'dataDir' | 's3'>): FileStore {
+  let store = stores.get(config);
+  if (!store) {
+    store = config.s3 ? new LazyS3FileStore(config.s3) : new LocalFileStore(path.join(config.dataDir, 'files'));
+    stores.set(config, store);
+  }
+  return store;
 }

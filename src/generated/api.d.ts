@@ -283,7 +283,10 @@ export interface paths {
          * Get image upload slots
          * @description Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a
          *     slot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its
-         *     `bucketPath` as an `imageUrls` entry in create_items or update_items.
+         *     `bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers
+         *     200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not
+         *     that image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once
+         *     the slot holds an upload.
          *     Example: `create_image_upload {"mimeType": "image/png", "count": 2}`.
          */
         post: operations["create_image_upload"];
@@ -1153,6 +1156,9 @@ export interface components {
              *       `olderThanDays` (on `listId`, or on every list that keeps a status).
              *     - `rescheduleOverdue`: move the due date of open overdue tasks to `today` or
              *       `tomorrow` (keeping the time of day where one was set).
+             *     - `moveOverdue`: move open overdue tasks (of `listId`, or of every list that keeps
+             *       tasks) to the list `toListId`, as move_items does; it fails, moving nothing,
+             *       when that would drop values.
              *     - `postDigest`: post a digest of overdue tasks, tasks due today and (with
              *       `daysAhead`) the next days to the automation's chat.
              *     - `webhook`: POST a JSON summary of the run so far (and the digest with
@@ -1187,6 +1193,13 @@ export interface components {
             /** @enum {string} */
             to: "today" | "tomorrow";
             /** @description Only this list; omit for every list that keeps tasks. */
+            listId?: string;
+        } | {
+            /** @constant */
+            type: "moveOverdue";
+            /** @description The list they go to: a list id, `tasks` or `notes`. */
+            toListId: string;
+            /** @description Only from this list; omit for every list that keeps tasks. */
             listId?: string;
         } | {
             /** @constant */

@@ -6158,7 +6158,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/uploads",
     "summary": "Get image upload slots",
-    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
+    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
     "tool": {
       "title": "Get image upload slots",
       "annotations": {
@@ -7165,7 +7165,7 @@ export const operationTable: readonly OperationSpec[] = [
               },
               "actions": {
                 "type": "array",
-                "description": "The actions it performs, in order, on the person's own workspace. Each run does\nthem one after the other and records one line per action under the run's `wrote`;\nan action that fails ends the run as `failed` (what earlier actions wrote stays).\nEvery run then posts its message to the person in the automation's chat\n(`chatItemId`). Actions:\n- `createItems`: add items from a template to a list (`listId`, default `tasks`);\n  `{date}` in a title or body becomes the run's local date; `dueInDays` (and\n  `dueTime` HH:MM) sets a due date counted from the run's local day.\n- `archiveCompleted`: archive completed items whose completion is older than\n  `olderThanDays` (on `listId`, or on every list that keeps a status).\n- `rescheduleOverdue`: move the due date of open overdue tasks to `today` or\n  `tomorrow` (keeping the time of day where one was set).\n- `postDigest`: post a digest of overdue tasks, tasks due today and (with\n  `daysAhead`) the next days to the automation's chat.\n- `webhook`: POST a JSON summary of the run so far (and the digest with\n  `includeDigest`) to an https `url`; private and loopback addresses are refused.\n",
+                "description": "The actions it performs, in order, on the person's own workspace. Each run does\nthem one after the other and records one line per action under the run's `wrote`;\nan action that fails ends the run as `failed` (what earlier actions wrote stays).\nEvery run then posts its message to the person in the automation's chat\n(`chatItemId`). Actions:\n- `createItems`: add items from a template to a list (`listId`, default `tasks`);\n  `{date}` in a title or body becomes the run's local date; `dueInDays` (and\n  `dueTime` HH:MM) sets a due date counted from the run's local day.\n- `archiveCompleted`: archive completed items whose completion is older than\n  `olderThanDays` (on `listId`, or on every list that keeps a status).\n- `rescheduleOverdue`: move the due date of open overdue tasks to `today` or\n  `tomorrow` (keeping the time of day where one was set).\n- `moveOverdue`: move open overdue tasks (of `listId`, or of every list that keeps\n  tasks) to the list `toListId`, as move_items does; it fails, moving nothing,\n  when that would drop values.\n- `postDigest`: post a digest of overdue tasks, tasks due today and (with\n  `daysAhead`) the next days to the automation's chat.\n- `webhook`: POST a JSON summary of the run so far (and the digest with\n  `includeDigest`) to an https `url`; private and loopback addresses are refused.\n",
                 "items": {
                   "description": "One action of an automation; `type` says which.",
                   "oneOf": [
@@ -7270,6 +7270,30 @@ export const operationTable: readonly OperationSpec[] = [
                           "type": "string",
                           "maxLength": 64,
                           "description": "Only this list; omit for every list that keeps tasks."
+                        }
+                      }
+                    },
+                    {
+                      "type": "object",
+                      "title": "moveOverdue",
+                      "required": [
+                        "type",
+                        "toListId"
+                      ],
+                      "additionalProperties": false,
+                      "properties": {
+                        "type": {
+                          "const": "moveOverdue"
+                        },
+                        "toListId": {
+                          "type": "string",
+                          "maxLength": 64,
+                          "description": "The list they go to: a list id, `tasks` or `notes`."
+                        },
+                        "listId": {
+                          "type": "string",
+                          "maxLength": 64,
+                          "description": "Only from this list; omit for every list that keeps tasks."
                         }
                       }
                     },
@@ -7513,7 +7537,7 @@ export const operationTable: readonly OperationSpec[] = [
             },
             "actions": {
               "type": "array",
-              "description": "The actions it performs, in order, on the person's own workspace. Each run does\nthem one after the other and records one line per action under the run's `wrote`;\nan action that fails ends the run as `failed` (what earlier actions wrote stays).\nEvery run then posts its message to the person in the automation's chat\n(`chatItemId`). Actions:\n- `createItems`: add items from a template to a list (`listId`, default `tasks`);\n  `{date}` in a title or body becomes the run's local date; `dueInDays` (and\n  `dueTime` HH:MM) sets a due date counted from the run's local day.\n- `archiveCompleted`: archive completed items whose completion is older than\n  `olderThanDays` (on `listId`, or on every list that keeps a status).\n- `rescheduleOverdue`: move the due date of open overdue tasks to `today` or\n  `tomorrow` (keeping the time of day where one was set).\n- `postDigest`: post a digest of overdue tasks, tasks due today and (with\n  `daysAhead`) the next days to the automation's chat.\n- `webhook`: POST a JSON summary of the run so far (and the digest with\n  `includeDigest`) to an https `url`; private and loopback addresses are refused.\n",
+              "description": "The actions it performs, in order, on the person's own workspace. Each run does\nthem one after the other and records one line per action under the run's `wrote`;\nan action that fails ends the run as `failed` (what earlier actions wrote stays).\nEvery run then posts its message to the person in the automation's chat\n(`chatItemId`). Actions:\n- `createItems`: add items from a template to a list (`listId`, default `tasks`);\n  `{date}` in a title or body becomes the run's local date; `dueInDays` (and\n  `dueTime` HH:MM) sets a due date counted from the run's local day.\n- `archiveCompleted`: archive completed items whose completion is older than\n  `olderThanDays` (on `listId`, or on every list that keeps a status).\n- `rescheduleOverdue`: move the due date of open overdue tasks to `today` or\n  `tomorrow` (keeping the time of day where one was set).\n- `moveOverdue`: move open overdue tasks (of `listId`, or of every list that keeps\n  tasks) to the list `toListId`, as move_items does; it fails, moving nothing,\n  when that would drop values.\n- `postDigest`: post a digest of overdue tasks, tasks due today and (with\n  `daysAhead`) the next days to the automation's chat.\n- `webhook`: POST a JSON summary of the run so far (and the digest with\n  `includeDigest`) to an https `url`; private and loopback addresses are refused.\n",
               "items": {
                 "description": "One action of an automation; `type` says which.",
                 "oneOf": [
@@ -7618,6 +7642,30 @@ export const operationTable: readonly OperationSpec[] = [
                         "type": "string",
                         "maxLength": 64,
                         "description": "Only this list; omit for every list that keeps tasks."
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "title": "moveOverdue",
+                    "required": [
+                      "type",
+                      "toListId"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                      "type": {
+                        "const": "moveOverdue"
+                      },
+                      "toListId": {
+                        "type": "string",
+                        "maxLength": 64,
+                        "description": "The list they go to: a list id, `tasks` or `notes`."
+                      },
+                      "listId": {
+                        "type": "string",
+                        "maxLength": 64,
+                        "description": "Only from this list; omit for every list that keeps tasks."
                       }
                     }
                   },

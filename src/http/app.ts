@@ -24,6 +24,7 @@ import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
 import { addressRateLimit } from '../auth/ratelimit.js';
 import type { AuthServer } from '../auth/oauth/server.js';
 import { getFile, putFile } from './files.js';
+import { settingsPages } from '../web/automations.js';
 
 export interface AppDeps {
   db: Knex;
@@ -85,9 +86,12 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
-  // The item pages and the main conversation need the web session the OAuth server's pages keep.
-  if (deps.oauth) app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
-  if (deps.oauth) app.use(deps.oauth.middleware);
+  // The item pages, the settings pages and the main conversation need the web session the OAuth server's pages keep.
+  if (deps.oauth) {
+    app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
+    app.use(settingsPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys }));
+    app.use(deps.oauth.middleware);
+  }
   app.use(async function unknownRoute(ctx) {
     throw new ApiError('notFound', `No route ${ctx.method} ${ctx.path}. The API is at ${API_ROOT} (OpenAPI: ${API_ROOT}/openapi.json) and MCP at /mcp.`);
   });

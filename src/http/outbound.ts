@@ -4,34 +4,21 @@
  * non-public address — checked on the addresses the host name resolves to at connect time,
  * so a name that points at 127.0.0.1 (or is re-pointed after a check) is refused too.
  * `allowPrivate` (the OUTBOUND_ALLOW_PRIVATE setting, for development and tests) lifts both.
+ * The address ranges are the webhooks' (src/domain/callbackUrl.ts): one list for every
+ * request the service makes.
  */
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { isBlockedAddress } from '../domain/callbackUrl.js';
 
 /** A request the guard refused, or that failed; the message is one sentence for the caller. */
 export class OutboundError extends Error {}
 
-// One list for both families: Node's BlockList also matches IPv4-mapped IPv6 addresses
-// (::ffff:127.0.0.1, ::ffff:7f00:1) against the IPv4 rules.
-const blocked = new net.BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [
-  // ::/96 holds ::, ::1 and the old IPv4-compatible form; 64:ff9b::/96 is NAT64 onto IPv4.
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['2002::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(prefix, bits, 'ipv6');
-
-/** True when `address` (an IP literal) is on the public internet. */
+/** True when `address` (an IP literal) is on the public internet (the ranges of src/domain/callbackUrl.ts). */
 export function isPublicAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 0) return false;
-  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return !isBlockedAddress(address);
 }
 
 export interface OutboundOptions {

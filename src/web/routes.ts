@@ -49,7 +49,7 @@ export function webRoutes(deps: WebDeps): Middleware {
 
   const nav = (ctx: Context, user: WebUser | null): Html =>
     user
-      ? html`<nav><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`
+      ? html`<nav><span><a href="/settings/automations">Automations</a> · <a href="/settings/memory">Memory</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`
       : html``;
 
   // ---- sign-in and sign-up ----------------------------------------------------------

@@ -9,6 +9,8 @@ import { createDb } from '../../src/store/db.js';
 import { createAutomation, checkDefinition, type AutomationRow, type RunRow } from '../../src/domain/automations/automations.js';
 import { AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../../src/domain/automations/runs.js';
 import { create_items } from '../../src/operations/create_items.js';
+import { create_list } from '../../src/operations/create_list.js';
+import { update_list } from '../../src/operations/update_list.js';
 import type { Jobs } from '../../src/jobs/queue.js';
 
 const log = pino({ level: 'silent' });
@@ -91,6 +93,31 @@ describe('automations', () => {
       const tomorrow = await runAt(await make({ name: 'Push', actions: [{ type: 'rescheduleOverdue', to: 'tomorrow' }] }), new Date('2026-07-11T02:00:00Z'));
       expect(tomorrow.wrote[0]).toMatch(/to tomorrow \(2026-07-11\)/);
       expect(await due(0)).toBe('2026-07-11T13:15:00.000Z');
+    });
+
+    it('moveOverdue moves open overdue tasks to another list, as move_items does, and refuses to drop values', async () => {
+      const fresh = await server.account('Max');
+      const fctx = server.context(fresh);
+      const someday = await create_list(fctx, { name: 'Someday', template: 'tasks' });
+      const made = await create_items(fctx, { items: [{ title: 'Old chore', dueAt: '2026-07-01' }, { title: 'Future chore', dueAt: '2026-08-01' }, { title: 'Done chore', dueAt: '2026-07-01', taskStatus: 'completed' }] });
+      const a = await createAutomation(server.db, fresh.userId, { name: 'Sweep', actions: [{ type: 'moveOverdue', toListId: someday.id }] }, now);
+      const [run] = (await server.db('automation_runs').insert({ automation_id: a.id, owner_id: fresh.userId, trigger: 'manual' }).returning('*')) as RunRow[];
+      const done = (await executeRun(server.db, server.config, run!.id, () => now, log))!;
+      expect(done.wrote).toEqual(["Moved 1 overdue task to 'Someday': 'Old chore'."]);
+      const lists = await server.db('items').whereIn('id', made.items.map((i) => i.id)).orderBy('title').pluck('list_id');
+      expect(lists).toEqual([made.listId, made.listId, someday.id]); // Done, Future stay; Old moved
+      expect(await server.db('activity').where({ user_id: fresh.userId, action: 'items.moved' }).first()).toMatchObject({ client_name: "automation 'Sweep'" });
+
+      // Values that the destination cannot keep: nothing moves, and the run says why.
+      const books = await create_list(fctx, { name: 'Reading', properties: [{ name: 'Author', type: 'text' }] });
+      await update_list(fctx, { id: someday.id, addProperties: [{ name: 'Effort', type: 'number' }] });
+      await create_items(fctx, { listId: someday.id, items: [{ title: 'Heavy', dueAt: '2026-07-02', values: { Effort: 5 } }] });
+      const b = await createAutomation(server.db, fresh.userId, { name: 'Lossy', actions: [{ type: 'moveOverdue', listId: someday.id, toListId: books.id }] }, now);
+      const [run2] = (await server.db('automation_runs').insert({ automation_id: b.id, owner_id: fresh.userId, trigger: 'manual' }).returning('*')) as RunRow[];
+      const refused = (await executeRun(server.db, server.config, run2!.id, () => now, log))!;
+      expect(refused.outcome).toBe('failed');
+      expect(refused.error).toMatch(/moving 2 overdue tasks to 'Reading' would drop their values \(Effort\); nothing moved/);
+      expect(await server.db('items').where({ list_id: books.id })).toHaveLength(0);
     });
 
     it('postDigest posts overdue, due-today and upcoming tasks with links to the automation\'s chat', async () => {
@@ -212,7 +239,7 @@ describe('automations', () => {
     it.each([
       [{ actions: [{ type: 'postDigest' }] }, /name must be a non-empty string/],
       [{ name: 'x', actions: [] }, /actions must be a list of 1 to 20/],
-      [{ name: 'x', actions: [{ type: 'sendEmail' }] }, /actions\[0\]\.type must be one of createItems, archiveCompleted, rescheduleOverdue, postDigest, webhook; received "sendEmail"/],
+      [{ name: 'x', actions: [{ type: 'sendEmail' }] }, /actions\[0\]\.type must be one of createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook; received "sendEmail"/],
       [{ name: 'x', actions: [{ type: 'archiveCompleted' }] }, /actions\[0\] \(archiveCompleted\) does not match its schema/],
       [{ name: 'x', schedule: 'every monday', actions: [{ type: 'postDigest' }] }, /must have five fields/],
       [{ name: 'x', schedule: '61 * * * *', actions: [{ type: 'postDigest' }] }, /is not a cron expression/],

@@ -14,13 +14,13 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
+import { createAutomation } from '../../src/domain/automations/automations.js';
+import { startTestJobs } from '../support/jobs.js';
+import type { Jobs } from '../../src/jobs/queue.js';
 import { handlers } from '../../src/operations/index.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
-import { createAutomation } from '../../src/domain/automations/automations.js';
-import { startTestJobs } from '../support/jobs.js';
-import type { Jobs } from '../../src/jobs/queue.js';
 
 const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
 

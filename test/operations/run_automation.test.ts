@@ -7,6 +7,7 @@ import type { Jobs } from '../../src/jobs/queue.js';
 import { run_automation } from '../../src/operations/run_automation.js';
 import { createAutomation, type RunRow } from '../../src/domain/automations/automations.js';
 import { ApiError } from '../../src/http/errors.js';
+import { mainConversation } from '../../src/domain/chat.js';
 
 describe('run_automation', () => {
   let server: TestServer;
@@ -41,6 +42,10 @@ describe('run_automation', () => {
     expect(run.message).toMatch(/\*\*Weekly review\*\* ran on request\.[\s\S]*Digest for/);
     const chatItem = await server.db('items').where({ id: chatItemId }).first();
     expect(chatItem.title).toBe('Automation: Weekly review');
+    // The person reads it in the automation's chat and in their main conversation; agents with read_chat_messages.
+    expect((await mainConversation(server.db, ada.userId)).find((l) => l.itemId === chatItemId)).toMatchObject({ agentName: 'Weekly review', text: run.message, unread: true });
+    const read = await ada.sdk.GET('/items/{id}/messages', { params: { path: { id: chatItemId } } });
+    expect(read.data!.messages).toEqual([expect.objectContaining({ authorKind: 'service', authorName: 'Weekly review', text: run.message })]);
   });
 
   it('is refused for a draft (409 toolError), over REST and MCP alike', async () => {

@@ -11,6 +11,8 @@ import { keepsDueDate, keepsStatus, keepsTasks, liveLists, resolveList, type Lis
 import { localNow, localToUtc, startOfLocalDay } from '../time.js';
 import { itemUrls } from '../links.js';
 import { outboundRequest } from '../../http/outbound.js';
+import { move_items } from '../../operations/move_items.js';
+import type { Logger } from 'pino';
 import type { AutomationAction, AutomationRow } from './automations.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,6 +30,7 @@ export interface RunContext {
   wrote: string[];
   /** The digest, once a postDigest action made it: it becomes part of the run's message. */
   digest: Digest | null;
+  log: Logger;
 }
 
 export class ActionFailed extends Error {}
@@ -54,6 +57,8 @@ export async function performAction(run: RunContext, action: AutomationAction): 
       return archiveCompleted(run, action);
     case 'rescheduleOverdue':
       return rescheduleOverdue(run, action);
+    case 'moveOverdue':
+      return moveOverdue(run, action);
     case 'postDigest':
       return postDigest(run, action);
     case 'webhook':
@@ -164,6 +169,24 @@ async function rescheduleOverdue(run: RunContext, action: Of<'rescheduleOverdue'
     if (overdue.length) await activity(trx, run, 'items.rescheduled', line);
     return line;
   });
+}
+
+/** At most this many tasks move in one run (move_items takes 100 a call). */
+const MOVE_LIMIT = 100;
+
+async function moveOverdue(run: RunContext, action: Of<'moveOverdue'>): Promise<string> {
+  const target = await listOrFail(run.db, run, action.toListId);
+  const lists = (await targetLists(run.db, run, action.listId, keepsTasks, 'status and due date')).filter((l) => l.id !== target.id);
+  const overdue = lists.length ? ((await openTasks(run.db, lists, null, startOfLocalDay(run.now, run.timeZone)).limit(MOVE_LIMIT).select('id', 'title')) as { id: string; title: string | null }[]) : [];
+  if (overdue.length === 0) return `Moved nothing to '${target.name}': no task is overdue.`;
+  // Through the move_items operation, so a move by an automation follows the same rules.
+  const principal = { userId: run.automation.owner_id, via: 'apiKey' as const, clientName: `automation '${run.automation.name}'`, tokenId: `automation:${run.automation.id}` };
+  const moved = await move_items({ db: run.db, config: run.config, services: { now: () => run.now }, log: run.log, principal }, { itemIds: overdue.map((o) => o.id), listId: target.id });
+  if (moved.preview) {
+    const names = [...new Set(moved.droppedValues.map((d) => d.property))];
+    throw new ActionFailed(`moving ${overdue.length} overdue task${overdue.length === 1 ? '' : 's'} to '${target.name}' would drop their values${names.length ? ` (${names.join(', ')})` : ''}; nothing moved. Move them with move_items and acknowledgeDataLoss, or pick a list with the same properties.`);
+  }
+  return `Moved ${moved.items.length} overdue task${moved.items.length === 1 ? '' : 's'} to '${target.name}': ${quoteTitles(moved.items.map((i) => i.title))}.`;
 }
 
 interface DigestTask { id: string; title: string | null; dueAt: string; listName: string; webUrl: string }

@@ -92,7 +92,7 @@ export function checkDefinition(def: unknown): Required<Omit<AutomationDefinitio
     const copy = structuredClone(a);
     if (!validateAction(copy)) {
       const type = (a as { type?: unknown } | null)?.type;
-      const known = ['createItems', 'archiveCompleted', 'rescheduleOverdue', 'postDigest', 'webhook'];
+      const known = ['createItems', 'archiveCompleted', 'rescheduleOverdue', 'moveOverdue', 'postDigest', 'webhook'];
       if (!known.includes(type as string)) throw invalid(`actions[${i}].type must be one of ${known.join(', ')}; received ${JSON.stringify(type)}.`, `actions[${i}].type`);
       throw invalid(`actions[${i}] (${String(type)}) does not match its schema; see AutomationAction in the OpenAPI document.`, `actions[${i}]`);
     }
@@ -111,6 +111,8 @@ export function describe(actions: AutomationAction[]): string {
         return `archives completed items older than ${a.olderThanDays} days`;
       case 'rescheduleOverdue':
         return `moves overdue tasks to ${a.to}`;
+      case 'moveOverdue':
+        return `moves overdue tasks to the list ${a.toListId}`;
       case 'postDigest':
         return `posts a digest of overdue and due tasks${a.daysAhead ? ` (and the next ${a.daysAhead} days)` : ''}`;
       case 'webhook':

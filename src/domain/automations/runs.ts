@@ -2,16 +2,17 @@
  * Automation runs: starting one on demand (with its refusals), claiming scheduled ones once
  * across every process, and carrying one out in a job. A run's row is claimed before work
  * starts, so a job delivered twice runs once; a run ends by posting its message to the
- * automation's chat (a service message on the automation's item on the Notes list).
+ * automation's chat (a service message on the automation's item on the Notes list), which
+ * is also a line in the person's main conversation.
  * @see ../../../../shared/spec/service.md "POST /automations/{id}/run", "Automation status"
  */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Jobs } from '../../jobs/queue.js';
 import { toolError } from '../../http/errors.js';
 import { resolveList } from '../lists.js';
+import { postServiceMessage } from '../chat.js';
 import { startOfLocalDay } from '../time.js';
 import { getAutomation, nextRun, timeZoneOf, type AutomationRow, type RunRow } from './automations.js';
 import { ActionFailed, performAction, type RunContext } from './actions.js';
@@ -110,7 +111,7 @@ export async function executeRun(db: Knex, config: Config, runId: string, now: (
   if (!claimed) return null;
   const automation = (await db('automations').where({ id: claimed.automation_id }).first()) as AutomationRow | undefined;
   if (!automation) return null;
-  const run: RunContext = { db, config, automation, runId, trigger: claimed.trigger, timeZone: await timeZoneOf(db, automation.owner_id), now: now(), wrote: [], digest: null };
+  const run: RunContext = { db, config, automation, runId, trigger: claimed.trigger, timeZone: await timeZoneOf(db, automation.owner_id), now: now(), wrote: [], digest: null, log };
   let error: string | null = null;
   for (const [index, action] of automation.actions.entries()) {
     try {
@@ -165,9 +166,5 @@ async function postToChat(trx: Knex, automation: AutomationRow, runId: string, t
     itemId = item!.id;
     await trx('automations').where({ id: automation.id }).update({ chat_item_id: itemId });
   }
-  const session = (await trx('chat_messages').where({ item_id: itemId }).orderBy('created_at', 'desc').first('session_id')) as { session_id: string } | undefined;
-  await trx('chat_messages')
-    .insert({ item_id: itemId, session_id: session?.session_id ?? randomUUID(), author_kind: 'service', author_name: automation.name.slice(0, 60), text: text.slice(0, 20000), message_key: `automation-run:${runId}` })
-    .onConflict(trx.raw('(item_id, message_key) WHERE message_key IS NOT NULL'))
-    .ignore();
+  await postServiceMessage(trx, itemId!, { text: text.slice(0, 20000), authorName: automation.name.slice(0, 60), messageKey: `automation-run:${runId}` });
 }

@@ -1,0 +1,243 @@
+/**
+ * Settings → Automations and Settings → Memory: the person's own pages for what the CLI's
+ * `listkeeper automation` and `listkeeper memory` do. Server-rendered forms, no JavaScript,
+ * CSRF-checked, on the web sessions of src/web/sessions.ts.
+ * @see ../../../shared/spec/service.md "Automation and run", "Automation status"
+ */
+import type { Context, Middleware } from 'koa';
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import { parse as parseYaml } from 'yaml';
+import type { Config } from '../config.js';
+import type { Services } from '../services.js';
+import { ApiError } from '../http/errors.js';
+import { automationDto, createAutomation, deleteAutomation, getAutomation, lastRuns, listAutomations, setStatus, timeZoneOf, type AutomationDto, type RunRow } from '../domain/automations/automations.js';
+import { startManualRun } from '../domain/automations/runs.js';
+import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';
+import { localNow } from '../domain/time.js';
+import { html, page, sendPage, type Html } from './html.js';
+import { readForm } from './forms.js';
+import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
+
+export const AUTOMATIONS_PATH = '/settings/automations';
+export const MEMORY_PATH = '/settings/memory';
+
+export interface SettingsPagesDeps { db: Knex; config: Config; services: Services; cookieKeys: string[] }
+
+const EXAMPLE = `name: Weekly review
+schedule: "0 9 * * 1"
+actions:
+  - type: createItems
+    items: [{ title: "Weekly review {date}", dueInDays: 0 }]
+  - type: postDigest
+    daysAhead: 7`;
+
+/** The Automations and Memory pages as koa middleware. */
+export function settingsPages(deps: SettingsPagesDeps): Middleware {
+  const { db, config } = deps;
+  const router = new Router();
+  const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
+  const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
+
+  async function signedIn(ctx: Context, back: string): Promise<WebUser | null> {
+    const user = await currentUser(ctx, db);
+    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
+    return user;
+  }
+
+  /** The signed-in person and the form of a POST from this site with this browser's CSRF token; else answers. */
+  async function post(ctx: Context, back: string): Promise<{ user: WebUser; form: Record<string, string> } | null> {
+    const user = await currentUser(ctx, db);
+    const form = await readForm(ctx);
+    const origin = ctx.get('origin');
+    if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
+      sendPage(ctx, 403, page('Please try again', html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${back}">Reload the page</a> and send it again.</p></div>`));
+      return null;
+    }
+    if (!user) {
+      ctx.status = 303;
+      ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
+      return null;
+    }
+    return { user, form };
+  }
+
+  const nav = (ctx: Context, user: WebUser): Html =>
+    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="${AUTOMATIONS_PATH}">Automations</a> · <a href="${MEMORY_PATH}">Memory</a></span><span class="muted">${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
+
+  const button = (ctx: Context, action: string, label: string, kind = '') =>
+    html`<form method="post" action="${action}" style="display:inline"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button${kind ? html` class="${kind}"` : ''} type="submit">${label}</button></form>`;
+
+  function when(iso: string | null, tz: string): string {
+    if (!iso) return '—';
+    const local = localNow(new Date(iso), tz);
+    return `${local.today} ${local.localTime}`;
+  }
+
+  // ---- Automations ------------------------------------------------------------------------
+
+  async function automationsPage(ctx: Context, user: WebUser, opts: { status?: number; notice?: string; error?: string; definition?: string } = {}): Promise<void> {
+    const rows = await listAutomations(db, user.id);
+    const [tz, last] = [await timeZoneOf(db, user.id), await lastRuns(db, rows.map((r) => r.id))];
+    const items = rows.map((row) => {
+      const a: AutomationDto = automationDto(row, tz, last.get(row.id));
+      const base = `${AUTOMATIONS_PATH}/${a.id}`;
+      const toggle = a.status === 'active' ? button(ctx, `${base}/pause`, 'Pause', 'secondary') : button(ctx, `${base}/resume`, a.status === 'draft' ? 'Activate' : 'Resume', 'secondary');
+      return html`<li><strong><a href="${base}">${a.name}</a></strong> <span class="muted">${a.status}</span><br>
+<span>${a.description}</span><br>
+<span class="muted">${a.schedule ? `Runs at "${a.schedule}" (${tz}); next ${when(a.nextRunAt, tz)}` : 'On demand only'} · last run: ${a.lastRun ? `${a.lastRun.outcome} ${when(a.lastRun.startedAt, tz)}` : 'never'}</span><br>
+${a.status === 'draft' ? '' : button(ctx, `${base}/run`, 'Run now')}${toggle}${button(ctx, `${base}/delete`, 'Delete', 'danger')}</li>`;
+    });
+    sendPage(
+      ctx,
+      opts.status ?? 200,
+      page(
+        'Automations',
+        html`${nav(ctx, user)}${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+<section class="card"><h2>Your automations</h2>
+${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations yet. An automation is a standing order the service runs on a schedule or when you ask; each run leaves a message in its chat.</p>`}
+</section>
+<section class="card"><h2>New automation</h2>
+<p class="muted">Write it in YAML or JSON: a name, a status (active, paused or draft), a schedule (cron, in your time zone ${tz}; leave it out to run on demand only) and actions: createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook.</p>
+<form method="post" action="${AUTOMATIONS_PATH}"><input type="hidden" name="csrf" value="${csrf(ctx)}">
+<label for="definition">Definition</label>
+<textarea id="definition" name="definition" rows="10" style="width:100%;font-family:ui-monospace,Menlo,Consolas,monospace" required>${opts.definition ?? EXAMPLE}</textarea>
+<button type="submit">Create</button></form>
+</section>`,
+      ),
+    );
+  }
+
+  router.get(AUTOMATIONS_PATH, async (ctx) => {
+    const user = await signedIn(ctx, AUTOMATIONS_PATH);
+    if (user) await automationsPage(ctx, user, typeof ctx.query.notice === 'string' ? { notice: ctx.query.notice.slice(0, 300) } : {});
+  });
+
+  router.post(AUTOMATIONS_PATH, async (ctx) => {
+    const got = await post(ctx, AUTOMATIONS_PATH);
+    if (!got) return;
+    const text = got.form.definition ?? '';
+    let definition: unknown;
+    try {
+      definition = parseYaml(text);
+    } catch (err) {
+      return automationsPage(ctx, got.user, { status: 400, error: `The definition is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`, definition: text });
+    }
+    try {
+      const made = await createAutomation(db, got.user.id, definition, deps.services.now());
+      ctx.status = 303;
+      ctx.redirect(`${AUTOMATIONS_PATH}?notice=${encodeURIComponent(`Created '${made.name}' (${made.status}).`)}`);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      await automationsPage(ctx, got.user, { status: err.status, error: err.message, definition: text });
+    }
+  });
+
+  /** The POST actions on one automation; a refusal shows on the page with its status. */
+  const actions: Record<string, (user: WebUser, id: string) => Promise<string>> = {
+    run: async (user, id) => {
+      const { automation, run } = await startManualRun(db, deps.services.jobs, config, user.id, id, deps.services.now());
+      return `'${automation.name}' is running (run ${run.id}); its result lands in its chat.`;
+    },
+    pause: async (user, id) => `'${(await setStatus(db, user.id, id, 'paused', deps.services.now())).name}' is paused.`,
+    resume: async (user, id) => `'${(await setStatus(db, user.id, id, 'active', deps.services.now())).name}' is active.`,
+    delete: async (user, id) => `Deleted '${(await deleteAutomation(db, user.id, id)).name}'.`,
+  };
+  for (const [name, act] of Object.entries(actions)) {
+    router.post(`${AUTOMATIONS_PATH}/:id/${name}`, async (ctx) => {
+      const got = await post(ctx, AUTOMATIONS_PATH);
+      if (!got) return;
+      try {
+        const notice = await act(got.user, ctx.params.id!);
+        ctx.status = 303;
+        ctx.redirect(`${AUTOMATIONS_PATH}?notice=${encodeURIComponent(notice)}`);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        await automationsPage(ctx, got.user, { status: err.status, error: err.message });
+      }
+    });
+  }
+
+  router.get(`${AUTOMATIONS_PATH}/:id`, async (ctx) => {
+    const user = await signedIn(ctx, AUTOMATIONS_PATH);
+    if (!user) return;
+    let row;
+    try {
+      row = await getAutomation(db, user.id, ctx.params.id!);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return sendPage(ctx, 404, page('No such automation', html`${nav(ctx, user)}<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`));
+    }
+    const tz = await timeZoneOf(db, user.id);
+    const runs = (await db('automation_runs').where({ automation_id: row.id }).orderBy('created_at', 'desc').limit(20)) as RunRow[];
+    const list = runs.map(
+      (r) => html`<li><strong>${r.outcome}</strong> <span class="muted">${r.trigger === 'schedule' ? 'on schedule' : 'on request'} · ${when((r.started_at ?? r.created_at).toISOString(), tz)}</span>
+${r.wrote.length ? html`<ul>${r.wrote.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+${r.error ? html`<p class="error">${r.error}</p>` : ''}</li>`,
+    );
+    sendPage(
+      ctx,
+      200,
+      page(
+        row.name,
+        html`${nav(ctx, user)}<section class="card"><p>${row.description}</p>
+<p class="muted">${row.status} · ${row.schedule ? `"${row.schedule}" in ${tz}` : 'on demand only'}${row.chat_item_id ? html` · <a href="${config.webOrigin}/artifacts/${row.chat_item_id}">its chat</a>` : ''}</p></section>
+<section class="card"><h2>Latest runs</h2>${runs.length ? html`<ul class="apps">${list}</ul>` : html`<p>It has not run yet.</p>`}</section>
+<p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p>`,
+      ),
+    );
+  });
+
+  // ---- Memory -----------------------------------------------------------------------------
+
+  async function memoryPage(ctx: Context, user: WebUser, opts: { status?: number; error?: string } = {}): Promise<void> {
+    const rows = await listMemory(db, user.id);
+    sendPage(
+      ctx,
+      opts.status ?? 200,
+      page(
+        'Memory',
+        html`${nav(ctx, user)}${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+<section class="card"><h2>What the AI remembers</h2>
+<p class="muted">Agents read these lines at the start of their work (get_context); they cannot change them.</p>
+${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${button(ctx, `${MEMORY_PATH}/${r.id}/remove`, 'Forget', 'danger')}</li>`)}</ul>` : html`<p>Nothing yet.</p>`}
+<form method="post" action="${MEMORY_PATH}"><input type="hidden" name="csrf" value="${csrf(ctx)}">
+<label for="text">Remember</label><input id="text" name="text" type="text" maxlength="${MEMORY_MAX_CHARS}" required>
+<button type="submit">Add</button></form></section>`,
+      ),
+    );
+  }
+
+  router.get(MEMORY_PATH, async (ctx) => {
+    const user = await signedIn(ctx, MEMORY_PATH);
+    if (user) await memoryPage(ctx, user);
+  });
+
+  router.post(MEMORY_PATH, async (ctx) => {
+    const got = await post(ctx, MEMORY_PATH);
+    if (!got) return;
+    try {
+      await addMemory(db, got.user.id, got.form.text ?? '');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return memoryPage(ctx, got.user, { status: err.status, error: err.message });
+    }
+    ctx.status = 303;
+    ctx.redirect(MEMORY_PATH);
+  });
+
+  router.post(`${MEMORY_PATH}/:id/remove`, async (ctx) => {
+    const got = await post(ctx, MEMORY_PATH);
+    if (!got) return;
+    try {
+      await removeMemory(db, got.user.id, ctx.params.id!);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return memoryPage(ctx, got.user, { status: err.status, error: err.message });
+    }
+    ctx.status = 303;
+    ctx.redirect(MEMORY_PATH);
+  });
+
+  return router.routes() as Middleware;
+}
