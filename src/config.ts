@@ -25,7 +25,6 @@ const schema = {
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
-    WEBHOOKS_ALLOW_PRIVATE: { type: 'boolean', default: false },
     WEBHOOK_RETRY_BASE_SECONDS: { type: 'integer', minimum: 1, default: 10 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
@@ -73,8 +72,6 @@ export interface Config {
   /** Host headers /mcp answers besides BASE_URL's host name and loopback (`host` any port, or `host:port`). */
   mcpAllowedHosts: string[];
   trashRetentionDays: number;
-  /** Local development only: allow webhook callbacks on http and on private or loopback addresses. */
-  webhooksAllowPrivate: boolean;
   /** First retry of a failed webhook delivery after about this many seconds (doubling, with jitter). */
   webhookRetryBaseSeconds: number;
   /** How long one webhook request may take. */
@@ -84,8 +81,9 @@ export interface Config {
   /** Runs of one automation a day (the person's local day), scheduled runs included. */
   automationDailyRunLimit: number;
   /**
-   * Development and tests only: let image downloads and automation webhooks reach http and
-   * private, loopback and link-local addresses, which are refused otherwise (SSRF).
+   * Development and tests only: let every request the service makes (webhook callbacks, image
+   * downloads, automation webhooks) use http and reach private, loopback and link-local
+   * addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
   /** Keep images in this S3-compatible bucket instead of the data folder; null: the data folder. */
@@ -133,7 +131,6 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
     mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS).split(',').map((s) => s.trim()).filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
-    webhooksAllowPrivate: raw.WEBHOOKS_ALLOW_PRIVATE as boolean,
     webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
     webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,

@@ -2,11 +2,11 @@
  * Webhook callback URLs and SSRF: a callback must be https and resolve only to globally
  * routable addresses, checked when it is registered and again at every delivery, where the
  * connection goes to the very address that was checked (no DNS rebinding between check and
- * connect). `WEBHOOKS_ALLOW_PRIVATE=true` (local development) lifts both rules.
+ * connect). `OUTBOUND_ALLOW_PRIVATE=true` (local development) lifts both rules.
  * @see ../../../shared/spec/service.md "Signed webhook (REST)"
  */
 import dns from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { isPublicAddress } from '../http/outbound.js';
 
 /** True when `address` (an IP literal) is private, loopback, link-local or otherwise not public. */
@@ -54,26 +54,6 @@ async function resolve(host: string): Promise<string[]> {
   if (isIP(host)) return [host];
   const found = await dns.promises.lookup(host, { all: true, verbatim: true });
   return found.map((a) => a.address);
-}
-
-/**
- * A `lookup` for http(s).request that refuses a host if any of its addresses is blocked, so
- * the socket connects only to an address that passed the check at delivery time.
- */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { all: true, verbatim: true, ...(options.family ? { family: options.family } : {}) }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const bad = allowPrivate ? undefined : list.find((a) => isBlockedAddress(a.address));
-      if (list.length === 0 || bad) {
-        const error = Object.assign(new Error(`${hostname} resolves to ${bad?.address ?? 'nothing'}, which webhooks may not reach.`), { code: 'EBLOCKEDADDRESS' });
-        return callback(error, '', 0);
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
 }
 
 /** The check for a URL whose host is an IP literal (no lookup happens for those). */

@@ -1318,7 +1318,7 @@ export interface components {
         CreateEventSubscriptionInput: {
             /**
              * Format: uri
-             * @description An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development).
+             * @description An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `OUTBOUND_ALLOW_PRIVATE=true` (local development).
              */
             url: string;
             /** @description Your own `whsec_` + standard base64 (padded) of 24 to 64 random bytes; omit to have one minted. */

@@ -8032,7 +8032,7 @@ export const operationTable: readonly OperationSpec[] = [
           "format": "uri",
           "maxLength": 2000,
           "pattern": "^https?://",
-          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development)."
+          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `OUTBOUND_ALLOW_PRIVATE=true` (local development)."
         },
         "secret": {
           "type": "string",
@@ -8050,7 +8050,7 @@ export const operationTable: readonly OperationSpec[] = [
           "format": "uri",
           "maxLength": 2000,
           "pattern": "^https?://",
-          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `WEBHOOKS_ALLOW_PRIVATE=true` (local development)."
+          "description": "An https callback URL whose host resolves to public addresses. http, and private or loopback addresses, only when the server runs with `OUTBOUND_ALLOW_PRIVATE=true` (local development)."
         },
         "secret": {
           "type": "string",

@@ -4,21 +4,42 @@
  * non-public address — checked on the addresses the host name resolves to at connect time,
  * so a name that points at 127.0.0.1 (or is re-pointed after a check) is refused too.
  * `allowPrivate` (the OUTBOUND_ALLOW_PRIVATE setting, for development and tests) lifts both.
- * The address ranges are the webhooks' (src/domain/callbackUrl.ts): one list for every
- * request the service makes.
+ * Webhook callbacks (src/domain/callbackUrl.ts) use the same list: one for every request the
+ * service makes.
  */
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { isBlockedAddress } from '../domain/callbackUrl.js';
 
 /** A request the guard refused, or that failed; the message is one sentence for the caller. */
 export class OutboundError extends Error {}
 
-/** True when `address` (an IP literal) is on the public internet (the ranges of src/domain/callbackUrl.ts). */
+/**
+ * Special-purpose ranges (IANA registries) that are not globally routable. One list for both
+ * families: Node's BlockList also matches IPv4-mapped IPv6 addresses (::ffff:127.0.0.1,
+ * ::ffff:7f00:1) against the IPv4 rules, so no rule on ::ffff:0:0/96 (which would match every
+ * IPv4 address) is needed.
+ */
+const BLOCKED = new net.BlockList();
+const V4: [string, number][] = [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.31.196.0', 24], ['192.52.193.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
+  ['192.175.48.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+];
+const V6: [string, number][] = [
+  // ::/96 holds ::, ::1 and the old IPv4-compatible form; 64:ff9b::/96 is NAT64 onto IPv4.
+  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
+  ['2002::', 16], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+];
+for (const [prefix, bits] of V4) BLOCKED.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of V6) BLOCKED.addSubnet(prefix, bits, 'ipv6');
+
+/** True when `address` (an IP literal) is on the public internet; anything else (or not an address) is false. */
 export function isPublicAddress(address: string): boolean {
-  return !isBlockedAddress(address);
+  const family = net.isIP(address);
+  if (family === 0) return false;
+  return !BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export interface OutboundOptions {
@@ -49,13 +70,20 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   return url;
 }
 
-/** The DNS lookup of a guarded request: refuses a name when any address it resolves to is not public. */
-function guardedLookup(allowPrivate: boolean): net.LookupFunction {
+/**
+ * The DNS lookup of a guarded request (pass it as `lookup` with `agent: false`): refuses a name
+ * when any address it resolves to is not public, so the socket connects only to an address
+ * that passed the check at connect time. A refusal is an OutboundError with code EBLOCKEDADDRESS.
+ */
+export function guardedLookup(allowPrivate: boolean): net.LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+    dns.lookup(hostname, { all: true, verbatim: true, family: options.family ?? 0 }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const blocked = addresses.find((a) => !isPublicAddress(a.address));
-      if (blocked && !allowPrivate) return callback(new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are fetched.`), '', 0);
+      if (blocked && !allowPrivate) {
+        const refusal = Object.assign(new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are reached.`), { code: 'EBLOCKEDADDRESS' });
+        return callback(refusal, '', 0);
+      }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(new OutboundError(`${hostname} has no address.`), '', 0);

@@ -15,7 +15,7 @@ export interface JobDeps { db: Knex; log: Logger; now(): Date; config: Config }
 
 /** Webhook delivery settings from the configuration (its defaults when none is given). */
 export function webhookSettings(config: Config = loadConfig({})): WebhookSettings {
-  return { allowPrivate: config.webhooksAllowPrivate, retryBaseSeconds: config.webhookRetryBaseSeconds, timeoutMs: config.webhookTimeoutMs };
+  return { allowPrivate: config.outboundAllowPrivate, retryBaseSeconds: config.webhookRetryBaseSeconds, timeoutMs: config.webhookTimeoutMs };
 }
 
 /** The job definitions of the service. */

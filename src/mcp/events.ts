@@ -71,7 +71,7 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
     const params = parse(SubscribeParams, request.params);
     knownEvent(params.name);
     try {
-      await checkCallbackUrl(params.delivery.url, ctx.config.webhooksAllowPrivate);
+      await checkCallbackUrl(params.delivery.url, ctx.config.outboundAllowPrivate);
     } catch (err) {
       if (err instanceof CallbackUrlError) throw new McpError(ErrorCode.InvalidParams, `delivery.url: ${err.message}`);
       throw err;

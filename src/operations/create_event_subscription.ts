@@ -11,7 +11,7 @@ import { ApiError, invalid, toolError } from '../http/errors.js';
 export const create_event_subscription: Handler<'create_event_subscription'> = async (ctx, input) => {
   const { db, principal, config } = ctx;
   try {
-    await checkCallbackUrl(input.url, config.webhooksAllowPrivate);
+    await checkCallbackUrl(input.url, config.outboundAllowPrivate);
   } catch (err) {
     // The URL matches the schema; this service refuses it (its address, or http here): 409.
     if (err instanceof CallbackUrlError) throw new ApiError('toolError', err.message, { field: 'url' });

@@ -180,7 +180,7 @@ describe('cross-account isolation', () => {
   beforeAll(async () => {
     // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
     // Search is fed by the outbox (keyword search, no model to load), so search can be asked for Ada's words.
-    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' }, { search: true });
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' }, { search: true });
     jobs = await startTestJobs(server); // run_automation queues its run
     ada = await server.account('Ada');
     eve = await server.account('Eve');

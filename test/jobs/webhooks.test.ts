@@ -1,5 +1,5 @@
 /**
- * Webhook delivery end to end: a real receiver on 127.0.0.1 (WEBHOOKS_ALLOW_PRIVATE=true)
+ * Webhook delivery end to end: a real receiver on 127.0.0.1 (OUTBOUND_ALLOW_PRIVATE=true)
  * verifies every request with the standardwebhooks library; the real job queue retries.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
@@ -14,7 +14,7 @@ import { createShare } from '../../src/domain/shares.js';
 import { deliver, postSigned, webhookConsumers } from '../../src/jobs/webhooks.js';
 import type { OutboxRow } from '../../src/jobs/outbox.js';
 
-const DEV = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
+const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
 
 async function subscribe(account: TestAccount, receiver: Receiver, secret = mintSecret()) {
   const res = await account.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret } });

@@ -31,7 +31,7 @@ describe('MCP events', () => {
   let ada: TestAccount;
   let client: Client;
   beforeAll(async () => {
-    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', MCP_EVENTS_TTL_SECONDS: '3600' });
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', MCP_EVENTS_TTL_SECONDS: '3600' });
     delivery = await startDelivery(server);
     receiver = await startReceiver();
     ada = await server.account('Ada');

@@ -70,8 +70,8 @@ describe('create_event_subscription', () => {
     expect(res.response.status).toBe(status);
   });
 
-  it('allows http on 127.0.0.1 only with WEBHOOKS_ALLOW_PRIVATE=true', async () => {
-    const dev = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  it('allows http on 127.0.0.1 only with OUTBOUND_ALLOW_PRIVATE=true', async () => {
+    const dev = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
     try {
       const bea = await dev.account('Bea');
       const res = await bea.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/hooks' } });

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 describe('delete_event_subscription', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
   });
   afterAll(async () => server.close());
 

@@ -5,7 +5,7 @@ import { mintSecret } from '../../src/domain/subscriptions.js';
 describe('list_event_subscriptions', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
   });
   afterAll(async () => server.close());
 

@@ -88,7 +88,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A webhook receiver on 127.0.0.1 (the dev setting WEBHOOKS_ALLOW_PRIVATE=true lets the service call it). */
+/** A webhook receiver on 127.0.0.1 (the dev setting OUTBOUND_ALLOW_PRIVATE=true lets the service call it). */
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const secrets = new Map<string, string>();

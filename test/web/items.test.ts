@@ -129,7 +129,7 @@ describe('the person replies in the browser', () => {
   let receiver: Receiver;
   let browser: TestBrowser;
   beforeAll(async () => {
-    server = await startTestServer({ WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' });
+    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' });
     [delivery, receiver, browser] = await Promise.all([startDelivery(server), startReceiver(), launchBrowser({ viewport: { width: 390, height: 844 } })]);
   });
   afterAll(async () => {
