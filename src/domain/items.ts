@@ -44,12 +44,17 @@ export interface ItemDbRow {
 export type Access = 'own' | 'all' | 'titleAndBody';
 export interface AccessibleItem { row: ItemDbRow; access: Access }
 
-/** Live items among `ids` that `userId` may reach, with how; ids they may not reach are absent. */
-export async function loadAccessible(trx: Knex, userId: string, ids: string[]): Promise<Map<string, AccessibleItem>> {
+/**
+ * Live items among `ids` that `userId` may reach, with how; ids they may not reach are absent.
+ * `forUpdate` locks the rows (in id order, so two writers never wait on each other in a cycle)
+ * until the transaction `trx` ends: a writer then works on the rows as they are, not as read
+ * before another writer committed.
+ */
+export async function loadAccessible(trx: Knex, userId: string, ids: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, AccessibleItem>> {
   if (ids.length === 0) return new Map();
-  const rows = (await trx('items as i')
-    .whereIn('i.id', ids)
-    .whereNull('i.deleted_at')
+  const query = trx('items as i').whereIn('i.id', [...new Set(ids)]).whereNull('i.deleted_at');
+  if (options.forUpdate) query.orderBy('i.id').forUpdate();
+  const rows = (await query
     .select(
       'i.*',
       trx.raw(
@@ -65,11 +70,18 @@ export async function loadAccessible(trx: Knex, userId: string, ids: string[]): 
   return out;
 }
 
-/** The lists of the given items, by id (deleted lists included: a trashed list's items are trashed too). */
-export async function listsById(trx: Knex, listIds: string[]): Promise<Map<string, ListRow>> {
+/**
+ * The lists of the given items, by id (deleted lists included: a trashed list's items are
+ * trashed too). `lock` takes row locks in id order until `trx` ends: `update` for a writer that
+ * may change the list (new select options), `share` for one that only needs its properties to
+ * stay as read.
+ */
+export async function listsById(trx: Knex, listIds: string[], options: { lock?: 'update' | 'share' } = {}): Promise<Map<string, ListRow>> {
   const unique = [...new Set(listIds)];
   if (unique.length === 0) return new Map();
-  const rows = (await trx('lists').whereIn('id', unique)) as ListRow[];
+  const query = trx('lists').whereIn('id', unique);
+  if (options.lock) query.orderBy('id')[options.lock === 'update' ? 'forUpdate' : 'forShare']();
+  const rows = (await query) as ListRow[];
   return new Map(rows.map((l) => [l.id, l]));
 }
 

@@ -7,7 +7,7 @@ import { itemRowDto, parseDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, t
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { ApiError, invalid } from '../http/errors.js';
+import { ApiError, invalid, notFound } from '../http/errors.js';
 import { attachImages, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 
@@ -123,7 +123,10 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
 /** The target list, locked so concurrent batches adding options to it do not lose each other's. */
 async function lockList(trx: Knex, ownerId: string, listId: string): Promise<ListRow> {
   const list = await resolveList(trx, ownerId, listId);
-  return (await trx('lists').where({ id: list.id }).forUpdate().first()) as ListRow;
+  // Postgres checks deleted_at again on the row as a concurrent delete_list left it.
+  const locked = (await trx('lists').where({ id: list.id }).whereNull('deleted_at').forUpdate().first()) as ListRow | undefined;
+  if (!locked) throw notFound(`list ${list.id} was deleted while these items were being added; restore it from the trash or pick another list.`);
+  return locked;
 }
 
 function resolveMatchOn(list: ListRow, keys: string[]): string[] {

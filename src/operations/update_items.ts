@@ -47,8 +47,6 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   if (due === null && input.dueAt!.trim().toLowerCase() !== 'none') throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none'.`, 'dueAt');
 
   const ids = input.items.map((e) => e.itemId);
-  const accessible = await loadAccessible(db, principal.userId, ids);
-  const lists = await listsById(db, [...accessible.values()].map((a) => a.row.list_id));
   const written: ResultItem[] = [];
   let imagesAttached = 0;
   const imageFailures: OpOutput<'update_items'>['imageFailures'] = [];
@@ -57,6 +55,7 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
   const trx = await db.transaction();
   try {
+    const { accessible, lists } = await lockTargets(trx, principal.userId, ids, input.items.some((e) => e.values !== undefined && e.values !== null));
     for (const [index, entry] of input.items.entries()) {
       try {
         const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now });
@@ -85,6 +84,24 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   }
   return { updated: written.length, items: written, imagesAttached, imageFailures, links: linkRoots(config) };
 };
+
+/**
+ * The items of the call and their lists, read and locked in this transaction: lists first (as
+ * update_list and create_items lock them), then items, each in id order. Edits, handles and
+ * versions are then checked against the body as it is, so two concurrent calls never overwrite
+ * each other's changes. Lists are locked for update only when an entry sets values (which may
+ * add select options to them).
+ */
+async function lockTargets(trx: Knex, userId: string, ids: string[], setsValues: boolean): Promise<{ accessible: Map<string, AccessibleItem>; lists: Map<string, ListRow> }> {
+  const lock = setsValues ? 'update' : 'share';
+  const seen = await loadAccessible(trx, userId, ids);
+  const lists = await listsById(trx, [...seen.values()].map((a) => a.row.list_id), { lock });
+  const accessible = await loadAccessible(trx, userId, ids, { forUpdate: true });
+  // An item moved to another list between the two reads: lock that list too (out of order, rare).
+  const missing = [...accessible.values()].map((a) => a.row.list_id).filter((id) => !lists.has(id));
+  for (const [id, list] of await listsById(trx, missing, { lock })) lists.set(id, list);
+  return { accessible, lists };
+}
 
 interface UpdateArgs {
   entry: Entry;

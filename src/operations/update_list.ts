@@ -3,6 +3,7 @@ import type { Handler, OpOutput } from './types.js';
 import { listDto, openItemCounts, resolveList, type ListRow } from '../domain/lists.js';
 import { lossWarning, migrateValues, planListChange, type LostValues } from '../domain/listChange.js';
 import { recordActivity } from '../domain/activity.js';
+import { notFound } from '../http/errors.js';
 
 /** Carries a preview out of the transaction, so that everything the call did is rolled back. */
 class PreviewAnswer {
@@ -24,7 +25,8 @@ export const update_list: Handler<'update_list'> = async ({ db, principal, servi
   try {
     const row = await db.transaction(async (trx) => {
       const found = await resolveList(trx, principal.userId, id);
-      const list = (await trx('lists').where({ id: found.id }).forUpdate().first()) as ListRow;
+      const list = (await trx('lists').where({ id: found.id }).whereNull('deleted_at').forUpdate().first()) as ListRow | undefined;
+      if (!list) throw notFound(`list ${found.id} was deleted while this change was being made; restore it from the trash first.`);
       const plan = planListChange(list, change);
       const lost = await migrateValues(trx, list.id, plan.migrations, now);
       if (lost.length > 0 && change.acknowledgeDataLoss !== true) throw new PreviewAnswer(list, lost);

@@ -115,4 +115,38 @@ describe('update_items', () => {
     expect(bad.isError).toBe(true);
     expect((bad.content as { text: string }[])[0]!.text).toContain(id);
   });
+
+  describe('concurrent calls on one item', () => {
+    const handlesOf = (body: string) => [...body.matchAll(/^⟦([a-z0-9]+)⟧ /gm)].map((m) => m[1]!);
+
+    it('block edits from one read, sent at once, all land: none overwrites another', async () => {
+      const paragraphs = Array.from({ length: 8 }, (_, i) => `Paragraph ${i}.`);
+      const id = await task('shared note', paragraphs.join('\n\n') + '\n');
+      const read = await get_item(ctx(), { id, forEditing: true });
+      const handles = handlesOf(read.body!);
+      expect(handles).toHaveLength(8);
+      await Promise.all(handles.map((handle, i) => update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'replace', handle, markdown: `Edited ${i}.` }] }] })));
+      const after = await get_item(ctx(), { id });
+      expect(after.body).toBe(paragraphs.map((_, i) => `Edited ${i}.`).join('\n\n') + '\n');
+    });
+
+    it('two rewrites pinned to the same version: exactly one is applied', async () => {
+      const id = await task('contested', 'original\n');
+      const { bodyVersion } = await get_item(ctx(), { id });
+      const outcomes = await Promise.allSettled(['first\n', 'second\n', 'third\n'].map((markdown) => update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'rewrite', baseVersion: bodyVersion!, markdown }] }] })));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const winner = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof update_items>>>).value.items[0]!;
+      expect((await get_item(ctx(), { id })).body).toBe(winner.body);
+      for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(((o as PromiseRejectedResult).reason as ApiError).code).toBe('toolError');
+    });
+
+    it('new select options added by concurrent calls on one list are all kept', async () => {
+      const list = (await create_list(ctx(), { name: 'Colours', properties: [{ name: 'Colour', type: 'select' }] })).id;
+      const ids = (await create_items(ctx(), { listId: list, items: Array.from({ length: 6 }, (_, i) => ({ title: `thing ${i}` })) })).items.map((i) => i.id);
+      await Promise.all(ids.map((itemId, i) => update_items(ctx(), { items: [{ itemId, values: { Colour: `colour ${i}` } }] })));
+      const lists = await server.db('lists').where({ id: list }).first();
+      const colour = (lists.properties as { name: string; options?: { label: string }[] }[]).find((p) => p.name === 'Colour')!;
+      expect(colour.options!.map((o) => o.label).sort()).toEqual(ids.map((_, i) => `colour ${i}`));
+    });
+  });
 });
