@@ -12,6 +12,7 @@ import { createServices } from './services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
+import { startSequencer } from './domain/feed.js';
 import { createAuthServer } from './auth/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     },
     log,
   );
+  const sequencer = startSequencer(database.db, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     await rebuild.stop();
     await outbox.stop();
+    await sequencer.stop();
     await services.jobs?.stop();
     await database.close();
     log.info('stopped');

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const connections = option('connections', 10);
   const rounds = option('rounds', 2);
   const database = await openDatabase();
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000' });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000' });
   const services = createServices();
   const log = pino({ level: 'silent' });
   try {

@@ -15,13 +15,21 @@ import { canonicalInstant } from './time.js';
 const SEQUENCER_LOCK = 7270011;
 const STAMP = `to_char(feed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** Gives feed positions to every changed row whose writer has finished. */
-export async function sequencePending(db: Knex): Promise<void> {
-  await db.transaction(async (trx) => {
+/** Rows one sequencer transaction positions at most: a backlog is worked off in steps, between which readers get the lock. */
+export const SEQUENCE_BATCH = 5000;
+
+/**
+ * Gives feed positions to up to `limit` changed rows whose writers have finished, oldest
+ * transaction first; returns how many it positioned. A committed row still waiting here
+ * does not break a reader's cursor: it gets a later position than any it could have passed.
+ */
+export async function sequenceBatch(db: Knex, limit = SEQUENCE_BATCH): Promise<number> {
+  return db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(?)', [SEQUENCER_LOCK]);
     await trx.raw(`SET LOCAL listkeeper.sequencing = 'on'`);
     // Rows locked by a writer right now are skipped: that writer's commit clears them again.
-    await trx.raw(`
+    const result = (await trx.raw(
+      `
       WITH clock AS (
         UPDATE feed_clock SET last_at = greatest(clock_timestamp(), last_at + interval '1 microsecond')
         WHERE id = 1 AND EXISTS (SELECT 1 FROM items WHERE feed_seq IS NULL)
@@ -31,11 +39,51 @@ export async function sequencePending(db: Knex): Promise<void> {
         SELECT id FROM items
         WHERE feed_seq IS NULL
         ORDER BY change_txid, id
+        LIMIT ?
         FOR UPDATE SKIP LOCKED
       )
       UPDATE items SET feed_seq = nextval('feed_seq'), feed_at = (SELECT last_at FROM clock)
-      FROM pending WHERE items.id = pending.id`);
+      FROM pending WHERE items.id = pending.id`,
+      [limit],
+    )) as { rowCount: number | null };
+    return result.rowCount ?? 0;
   });
+}
+
+/** Gives feed positions to every changed row whose writer has finished, a batch at a time. */
+export async function sequencePending(db: Knex): Promise<number> {
+  let total = 0;
+  for (let n = SEQUENCE_BATCH; n === SEQUENCE_BATCH; total += n) n = await sequenceBatch(db);
+  return total;
+}
+
+export interface Sequencer { stop(): Promise<void> }
+
+/**
+ * Positions changes in the background every `intervalMs`, so a feed reader finds at most the
+ * last moment's writes to position, not everything written since anyone last read the feed.
+ */
+export function startSequencer(db: Knex, log: { warn(obj: object, msg: string): void }, intervalMs = 500): Sequencer {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        await sequencePending(db);
+      } catch (err) {
+        log.warn({ err }, 'feed sequencer failed; will retry');
+      }
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 export type Cursor = { kind: 'instant'; at: string } | { kind: 'position'; at: string; seq: number };

@@ -12,6 +12,7 @@ import { list_items } from '../../src/operations/list_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
+import { sequenceBatch, startSequencer } from '../../src/domain/feed.js';
 
 describe('changes feed', () => {
   let server: TestServer;
@@ -53,6 +54,34 @@ describe('changes feed', () => {
     expect([...first.items, ...second.items].map((i) => i.title)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
     const bad = await ada.sdk.GET('/items', { params: { query: { changedSince: 'yesterday' } } });
     expect(bad.response.status).toBe(400);
+  });
+
+  it('positions a backlog in bounded steps, oldest writes first, and a reader still sees all of it in order', async () => {
+    const start = (await list_items(ctx(), { changedSince: '2000-01-01T00:00:00Z', limit: 200 })).nextChangedSince!;
+    const made = (await create_items(ctx(), { items: Array.from({ length: 7 }, (_, i) => ({ title: `b${i}` })) })).items.map((i) => i.id);
+    const renamed = made[0]!;
+    await update_items(ctx(), { items: [{ itemId: renamed, title: 'b0 renamed' }] });
+    expect(await sequenceBatch(server.db, 3)).toBe(3);
+    const positioned = (await server.db('items').whereIn('id', made).whereNotNull('feed_seq').pluck('id')) as string[];
+    // The creating transaction came first: three of its rows, never the later rename.
+    expect(positioned).toHaveLength(3);
+    expect(positioned).not.toContain(renamed);
+    const page = await list_items(ctx(), { changedSince: start, limit: 200 });
+    // One transaction's rows come in id order; the later rename comes after all of them.
+    expect(page.items.slice(0, 6).map((i) => i.title).sort()).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6']);
+    expect(page.items.map((i) => i.title).at(-1)).toBe('b0 renamed');
+    expect(page.items).toHaveLength(7);
+  });
+
+  it('the background sequencer positions writes without any reader', async () => {
+    const sequencer = startSequencer(server.db, { warn: () => undefined }, 50);
+    try {
+      const id = (await create_items(ctx(), { items: [{ title: 'unread' }] })).items[0]!.id;
+      for (let i = 0; i < 100 && (await server.db('items').where({ id }).first()).feed_seq === null; i++) await sleep(50);
+      expect((await server.db('items').where({ id }).first()).feed_seq).not.toBeNull();
+    } finally {
+      await sequencer.stop();
+    }
   });
 
   it('leaves items shared with the caller out of their feed', async () => {

@@ -5,6 +5,7 @@ import * as searchSync from './20261122000310_search_sync.js';
 import * as events from './20261122000400_events.js';
 import * as oauth from './20261122000500_oauth.js';
 import * as automations from './20261122000600_automations.js';
+import * as unloggedRateLimits from './20261122000700_unlogged_rate_limits.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -16,6 +17,7 @@ const migrations: [string, Migration][] = [
   ['20261122000400_events', events],
   ['20261122000500_oauth', oauth],
   ['20261122000600_automations', automations],
+  ['20261122000700_unlogged_rate_limits', unloggedRateLimits],
 ];
 
 /** A knex MigrationSource over the static list above. */
