@@ -7,6 +7,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import pg from 'pg';
+import { SQL } from './ceiling-sql.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = new Koa();
@@ -19,18 +20,17 @@ async function readBody(ctx: Koa.Context): Promise<any> {
 }
 
 router.get('/items/:id', async (ctx) => {
-  ctx.body = (await pool.query('SELECT * FROM items WHERE id = $1 AND deleted_at IS NULL', [ctx.params.id])).rows[0];
+  ctx.body = (await pool.query(SQL.getItem, [ctx.params.id])).rows[0];
 });
 router.get('/items', async (ctx) => {
   const limit = Number(ctx.query.limit ?? 50);
   if (ctx.query.changedSince !== undefined) {
-    ctx.body = (await pool.query('SELECT * FROM items WHERE list_id = $1 AND feed_seq > 0 ORDER BY feed_seq LIMIT $2', [ctx.query.listId, limit + 1])).rows;
+    ctx.body = (await pool.query(SQL.feed, [ctx.query.listId, limit + 1])).rows;
     return;
   }
   ctx.body = (
     await pool.query(
-      `SELECT * FROM items WHERE list_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND is_template = false
-       AND task_status IN ('todo', 'inProgress') ORDER BY due_at ASC NULLS LAST, created_at ASC, created_seq ASC LIMIT $2`,
+      SQL.listItems,
       [ctx.query.listId, limit],
     )
   ).rows;
@@ -39,8 +39,8 @@ router.post('/items/query', async (ctx) => {
   const body = await readBody(ctx);
   const sql =
     body.mode === 'sum'
-      ? `SELECT count(*)::int AS n, coalesce(sum(("values"->>'p_pages')::numeric), 0)::float8 AS total FROM items WHERE list_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND ("values"->>'p_state') = $2`
-      : `SELECT count(*)::int AS n FROM items WHERE list_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND ("values"->>'p_state') = $2`;
+      ? SQL.querySum
+      : SQL.queryCount;
   ctx.body = (await pool.query(sql, [body.listId, body.optionId])).rows[0];
 });
 router.post('/items', async (ctx) => {

@@ -18,6 +18,7 @@ import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded.js';
 import { createDb, migrate } from '../src/store/db.js';
 import { seedWorkspace, type SeedResult } from '../src/bench/seed.js';
+import { SQL } from './ceiling-sql.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -108,6 +109,8 @@ interface Case {
   operation: string;
   ours(ws: Workspace): autocannon.Options;
   ceiling(ws: Workspace): autocannon.Options;
+  /** The ceiling's statement for this read, for EXPLAIN ANALYZE when it grows slower with the data. */
+  plan?(ws: Workspace): { sql: string; params: unknown[] };
 }
 interface Workspace { label: string; seed: SeedResult; itemIds: string[]; readOption: string; base: string; ceilingBase: string }
 
@@ -122,11 +125,13 @@ const cases: Case[] = [
     operation: 'get_item',
     ours: (ws) => ({ url: ws.base, headers: auth(ws), requests: [{ setupRequest: (r: any) => ({ ...r, path: `/api/v1/items/${rotate(ws.itemIds)}` }) }] }),
     ceiling: (ws) => ({ url: ws.ceilingBase, requests: [{ setupRequest: (r: any) => ({ ...r, path: `/items/${rotate(ws.itemIds)}` }) }] }),
+    plan: (ws) => ({ sql: SQL.getItem, params: [ws.itemIds[0]] }),
   },
   ...[50, 200].map((limit) => ({
     operation: `list_items (${limit})`,
     ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.lists.tasks}&limit=${limit}`, headers: auth(ws) }),
     ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.lists.tasks}&limit=${limit}` }),
+    plan: (ws: Workspace) => ({ sql: SQL.listItems, params: [ws.seed.lists.tasks, limit] }),
   })),
   ...[1, 100].map((n) => ({
     operation: `create_items (${n})`,
@@ -142,11 +147,13 @@ const cases: Case[] = [
     operation: `query_items (${mode})`,
     ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items/query`, method: 'POST' as const, headers: auth(ws), body: JSON.stringify({ listId: ws.seed.bigListId, mode, ...(mode === 'sum' ? { sumPropertyId: 'Pages' } : {}), where: [{ property: 'State', op: 'eq', value: 'Read' }] }) }),
     ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items/query`, method: 'POST' as const, headers: json, body: JSON.stringify({ listId: ws.seed.bigListId, mode, optionId: ws.readOption }) }),
+    plan: (ws: Workspace) => ({ sql: mode === 'sum' ? SQL.querySum : SQL.queryCount, params: [ws.seed.bigListId, ws.readOption] }),
   })),
   {
     operation: 'changes feed (200)',
     ours: (ws) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.bigListId}&changedSince=2000-01-01T00:00:00Z&limit=200`, headers: auth(ws) }),
     ceiling: (ws) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.bigListId}&changedSince=x&limit=200` }),
+    plan: (ws) => ({ sql: SQL.feed, params: [ws.seed.bigListId, 201] }),
   },
 ];
 
@@ -261,6 +268,7 @@ async function main(): Promise<void> {
     await stopProcess(modelChild);
 
     const findings: string[] = [];
+    const plans: Record<string, string> = {};
     const byKey = (op: string, data: string, conn: number, target: string) => rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
     const table = rows
       .filter((r) => r.target === 'listkeeper')
@@ -273,6 +281,11 @@ async function main(): Promise<void> {
       const g = byKey(c.operation, '100k', 8, 'listkeeper');
       if (s && g && !c.operation.startsWith('create') && !c.operation.startsWith('update') && s.rps / Math.max(1, g.rps) > 1.5) {
         findings.push(`${c.operation} slows ${(s.rps / Math.max(1, g.rps)).toFixed(2)}x from 10k to 100k items`);
+        if (c.plan) {
+          const { sql, params } = c.plan(wsBig);
+          const explained = await db.raw(`EXPLAIN ANALYZE ${sql.replace(/\$\d+/g, '?')}`, params as Knex.RawBinding[]);
+          plans[c.operation] = (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n');
+        }
       }
     }
     for (const row of table) {
@@ -291,6 +304,7 @@ async function main(): Promise<void> {
       twoProcesses,
       seeding: { items100kMs: big.ms, indexCatchUpSeconds },
       findings,
+      plans,
       totalSeconds: Math.round((performance.now() - started) / 1000),
     };
     await mkdir(path.join(root, 'bench/out'), { recursive: true });
@@ -304,7 +318,7 @@ async function main(): Promise<void> {
   }
 }
 
-function printTable(result: { table: Record<string, unknown>[]; memory: object; startToReadyMs: number[]; twoProcesses: object; findings: string[]; machine: object }): void {
+function printTable(result: { table: Record<string, unknown>[]; memory: object; startToReadyMs: number[]; twoProcesses: object; findings: string[]; plans: Record<string, string>; machine: object }): void {
   const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors'];
   const widths = cols.map((c) => Math.max(c.length, ...result.table.map((r) => String(r[c]).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
@@ -312,6 +326,7 @@ function printTable(result: { table: Record<string, unknown>[]; memory: object; 
   for (const r of result.table) process.stdout.write(`${line(cols.map((c) => String(r[c])))}\n`);
   process.stdout.write(`\nmachine: ${JSON.stringify(result.machine)}\nmemory (MB): ${JSON.stringify(result.memory)}\nstart to /readyz on an existing data folder (ms): ${result.startToReadyMs.join(', ')}\ntwo processes: ${JSON.stringify(result.twoProcesses)}\n`);
   process.stdout.write(`findings:\n${result.findings.map((f) => `  - ${f}`).join('\n') || '  none'}\n`);
+  for (const [operation, plan] of Object.entries(result.plans)) process.stdout.write(`\nquery plan of ${operation} (100k, the ceiling's statement):\n${plan}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -6,6 +6,7 @@ import * as events from './20261122000400_events.js';
 import * as oauth from './20261122000500_oauth.js';
 import * as automations from './20261122000600_automations.js';
 import * as unloggedRateLimits from './20261122000700_unlogged_rate_limits.js';
+import * as openItemsOrder from './20261122000800_open_items_order_index.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -18,6 +19,7 @@ const migrations: [string, Migration][] = [
   ['20261122000500_oauth', oauth],
   ['20261122000600_automations', automations],
   ['20261122000700_unlogged_rate_limits', unloggedRateLimits],
+  ['20261122000800_open_items_order_index', openItemsOrder],
 ];
 
 /** A knex MigrationSource over the static list above. */
