@@ -2,14 +2,17 @@
  * Timings for block-level body editing on a generated 1 MB body.
  * Run: npx tsx bench/body.bench.ts   (prints one JSON line)
  *
- * "cold" is the first read of a body nobody parsed yet (micromark parsing);
+ * "cold" is the first read of a body nobody parsed yet (micromark parsing); "from stored
+ * outline" a first read in a process that finds the body's outline in the database;
  * "warm" is what an agent's read → edit → read cycle costs once the body is
  * parsed (each edit stores the body it produces, already parsed). Wall-clock
  * medians and minima are given with the CPU time, since the machine is shared.
  */
 import { loadavg } from 'node:os';
 import { applyEdits, readForEditing, type BodyEdit } from '../src/domain/body/index.js';
-import { clearParsedBodies } from '../src/domain/body/cache.js';
+import { clearParsedBodies, parsedBody } from '../src/domain/body/cache.js';
+import { fromOutline, toOutline } from '../src/domain/body/outline.js';
+import { editableOf } from '../src/domain/body/read.js';
 
 const TARGET_SIZE = 1_000_000;
 const EDITS = 50;
@@ -103,6 +106,12 @@ function main(): void {
   const cold = time(() => readForEditing(body));
   const { handles, text } = cold.value;
 
+  // A process that has not parsed the body but finds its stored outline (src/domain/bodyOutlines.ts):
+  // JSON to blocks, then handles. The database read of the outline is not included.
+  const outline = toOutline(parsedBody(body));
+  const fromStored: Timing[] = [];
+  for (let run = 0; run < RUNS; run++) fromStored.push(time(() => editableOf(fromOutline(body, outline)!, 'v')));
+
   const warmRead: Timing[] = [];
   const warmApply: Timing[] = [];
   const readAfterApply: Timing[] = [];
@@ -127,6 +136,7 @@ function main(): void {
       runs: RUNS,
       loadAverage: Math.round(loadavg()[0]! * 10) / 10,
       coldReadForEditing: { ms: Math.round(cold.ms), cpuMs: Math.round(cold.cpuMs) },
+      readForEditingFromStoredOutline: { ...summary(fromStored), outlineBytes: outline.length },
       warmReadForEditing: summary(warmRead),
       warmApplyEdits: summary(warmApply),
       readForEditingAfterApply: summary(readAfterApply),

@@ -4,6 +4,7 @@ import { gfm } from 'micromark-extension-gfm';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import type { Handler } from './types.js';
 import { firstValueText, itemRowDto, listsById, loadAccessible } from '../domain/items.js';
+import { prepareBody } from '../domain/bodyOutlines.js';
 import { propertyDto } from '../domain/lists.js';
 import { valueText } from '../domain/values.js';
 import { itemGuidance } from '../domain/guidance.js';
@@ -31,6 +32,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
     if (text !== '') cells[p.name] = text;
   }
   const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true);
+  if (input.forEditing) await prepareBody(db, row.id, body);
   return {
     ...base,
     body: row.body === null ? null : input.forEditing ? readForEditing(body).text : body,

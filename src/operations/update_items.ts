@@ -11,6 +11,7 @@ import { linkRoots } from '../domain/links.js';
 import { attachImages, clearImages, downloadImages } from '../domain/images.js';
 import { ApiError, invalid, toolError } from '../http/errors.js';
 import { emitAwaitingAgent } from '../domain/events.js';
+import { prepareBody, rememberOutline } from '../domain/bodyOutlines.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -56,6 +57,10 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const trx = await db.transaction();
   try {
     const { accessible, lists } = await lockTargets(trx, principal.userId, ids, input.items.some((e) => e.values !== undefined && e.values !== null));
+    for (const entry of input.items) {
+      const found = accessible.get(entry.itemId);
+      if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '');
+    }
     for (const [index, entry] of input.items.entries()) {
       try {
         const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now });
@@ -76,6 +81,9 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
     await trx.rollback();
     throw err;
   }
+  // The new versions of long bodies edited by block are parsed in memory: keep their outlines
+  // for other processes. Not awaited, and a failure only costs a later parse.
+  for (const item of written) if (item.body && 'applied' in item) void rememberOutline(db, item.id, item.body).catch(() => undefined);
   if (refusal) {
     const { error, entry, index } = refusal;
     const writtenIds = written.map((i) => i.id);

@@ -32,6 +32,12 @@ export function parsedBody(body: string, version = bodyVersion(body)): ParsedBod
   return parsed;
 }
 
+/** The parsed form of a body when this process has it, without parsing. */
+export function cachedParsed(body: string, version = bodyVersion(body)): ParsedBody | undefined {
+  const cached = entries.get(version);
+  return cached && cached.text === body ? cached : undefined;
+}
+
 /** Store a parsed body (e.g. one built incrementally by an edit). */
 export function rememberParsed(parsed: ParsedBody, version = bodyVersion(parsed.text)): void {
   const previous = entries.get(version);

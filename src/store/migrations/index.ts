@@ -7,6 +7,7 @@ import * as oauth from './20261122000500_oauth.js';
 import * as automations from './20261122000600_automations.js';
 import * as unloggedRateLimits from './20261122000700_unlogged_rate_limits.js';
 import * as openItemsOrder from './20261122000800_open_items_order_index.js';
+import * as bodyOutlines from './20261122000900_body_outlines.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -20,6 +21,7 @@ const migrations: [string, Migration][] = [
   ['20261122000600_automations', automations],
   ['20261122000700_unlogged_rate_limits', unloggedRateLimits],
   ['20261122000800_open_items_order_index', openItemsOrder],
+  ['20261122000900_body_outlines', bodyOutlines],
 ];
 
 /** A knex MigrationSource over the static list above. */

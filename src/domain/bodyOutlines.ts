@@ -1,0 +1,58 @@
+/**
+ * Long bodies keep their block outline in `body_outlines`, so reading one for editing, or
+ * editing it, parses it once in all processes and restarts rather than once per process:
+ * parsing Markdown costs seconds per megabyte, loading an outline milliseconds.
+ * @see ./body/README.md "Implementation notes"
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { cachedParsed, parsedBody, rememberParsed } from './body/cache.js';
+import { fromOutline, toOutline } from './body/outline.js';
+
+/** Bodies shorter than this parse in well under 100 ms and keep no outline. */
+export const OUTLINE_MIN_CHARS = 32 * 1024;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** How a body came to be parsed, for tests and logs. */
+export type Preparation = 'short' | 'cached' | 'outline' | 'parsed';
+
+/**
+ * Makes sure this process holds the parse of item `itemId`'s `body` before a read for
+ * editing or an edit: from memory, else from a stored outline, else by parsing it now (and
+ * storing the outline for next time).
+ */
+export async function prepareBody(db: Knex, itemId: string, body: string): Promise<Preparation> {
+  if (body.length < OUTLINE_MIN_CHARS) return 'short';
+  if (cachedParsed(body)) return 'cached';
+  const digest = sha256(body);
+  const row = (await db('body_outlines').where({ item_id: itemId }).first('body_sha256', 'outline')) as { body_sha256: string; outline: string } | undefined;
+  if (row?.body_sha256 === digest) {
+    const parsed = fromOutline(body, row.outline);
+    if (parsed) {
+      rememberParsed(parsed);
+      return 'outline';
+    }
+  }
+  const parsed = parsedBody(body);
+  // A cache: if the item went away meanwhile (the key refers to it), the read still answers.
+  await writeOutline(db, itemId, digest, toOutline(parsed)).catch(() => undefined);
+  return 'parsed';
+}
+
+/**
+ * Stores the outline of a body this process has just parsed (an edit leaves the new body
+ * parsed in memory); does nothing for a short body or one not in memory.
+ */
+export async function rememberOutline(db: Knex, itemId: string, body: string): Promise<void> {
+  if (body.length < OUTLINE_MIN_CHARS) return;
+  const parsed = cachedParsed(body);
+  if (parsed) await writeOutline(db, itemId, sha256(body), toOutline(parsed));
+}
+
+async function writeOutline(db: Knex, itemId: string, digest: string, outline: string): Promise<void> {
+  await db('body_outlines')
+    .insert({ item_id: itemId, body_sha256: digest, outline, updated_at: db.fn.now() })
+    .onConflict('item_id')
+    .merge(['body_sha256', 'outline', 'updated_at']);
+}
