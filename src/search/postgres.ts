@@ -119,14 +119,17 @@ export class PostgresSearchIndex implements SearchIndex {
     const mode = this.embedder ? (q.mode ?? 'hybrid') : 'keyword';
     const words = contentWords(q.text);
     if (words.length === 0) return [];
+    // The query as typed is embedded (in the model's worker thread) while typos are looked up in the database.
+    const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([q.text]) : null;
+    typed?.catch(() => undefined);
     const { groups, unknown } = mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words);
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
     let vectors: Float32Array[] = [];
-    if (mode !== 'keyword' && this.embedder) {
+    if (typed && this.embedder) {
       const corrected = correctedText(q.text, groups);
-      vectors = await this.embedder.embed(corrected === q.text ? [q.text] : [q.text, corrected]);
+      vectors = corrected === q.text ? await typed : [...(await typed), ...(await this.embedder.embed([corrected]))];
     }
     const rows = await this.candidates(q, mode, groups, unknown, vectors);
     return bestPerItem(rows, mode, this.fusion).slice(0, q.limit);
