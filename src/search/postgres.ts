@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
-import { toPassages } from './passages.js';
+import { toPassages, type Passage } from './passages.js';
 import { embedPassages } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
 import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
@@ -57,13 +57,13 @@ export class PostgresSearchIndex implements SearchIndex {
     this.keywordCandidates = options.keywordCandidates ?? 100;
   }
 
-  async upsert(docs: SearchDoc[]): Promise<void> {
+  async upsert(docs: SearchDoc[], options: { reuseVectors?: boolean } = {}): Promise<void> {
     if (docs.length === 0) return;
     const rows = docs.flatMap((doc) =>
       toPassages(doc.title, doc.body, doc.values).map((p) => ({ doc, passage: p })),
     );
     // Embedding happens before the transaction so no connection is held while the model runs.
-    const vectors = this.embedder ? await embedPassages(this.embedder, rows) : null;
+    const vectors = this.embedder ? await this.vectorsOf(this.embedder, rows, options.reuseVectors === true) : null;
     const records = rows.map(({ doc, passage }, i) => {
       const vector = vectors?.[i];
       return {
@@ -103,6 +103,28 @@ export class PostgresSearchIndex implements SearchIndex {
         await trx.raw('insert into search_words (word) select unnest(?::text[]) on conflict do nothing', [[...words]]);
       }
     });
+  }
+
+  /**
+   * The passages' vectors: with `reuse`, those stored for the same item, list name, title and
+   * text (what a vector is computed from) are taken as they are; the rest are embedded.
+   */
+  private async vectorsOf(embedder: Embedder, rows: { doc: SearchDoc; passage: Passage }[], reuse: boolean): Promise<Float32Array[]> {
+    const key = (itemId: string, listName: string, title: string, text: string) => JSON.stringify([itemId, listName, title, text]);
+    const stored = new Map<string, Float32Array>();
+    if (reuse) {
+      const result = await this.knex.raw<{ rows: { item_id: string; list_name: string; title: string; text: string; embedding: number[] }[] }>(
+        `select item_id, list_name, title, text, embedding from search_passages
+          where item_id = any(?::uuid[]) and embedding is not null and cardinality(embedding) = ?`,
+        [[...new Set(rows.map((r) => r.doc.itemId))], embedder.dimensions],
+      );
+      for (const r of result.rows) stored.set(key(r.item_id, r.list_name, r.title, r.text), Float32Array.from(r.embedding));
+    }
+    const keys = rows.map((r) => key(r.doc.itemId, r.doc.listName, r.passage.title, r.passage.text));
+    const missing = rows.filter((_, i) => !stored.has(keys[i]!));
+    const fresh = missing.length > 0 ? await embedPassages(embedder, missing) : [];
+    let next = 0;
+    return keys.map((k) => stored.get(k) ?? fresh[next++]!);
   }
 
   async remove(itemIds: string[]): Promise<void> {

@@ -66,14 +66,14 @@ export async function loadSearchDocs(db: Knex, ids: string[]): Promise<{ docs: S
  * `listkeeper search reindex`) may handle the same item at once, and the one that read the older state may write
  * last; so after writing, the items whose row changed since it was read (its xmin moved) are done again.
  */
-export async function syncItems(db: Knex, index: SearchIndex, ids: string[]): Promise<{ indexed: number; removed: number }> {
+export async function syncItems(db: Knex, index: SearchIndex, ids: string[], options: { reuseVectors?: boolean } = {}): Promise<{ indexed: number; removed: number }> {
   let pending = [...new Set(ids)];
   let indexed = 0;
   let removed = 0;
   for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
     const { docs, gone, versions } = await loadSearchDocs(db, pending);
     if (gone.length > 0) await index.remove(gone);
-    for (let i = 0; i < docs.length; i += UPSERT_BATCH) await index.upsert(docs.slice(i, i + UPSERT_BATCH));
+    for (let i = 0; i < docs.length; i += UPSERT_BATCH) await index.upsert(docs.slice(i, i + UPSERT_BATCH), options);
     indexed += docs.length;
     removed += gone.length;
     const now = (await db('items').whereIn('id', pending).select('id', db.raw('xmin::text as version'))) as { id: string; version: string }[];
@@ -86,7 +86,8 @@ export async function syncItems(db: Knex, index: SearchIndex, ids: string[]): Pr
 export function searchSync(db: Knex, index: SearchIndex, log: Logger): OutboxConsumer {
   return async function indexItemChanges(rows) {
     const started = performance.now();
-    const result = await syncItems(db, index, rows.map((r) => r.subject_id));
+    // A status or due-date change leaves the text as it was: its vectors are kept, not computed again.
+    const result = await syncItems(db, index, rows.map((r) => r.subject_id), { reuseVectors: true });
     log.debug({ ...result, rows: rows.length, ms: Math.round(performance.now() - started), backend: index.name }, 'search index updated');
   };
 }

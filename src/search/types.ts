@@ -33,7 +33,13 @@ export interface SearchQuery {
 /** A place items are indexed and searched; every search is confined to what `readerId` may read. */
 export interface SearchIndex {
   readonly name: string;
-  upsert(docs: SearchDoc[]): Promise<void>;
+  /**
+   * Indexes `docs`, replacing what the index holds for them. `reuseVectors`: a passage whose
+   * text is unchanged keeps its stored vector instead of being embedded again (the outbox
+   * path; a rebuild, which may run with another model, embeds everything). The Postgres index
+   * honours it; Meilisearch embeds every passage again.
+   */
+  upsert(docs: SearchDoc[], options?: { reuseVectors?: boolean }): Promise<void>;
   remove(itemIds: string[]): Promise<void>;
   search(q: SearchQuery): Promise<SearchHit[]>;
   clear?(): Promise<void>;

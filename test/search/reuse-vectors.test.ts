@@ -1,0 +1,78 @@
+/**
+ * The outbox path keeps the stored vector of a passage whose text did not change (a status or
+ * due-date change re-indexes the item but embeds nothing); a rebuild embeds everything.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import type { Embedder, SearchDoc } from '../../src/search/types.js';
+import { PostgresSearchIndex } from '../../src/search/postgres.js';
+import { normalize } from '../../src/search/embedders/vectors.js';
+import { migrate } from '../../src/store/db.js';
+import { createTestDatabase } from '../support/db.js';
+
+/** A deterministic embedder that records every text it is asked for. */
+class CountingEmbedder implements Embedder {
+  readonly name = 'test:counting';
+  readonly dimensions = 8;
+  readonly seen: string[] = [];
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.seen.push(...texts);
+    return texts.map((t) => normalize(Float32Array.from({ length: 8 }, (_, d) => ((t.charCodeAt(d % t.length) * (d + 1)) % 17) - 8 + 0.5)));
+  }
+}
+
+describe('reusing stored vectors', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const embedder = new CountingEmbedder();
+  let index: PostgresSearchIndex;
+  const owner = randomUUID();
+  const doc = (over: Partial<SearchDoc> = {}): SearchDoc => ({
+    itemId: '00000000-0000-4000-8000-000000000001',
+    ownerId: owner,
+    readerIds: [owner],
+    listId: randomUUID(),
+    listName: 'Notes',
+    title: 'Boiler service',
+    body: 'Call the plumber about the boiler pressure before winter.',
+    values: '',
+    createdAt: new Date('2026-11-01T00:00:00Z'),
+    ...over,
+  });
+  const stored = async () => (await db.knex('search_passages').orderBy('passage_no').pluck('embedding')) as number[][];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrate(db.knex);
+    index = new PostgresSearchIndex(db.knex, embedder);
+  });
+  afterAll(async () => db.drop());
+
+  it('embeds nothing when the text is as stored, and keeps the same vectors', async () => {
+    const first = doc();
+    await index.upsert([first]);
+    const before = await stored();
+    embedder.seen.length = 0;
+    await index.upsert([{ ...first, readerIds: [owner, randomUUID()] }], { reuseVectors: true });
+    expect(embedder.seen).toEqual([]);
+    expect(await stored()).toEqual(before);
+  });
+
+  it('embeds a passage whose text changed, and only that', async () => {
+    embedder.seen.length = 0;
+    await index.upsert([doc({ body: 'Call the plumber about the boiler pressure before the first frost.' })], { reuseVectors: true });
+    expect(embedder.seen.length).toBeGreaterThan(0);
+    expect(embedder.seen.every((t) => t.includes('first frost') || t === 'Boiler service')).toBe(true);
+  });
+
+  it('embeds again when the list name changed (it is part of what is embedded)', async () => {
+    embedder.seen.length = 0;
+    await index.upsert([doc({ body: 'Call the plumber about the boiler pressure before the first frost.', listName: 'Home' })], { reuseVectors: true });
+    expect(embedder.seen.some((t) => t.startsWith('Home: '))).toBe(true);
+  });
+
+  it('embeds everything without reuseVectors (a rebuild)', async () => {
+    embedder.seen.length = 0;
+    await index.upsert([doc({ body: 'Call the plumber about the boiler pressure before the first frost.', listName: 'Home' })]);
+    expect(embedder.seen.length).toBeGreaterThan(0);
+  });
+});
