@@ -35,9 +35,8 @@ export async function revokeApiKey(db: Knex, userId: string): Promise<boolean> {
   return (await db('api_keys').where({ user_id: userId }).delete()) > 0;
 }
 
-/** The owner of a key, by hash lookup, or null. */
-export async function verifyApiKey(db: Knex, key: string): Promise<{ userId: string; keyId: string } | null> {
-  if (!looksLikeApiKey(key)) return null;
-  const row = (await db('api_keys').where({ key_hash: hashToken(key) }).first('id', 'user_id')) as { id: string; user_id: string } | undefined;
-  return row ? { userId: row.user_id, keyId: row.id } : null;
+/** The key's lookup as one scalar SQL query giving `{id, user_id}` or null (run with the rate-limit count). */
+export function apiKeyLookup(key: string): { sql: string; bindings: string[] } {
+  return { sql: `SELECT json_build_object('id', id, 'user_id', user_id) FROM api_keys WHERE key_hash = ?`, bindings: [hashToken(key)] };
 }
+

@@ -111,6 +111,9 @@ describe('rate limits across two instances', () => {
       (b) => fetch(`${b}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=nope&client_id=nope' }),
       (b) => fetch(`${b}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
       (b) => fetch(`${b}/signin`),
+      // A bearer token on routes the bearer guard does not cover: counted all the same.
+      (b) => fetch(`${b}/api/v1/openapi.json`, { headers: { Authorization: `Bearer lk_${'q'.repeat(45)}` } }),
+      (b) => fetch(`${b}/mcp/elsewhere`, { headers: { Authorization: `Bearer lk_${'q'.repeat(45)}` } }),
     ];
 
     it(`lets exactly ${ADDRESS_LIMIT} requests from one address through, authenticated or not, on every endpoint`, async () => {
