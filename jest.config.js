@@ -6,6 +6,8 @@ export default {
   // One Postgres for the whole run (embedded, or DATABASE_URL_TEST); see test/support/globalSetup.ts.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  // Fixed fast-check seed in CI (see the file).
+  setupFilesAfterEnv: ['<rootDir>/test/support/fastcheck.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // openapi-backend (CommonJS) requires @apidevtools/json-schema-ref-parser, which ships ESM only:
