@@ -65,16 +65,18 @@ export interface Sequencer { stop(): Promise<void> }
  */
 export function startSequencer(db: Knex, log: { warn(obj: object, msg: string): void }, intervalMs = 500): Sequencer {
   let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<void> | null = null;
   const timer = setInterval(() => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        await sequencePending(db);
-      } catch (err) {
-        log.warn({ err }, 'feed sequencer failed; will retry');
-      }
-    });
+    // A tick while a long backlog is still being worked off is skipped, not queued.
+    if (stopped || running) return;
+    running = sequencePending(db)
+      .then(
+        () => undefined,
+        (err: unknown) => log.warn({ err }, 'feed sequencer failed; will retry'),
+      )
+      .finally(() => {
+        running = null;
+      });
   }, intervalMs);
   timer.unref();
   return {
