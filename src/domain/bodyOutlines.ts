@@ -20,9 +20,10 @@ export type Preparation = 'short' | 'cached' | 'outline' | 'parsed';
 /**
  * Makes sure this process holds the parse of item `itemId`'s `body` before a read for
  * editing or an edit: from memory, else from a stored outline, else by parsing it now (and
- * storing the outline for next time).
+ * storing the outline for next time, unless `store` is false: inside a writer's transaction,
+ * where a failed write would abort it, and the body is about to change anyway).
  */
-export async function prepareBody(db: Knex, itemId: string, body: string): Promise<Preparation> {
+export async function prepareBody(db: Knex, itemId: string, body: string, options: { store?: boolean } = {}): Promise<Preparation> {
   if (body.length < OUTLINE_MIN_CHARS) return 'short';
   if (cachedParsed(body)) return 'cached';
   const digest = sha256(body);
@@ -36,7 +37,7 @@ export async function prepareBody(db: Knex, itemId: string, body: string): Promi
   }
   const parsed = parsedBody(body);
   // A cache: if the item went away meanwhile (the key refers to it), the read still answers.
-  await writeOutline(db, itemId, digest, toOutline(parsed)).catch(() => undefined);
+  if (options.store !== false) await writeOutline(db, itemId, digest, toOutline(parsed)).catch(() => undefined);
   return 'parsed';
 }
 

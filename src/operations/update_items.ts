@@ -59,7 +59,7 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
     const { accessible, lists } = await lockTargets(trx, principal.userId, ids, input.items.some((e) => e.values !== undefined && e.values !== null));
     for (const entry of input.items) {
       const found = accessible.get(entry.itemId);
-      if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '');
+      if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '', { store: false });
     }
     for (const [index, entry] of input.items.entries()) {
       try {
