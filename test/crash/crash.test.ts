@@ -18,6 +18,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { startReceiver } from '../support/events.js';
+import { mintSecret } from '../../src/domain/subscriptions.js';
 
 const ROOT = process.cwd();
 const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -163,7 +165,7 @@ describe('crash safety', () => {
     chmodSync(dataDir, 0o755); // as root, Postgres runs as the postgres user
     logFile = path.join(dataDir, 'server.log');
     port = await freePort();
-    env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LISTKEEPER_DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn', DATABASE_URL: '' };
+    env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LISTKEEPER_DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn', DATABASE_URL: '', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '2', EMBEDDINGS: 'none' };
     await start();
     const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/listkeeper.js', ...args], { cwd: ROOT, env, encoding: 'utf8' });
     expect(cli('user', 'create', '--email', 'crash@example.com', '--name', 'Crash').status).toBe(0);
@@ -211,6 +213,36 @@ describe('crash safety', () => {
     expect(await count(`SELECT count(*) AS n FROM items WHERE id = ANY($1) AND (title LIKE 'after %' OR task_status = 'completed')`, [ids])).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM items WHERE id = $1 AND title = 'committed change'`, [ids[0]])).toBe(1);
   }, 180_000);
+
+  it('a webhook delivery that failed is retried, with the same webhook-id, by the server started after a SIGKILL', async () => {
+    const receiver = await startReceiver();
+    try {
+      const secret = mintSecret();
+      const made = await api('POST', '/event-subscriptions', { url: receiver.url, secret });
+      expect(made.status).toBe(201);
+      receiver.secrets.set(made.json.id as string, secret);
+      await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
+      let failed = false;
+      receiver.script = (payload) => {
+        if ('type' in payload || failed) return undefined;
+        failed = true;
+        return { status: 500 };
+      };
+      const task = await api('POST', '/items', { items: [{ title: 'Survives a crash' }] });
+      const itemId = (task.json.items as { id: string }[])[0]!.id;
+      expect((await api('PATCH', '/items', { items: [{ itemId, assignedAgent: 'Bot' }] })).status).toBe(200);
+      await receiver.waitFor(() => receiver.events().length === 1);
+      await kill('server');
+      await start();
+      await receiver.waitFor(() => receiver.events().length === 2, 60_000);
+      const [first, retry] = receiver.events();
+      expect([first!.answered, retry!.answered]).toEqual([500, 200]);
+      expect(retry!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      expect(retry!.payload).toMatchObject({ name: 'task.awaitingAgent', data: { taskId: itemId, reason: 'assigned', agentName: 'Bot' } });
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
 
   it('a whole-machine crash at random moments: each batch is all or nothing, and an answer received is never lost', async () => {
     const outcomes: string[] = [];
