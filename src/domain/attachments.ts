@@ -24,8 +24,8 @@ async function toDtos(ctx: OperationContext, rows: AttachmentRow[], withUrls: bo
 }
 
 /** The attachments of one item (with a signed `url` each when asked). */
-export async function signedAttachments(ctx: OperationContext, itemId: string, withUrls: boolean): Promise<AttachmentDto[]> {
-  const rows = (await ctx.db('attachments').where({ item_id: itemId }).orderBy('created_at')) as AttachmentRow[];
+export async function signedAttachments(ctx: OperationContext, itemId: string, withUrls: boolean, loaded?: AttachmentRow[]): Promise<AttachmentDto[]> {
+  const rows = loaded ?? ((await ctx.db('attachments').where({ item_id: itemId }).orderBy('created_at')) as AttachmentRow[]);
   return toDtos(ctx, rows, withUrls);
 }
 

@@ -7,11 +7,12 @@ import type { Knex } from 'knex';
 import type { ItemDbRow } from './items.js';
 import { keepsStatus, type ListRow } from './lists.js';
 
-interface ChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean; created_at: Date }
+interface ChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean }
 
 /** Builds the guidance text for one item from its row, list and chat. */
-export async function itemGuidance(db: Knex, row: ItemDbRow, list: ListRow, now: Date): Promise<string> {
-  const chat = (await db('chat_messages').where({ item_id: row.id }).orderBy('created_at', 'desc').limit(50).select('author_kind', 'author_name', 'text', 'needs_input', 'created_at')) as ChatRow[];
+export async function itemGuidance(db: Knex, row: ItemDbRow, list: ListRow, now: Date, loadedChat?: ChatRow[]): Promise<string> {
+  // The last 50 messages, newest first (get_item reads them with the item).
+  const chat = loadedChat ?? ((await db('chat_messages').where({ item_id: row.id }).orderBy('created_at', 'desc').limit(50).select('author_kind', 'author_name', 'text', 'needs_input')) as ChatRow[]);
   const lines: string[] = [];
   if (keepsStatus(list)) {
     const status = row.task_status ?? 'todo';

@@ -54,20 +54,54 @@ export async function loadAccessible(trx: Knex, userId: string, ids: string[], o
   if (ids.length === 0) return new Map();
   const query = trx('items as i').whereIn('i.id', [...new Set(ids)]).whereNull('i.deleted_at');
   if (options.forUpdate) query.orderBy('i.id').forUpdate();
-  const rows = (await query
-    .select(
-      'i.*',
-      trx.raw(
-        `CASE WHEN i.owner_id = ? THEN 'own'
-              WHEN EXISTS (SELECT 1 FROM shares s WHERE s.recipient_id = ? AND s.list_id = i.list_id) THEN 'all'
-              WHEN EXISTS (SELECT 1 FROM shares s WHERE s.recipient_id = ? AND s.item_id = i.id) THEN 'titleAndBody'
-         END AS access`,
-        [userId, userId, userId],
-      ),
-    )) as (ItemDbRow & { access: Access | null })[];
+  const rows = (await query.select('i.*', trx.raw(`${ACCESS_SQL} AS access`, [userId, userId, userId]))) as (ItemDbRow & { access: Access | null })[];
   const out = new Map<string, AccessibleItem>();
   for (const { access, ...row } of rows) if (access) out.set(row.id, { row, access });
   return out;
+}
+
+/** How user ? (three times) reaches item `i`: 'own', 'all' (its list is shared with them), 'titleAndBody' (shared one by one) or null. */
+const ACCESS_SQL = `CASE WHEN i.owner_id = ? THEN 'own'
+      WHEN EXISTS (SELECT 1 FROM shares s WHERE s.recipient_id = ? AND s.list_id = i.list_id) THEN 'all'
+      WHEN EXISTS (SELECT 1 FROM shares s WHERE s.recipient_id = ? AND s.item_id = i.id) THEN 'titleAndBody'
+ END`;
+
+const LIST_COLUMNS = ['id', 'owner_id', 'name', 'icon', 'instructions', 'title_label', 'layout', 'system_role', 'properties', 'created_at', 'updated_at', 'deleted_at', 'purges_at'] as const satisfies readonly (keyof ListRow)[];
+
+/** An attachment and a chat message as get_item reads them with the item (timestamps left out: not used there). */
+export interface ItemAttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
+export interface ItemChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean }
+
+/**
+ * One live item that `userId` may reach, with its list, attachments (oldest first) and the
+ * last 50 messages of its chat (newest first), in one statement; null when they may not.
+ */
+export async function loadItemForReading(db: Knex, userId: string, id: string): Promise<{ item: AccessibleItem; list: ListRow; attachments: ItemAttachmentRow[]; chat: ItemChatRow[] } | null> {
+  const listSelect = LIST_COLUMNS.map((c) => `l.${c} AS "list.${c}"`).join(', ');
+  const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+    `SELECT i.*, ${ACCESS_SQL} AS access, ${listSelect},
+            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'item_id', a.item_id, 'bucket_path', a.bucket_path, 'mime_type', a.mime_type, 'bytes', a.bytes) ORDER BY a.created_at), '[]')
+               FROM attachments a WHERE a.item_id = i.id) AS attachment_rows,
+            (SELECT coalesce(json_agg(json_build_object('author_kind', c.author_kind, 'author_name', c.author_name, 'text', c.text, 'needs_input', c.needs_input) ORDER BY c.created_at DESC), '[]')
+               FROM (SELECT * FROM chat_messages WHERE item_id = i.id ORDER BY created_at DESC LIMIT 50) c) AS chat_rows
+       FROM items i JOIN lists l ON l.id = i.list_id
+      WHERE i.id = ? AND i.deleted_at IS NULL`,
+    [userId, userId, userId, id],
+  );
+  const row = result.rows[0];
+  if (!row || row.access === null) return null;
+  const item: Record<string, unknown> = {};
+  const list: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith('list.')) list[key.slice(5)] = value;
+    else if (key !== 'access' && key !== 'attachment_rows' && key !== 'chat_rows') item[key] = value;
+  }
+  return {
+    item: { row: item as unknown as ItemDbRow, access: row.access as Access },
+    list: list as unknown as ListRow,
+    attachments: row.attachment_rows as ItemAttachmentRow[],
+    chat: row.chat_rows as ItemChatRow[],
+  };
 }
 
 /**

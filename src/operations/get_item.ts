@@ -3,7 +3,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfm } from 'micromark-extension-gfm';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import type { Handler } from './types.js';
-import { firstValueText, itemRowDto, listsById, loadAccessible } from '../domain/items.js';
+import { firstValueText, itemRowDto, loadItemForReading } from '../domain/items.js';
 import { prepareBody } from '../domain/bodyOutlines.js';
 import { propertyDto } from '../domain/lists.js';
 import { valueText } from '../domain/values.js';
@@ -19,10 +19,11 @@ export const ATTACHMENT_SCHEME = 'listkeeper-attachment';
 /** GET /items/{id}: one item with everything about it; `forEditing` puts a handle before every block. */
 export const get_item: Handler<'get_item'> = async (ctx, input) => {
   const { db, principal, config, services } = ctx;
-  const found = (await loadAccessible(db, principal.userId, [input.id])).get(input.id);
+  // The item, its list, attachments and chat in one statement.
+  const found = await loadItemForReading(db, principal.userId, input.id);
   if (!found) throw notFound(`No item ${input.id} in your workspace (it may be in the trash: list_deleted shows it).`);
-  const { row, access } = found;
-  const list = (await listsById(db, [row.list_id])).get(row.list_id)!;
+  const { row, access } = found.item;
+  const list = found.list;
   const favorited = access === 'own' ? row.favorited : await recipientFavorite(db, principal.userId, row.id);
   const base = itemRowDto(row, list, { isSharedWithMe: access !== 'own', favorited });
   const body = row.body ?? '';
@@ -31,7 +32,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
     const text = p.id === 'status' ? base.taskStatus ?? '' : p.id === 'dueDate' ? base.dueAt ?? '' : valueText(p, row.values[p.id]);
     if (text !== '') cells[p.name] = text;
   }
-  const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true);
+  const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true, found.attachments);
   if (input.forEditing) await prepareBody(db, row.id, body);
   return {
     ...base,
@@ -45,7 +46,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
     recordingStatus: 'none' as const,
     attachments,
     bodyImages: bodyImages(body, attachments),
-    guidance: await itemGuidance(db, row, list, services.now()),
+    guidance: await itemGuidance(db, row, list, services.now(), found.chat),
     label: row.title?.trim() || firstValueText(row.values, list.properties.map((p) => p.id)) || list.name,
     properties: list.properties.map((p) => propertyDto(p)),
     ...itemUrls(config, row.id),
