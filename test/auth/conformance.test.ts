@@ -10,29 +10,18 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, registerClient } from '../support/oauth.js';
 import { NODE22 } from '../support/node22.js';
+import { freePort } from '../support/net.js';
 
 const CLI = path.resolve('tools/mcp-node22/node_modules/conformance-0.2/dist/index.js');
 const PASSWORD = 'correct horse battery staple';
 
 interface Check { id: string; name: string; status: string; errorMessage?: string }
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function checksIn(dir: string): Promise<Check[]> {
   const out: Check[] = [];

@@ -15,11 +15,11 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, readdirSync, closeSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startReceiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
+import { freePort } from '../support/net.js';
 
 const ROOT = process.cwd();
 const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -31,17 +31,6 @@ function newestSource(dir: string): number {
     newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : entry.name.endsWith('.ts') ? statSync(full).mtimeMs : 0);
   }
   return newest;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,25 +7,16 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../support/net.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
 const main = path.join(root, 'dist/src/main.js');
 const cli = path.join(root, 'bin/listkeeper.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm start and the listkeeper command', () => {
   let dataDir: string;

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './net.js';
 
 /** A running throwaway Meilisearch server. */
 export interface MeiliServer {
@@ -79,18 +79,6 @@ async function isExecutable(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
