@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { cachedParsed, parsedBody, rememberParsed } from './body/cache.js';
+import { cachedParsed, parsedBody, rememberParsed, versionOf } from './body/cache.js';
 import { fromOutline, toOutline } from './body/outline.js';
 
 /** Bodies shorter than this parse in well under 100 ms and keep no outline. */
@@ -25,17 +25,18 @@ export type Preparation = 'short' | 'cached' | 'outline' | 'parsed';
  */
 export async function prepareBody(db: Knex, itemId: string, body: string, options: { store?: boolean } = {}): Promise<Preparation> {
   if (body.length < OUTLINE_MIN_CHARS) return 'short';
-  if (cachedParsed(body)) return 'cached';
+  // One hash of the body serves both keys: the cache's version is the digest's first 12 characters.
   const digest = sha256(body);
+  if (cachedParsed(body, versionOf(digest))) return 'cached';
   const row = (await db('body_outlines').where({ item_id: itemId }).first('body_sha256', 'outline')) as { body_sha256: string; outline: string } | undefined;
   if (row?.body_sha256 === digest) {
     const parsed = fromOutline(body, row.outline);
     if (parsed) {
-      rememberParsed(parsed);
+      rememberParsed(parsed, versionOf(digest));
       return 'outline';
     }
   }
-  const parsed = parsedBody(body);
+  const parsed = parsedBody(body, versionOf(digest));
   // A cache: if the item went away meanwhile (the key refers to it), the read still answers.
   if (options.store !== false) await writeOutline(db, itemId, digest, toOutline(parsed)).catch(() => undefined);
   return 'parsed';
@@ -47,8 +48,9 @@ export async function prepareBody(db: Knex, itemId: string, body: string, option
  */
 export async function rememberOutline(db: Knex, itemId: string, body: string): Promise<void> {
   if (body.length < OUTLINE_MIN_CHARS) return;
-  const parsed = cachedParsed(body);
-  if (parsed) await writeOutline(db, itemId, sha256(body), toOutline(parsed));
+  const digest = sha256(body);
+  const parsed = cachedParsed(body, versionOf(digest));
+  if (parsed) await writeOutline(db, itemId, digest, toOutline(parsed));
 }
 
 async function writeOutline(db: Knex, itemId: string, digest: string, outline: string): Promise<void> {

@@ -9,6 +9,7 @@
  * @see ../../../shared/ARCHITECTURE.md "Data model" (the changes feed paragraph)
  */
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { invalid } from '../http/errors.js';
 import { canonicalInstant } from './time.js';
 
@@ -63,7 +64,7 @@ export interface Sequencer { stop(): Promise<void> }
  * Positions changes in the background every `intervalMs`, so a feed reader finds at most the
  * last moment's writes to position, not everything written since anyone last read the feed.
  */
-export function startSequencer(db: Knex, log: { warn(obj: object, msg: string): void }, intervalMs = 500): Sequencer {
+export function startSequencer(db: Knex, log: Pick<Logger, 'warn'>, intervalMs = 500): Sequencer {
   let stopped = false;
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {

@@ -16,7 +16,12 @@ let chars = 0;
 
 /** Fingerprint of the exact text: "v" + 12 hex characters of its SHA-256. */
 export function bodyVersion(body: string): string {
-  return 'v' + createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return versionOf(createHash('sha256').update(body).digest('hex'));
+}
+
+/** The version of a body whose full SHA-256 (hex) is known. */
+export function versionOf(sha256Hex: string): string {
+  return 'v' + sha256Hex.slice(0, 12);
 }
 
 /** The parsed form of a body, from the cache or parsed now. */
