@@ -184,6 +184,18 @@ describe('applying edits', () => {
             '\n',
             [{ op: 'replace', b: 0, frag: { markdown: '<div>\nalpha\n</div>', blocks: [{ text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null }] } }],
           ] as never,
+          // And one where the HTML block is not the last of the replacement: no blank line is due.
+          [
+            {
+              blocks: [
+                { text: '- alpha', gap: '', depth: 0, col: 0, item: { marker: '-', checkbox: -1 } },
+                { text: '- alpha', gap: '\n  ', depth: 1, col: 2, item: { marker: '-', checkbox: -1 } },
+              ],
+              tail: '',
+            },
+            '\n',
+            [{ op: 'replace', b: 0, frag: { markdown: '<div>\nalpha\n</div>\n\nalpha', blocks: [{ text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null }, { text: 'alpha', gap: '\n\n', depth: 0, col: 0, item: null }] } }],
+          ] as never,
         ],
       },
     );

@@ -293,8 +293,9 @@ function replace(state: State, x: ModelBlock, fragment: SpecBlock[]): void {
     adoptBullet(blocks, x.item.marker);
   }
   const i = state.blocks.indexOf(x);
-  // The generator's only HTML is "<div>…</div>"; wrapped into an item ("- <div>…") it still ends the item's text.
-  const endsInHtml = /(^|\n) *(?:(?:[-*+]|\d+[.)]) +)?<div>/.test(blocks[blocks.length - 1]!.text);
+  // The generator's only HTML is "<div>…</div>"; when the fragment's last block is one, it ends the
+  // replacement's text, also wrapped into an item ("- <div>…").
+  const endsInHtml = /(^|\n) *<div>/.test(fragment[fragment.length - 1]!.text);
   const placed = place(state, blocks, x.col, x.depth);
   placed[0]!.gap = !x.item && i > 0 && !hasBlank(x.gap) ? state.eol + x.gap : x.gap;
   const next = state.blocks[i + 1];
