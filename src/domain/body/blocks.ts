@@ -290,17 +290,31 @@ const CONTAINERS: ReadonlySet<BlockKind> = new Set(['listItem', 'blockquote', 'f
  * `previous` gives. micromark parses a line that follows an open paragraph,
  * definition or indented code as "interrupting" it, which rules out some
  * starts ("2." lists, empty items); indented code stays open across blank
- * lines. Inside a container (list item, quote, footnote) or after a blank
- * line following anything else, a line is parsed as at the start of a text.
- * A definition directly before may also still take a title from the lines
- * that follow, which a blank line rules out too.
+ * lines. After a container (list item, quote, footnote) or after a blank
+ * line following anything else, a line is parsed as at the start of a text,
+ * with one exception: micromark marks the line right after a container as
+ * "lazy", and on a lazy line indented code and a table head do not start as
+ * they would (indented code is cut into one-line blocks, a table stays a
+ * paragraph). A definition directly before may also still take a title from
+ * the lines that follow, which a blank line rules out too.
  */
 function restartsAfter(text: string, previous: Candidate, start: number, floor: number): boolean {
   const first = previous.blocks[0];
   if (!first) return false;
-  if (CONTAINERS.has(first.kind)) return true;
+  if (CONTAINERS.has(first.kind)) return !startsDifferentlyWhenLazy(text, start) || endsWithBlankLine(text, start, floor);
   if (first.kind === 'code' && !isFenced(text, previous.start + first.start)) return false;
   return endsWithBlankLine(text, start, floor);
+}
+
+const DELIMITER_ROW = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-*:?[ \t]*)*(\r\n|\n|\r)?$/;
+
+/** Whether the line at `pos` may be indented code, or a table head (a line with a pipe above a delimiter row). */
+function startsDifferentlyWhenLazy(text: string, pos: number): boolean {
+  const c = text.charCodeAt(pos);
+  if (c === 9 || (c === 32 && text.startsWith('    ', pos))) return true;
+  const next = lineEndAfter(text, pos);
+  if (!text.slice(pos, next).includes('|')) return false;
+  return DELIMITER_ROW.test(text.slice(next, lineEndAfter(text, next)));
 }
 
 function isFenced(text: string, pos: number): boolean {
@@ -315,6 +329,7 @@ function parseWindow(text: string, from: number, to: number): Candidate[] {
   const tree = parseMarkdown(text.slice(from, to));
   const out: Candidate[] = [];
   const open = (nodeStart: number): number => (out.length === 0 ? from : lineStartBefore(text, nodeStart, from));
+  let floor = 0;
   for (const node of tree.children) {
     if (node.type === 'list') {
       for (const item of node.children) {
@@ -324,23 +339,36 @@ function parseWindow(text: string, from: number, to: number): Candidate[] {
         out.push({ start, blocks });
       }
     } else {
-      const start = open(from + startOf(node));
+      const start = open(from + ownStart(node, floor));
       const blocks: Block[] = [];
-      collectNode(node, text, from, start, 0, blocks);
+      collectNode(node, text, from, start, 0, blocks, floor);
       out.push({ start, blocks });
     }
+    floor = endOf(node);
   }
   return out;
 }
 
-function collectNode(node: RootContent, text: string, base: number, unitStart: number, depth: number, out: Block[]): void {
+/**
+ * Where a node's own text starts. A setext heading whose paragraph began with
+ * link definitions is reported from the first definition on, overlapping
+ * them; its own text starts at its first child.
+ */
+function ownStart(node: Node, floor: number): number {
+  const start = startOf(node);
+  if (start >= floor) return start;
+  const first = (node as Node & { children?: Node[] }).children?.[0];
+  return first ? Math.max(startOf(first), floor) : floor;
+}
+
+function collectNode(node: RootContent, text: string, base: number, unitStart: number, depth: number, out: Block[], floor = 0): void {
   if (node.type === 'list') {
     for (const item of node.children) collectItem(item, node.ordered === true, text, base, unitStart, depth, out);
     return;
   }
   out.push({
     kind: kindOf(node),
-    start: base + startOf(node) - unitStart,
+    start: base + ownStart(node, floor) - unitStart,
     end: base + endOf(node) - unitStart,
     depth,
     item: null,
@@ -369,7 +397,7 @@ function collectItem(item: ListItem, ordered: boolean, text: string, base: numbe
     ...(lastOwn?.type === 'html' ? { endsInHtml: true as const } : {}),
   });
   if (firstList === -1) return;
-  for (let i = firstList; i < children.length; i++) collectNode(children[i]!, text, base, unitStart, depth + 1, out);
+  for (let i = firstList; i < children.length; i++) collectNode(children[i]!, text, base, unitStart, depth + 1, out, i > 0 ? endOf(children[i - 1]!) : 0);
 }
 
 function kindOf(node: RootContent): BlockKind {
@@ -572,7 +600,8 @@ function parseUntilSynced(
  * up to that unit: after a blank line, a line at column 0 always starts a new
  * block, unless what comes before is still open (an unclosed fence or HTML
  * block, indented code); and a top-level list item always starts a new item
- * right after another top-level item.
+ * right after another top-level item. Both hold only where the old unit's
+ * first line is still a whole line of the new text.
  */
 function quickSync(
   old: ParsedBody,
@@ -593,6 +622,9 @@ function quickSync(
   if (end >= seg.end || end <= from || !restartsAtUnit(old, k)) return null;
   const c = text.charCodeAt(end);
   if (c === 32 || c === 9 || c === 10 || c === 13) return null;
+  // The old unit started a line; copied to mid-line (a block moved in under an item) it starts nothing.
+  const before = text.charCodeAt(end - 1);
+  if (before !== 10 && before !== 13) return null;
   const blankBefore = endsWithBlankLine(text, end, from);
   const nextIsItem = isTopLevelItem(old.units[k]!) && old.units[k]!.blocks[0]!.start === 0;
   if (!blankBefore && !nextIsItem) return null;

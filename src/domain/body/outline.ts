@@ -12,8 +12,15 @@ const KIND_INDEX = new Map(KINDS.map((k, i) => [k, i]));
 
 /** [kind, start, end, depth, endsInHtml (0/1), then for list items: ordered (0/1), marker, checkbox]. */
 type BlockRow = [number, number, number, number, number] | [number, number, number, number, number, number, string, number];
+/**
+ * Raised whenever parsing would cut the same text into other blocks, so outlines stored by an
+ * earlier version are parsed again. 2: a setext heading after link definitions starts at its
+ * own text, not at the first definition.
+ */
+const OUTLINE_VERSION = 2;
+
 interface OutlineJson {
-  v: 1;
+  v: typeof OUTLINE_VERSION;
   /** Where the first unit starts; each next unit starts where the one before ends. */
   start: number;
   units: [number, BlockRow[]][];
@@ -28,7 +35,7 @@ export function toOutline(parsed: ParsedBody): string {
       return b.item ? [...head, b.item.ordered ? 1 : 0, b.item.marker, b.item.checkbox] : head;
     }),
   ]);
-  const outline: OutlineJson = { v: 1, start: parsed.starts[0] ?? 0, units };
+  const outline: OutlineJson = { v: OUTLINE_VERSION, start: parsed.starts[0] ?? 0, units };
   return JSON.stringify(outline);
 }
 
@@ -40,7 +47,7 @@ export function fromOutline(text: string, json: string): ParsedBody | null {
   } catch {
     return null;
   }
-  if (outline?.v !== 1 || !Array.isArray(outline.units)) return null;
+  if (outline?.v !== OUTLINE_VERSION || !Array.isArray(outline.units)) return null;
   const units: Unit[] = [];
   const starts: number[] = [];
   let at = outline.start;

@@ -74,6 +74,13 @@ describe('readForEditing', () => {
     expect(stripHandles(text)).toBe(body);
   });
 
+  it('starts a heading underlined below link definitions at its own text, not at the first definition', () => {
+    const body = '[ref]: /url\n[other]: /else\nTitle\n===\n\ntext\n';
+    const { text } = readForEditing(body);
+    expect(text.replace(/\u27e6[a-z0-9]{3,4}\u27e7 /g, '⟦⟧ ')).toBe('⟦⟧ [ref]: /url\n⟦⟧ [other]: /else\n⟦⟧ Title\n===\n\n⟦⟧ text\n');
+    expect(edited(body, { op: 'replace', handle: handleOf(body, 'Title'), markdown: '# Heading' })).toBe('[ref]: /url\n[other]: /else\n\n# Heading\n\ntext\n');
+  });
+
   it('reads CRLF bodies and keeps their line endings', () => {
     const body = groceries.replace(/\n/g, '\r\n');
     const { text } = readForEditing(body);
@@ -269,6 +276,16 @@ describe('move', () => {
   it('moves a top-level item into a nested list, indenting it', () => {
     const body = edited(groceries, { op: 'move', handle: handleOf(groceries, 'bread'), position: 'after', target: handleOf(groceries, 'brown') });
     expect(body).toContain('  - [ ] brown\n  - bread\n  - [ ] white\n\nNotes');
+  });
+
+  it('leaves an item moved in under the next item nested for the next call as well', () => {
+    // Found by a random seed: the parse kept for the next call had the moved item at the top level.
+    const body = '- first\n\n- second\n  - third\n  - fourth\n';
+    const moved = edited(body, { op: 'move', handle: handleOf(body, 'first'), position: 'before', target: handleOf(body, 'third') });
+    expect(moved).toBe('- second\n  - first\n  - third\n  - fourth\n');
+    expect(edited(moved, { op: 'insert', position: 'after', handle: handleOf(moved, 'first'), markdown: '- new' })).toBe(
+      '- second\n  - first\n  - new\n  - third\n  - fourth\n',
+    );
   });
 
   it('keeps the handles of the moved blocks usable later in the same call', () => {

@@ -37,7 +37,14 @@ describe('block outlines', () => {
     const outline = toOutline(parseBody('# a\n\ntext\n'));
     expect(fromOutline('# a\n\ntext\nmore\n', outline)).toBeNull();
     expect(fromOutline('# a\n\ntext\n', '{not json')).toBeNull();
-    expect(fromOutline('# a\n\ntext\n', '{"v":2,"units":[]}')).toBeNull();
+    expect(fromOutline('# a\n\ntext\n', '{"v":99,"units":[]}')).toBeNull();
+  });
+
+  it('refuse an outline stored by a version that cut blocks differently', () => {
+    const body = '# a\n\ntext\n';
+    const outline = JSON.parse(toOutline(parseBody(body))) as { v: number };
+    expect(fromOutline(body, JSON.stringify(outline))).not.toBeNull();
+    expect(fromOutline(body, JSON.stringify({ ...outline, v: outline.v - 1 }))).toBeNull();
   });
 
   it('make a read of a parsed-elsewhere body match a fresh read', () => {

@@ -21,6 +21,9 @@ const line = fc.constantFrom(
   '2) two',
   '    indented code',
   '> quote',
+  '> # quoted heading',
+  '> | a |',
+  '> |---|',
   '<div>',
   '</div>',
   '<!-- open',
@@ -43,7 +46,10 @@ const splice = fc.record({
   /** Most edits start at a line start, where block boundaries are. */
   atLineStart: fc.boolean(),
   remove: fc.nat({ max: 30 }),
-  insert: fc.array(line, { maxLength: 3 }).map((lines) => lines.map((l) => l + '\n').join('')),
+  /** Whole lines, sometimes followed by the start of a line, so that old text continues mid-line (as a moved block does). */
+  insert: fc
+    .tuple(fc.array(line, { maxLength: 3 }), fc.constantFrom('', '', '', '  ', '    ', 'x ', '> '))
+    .map(([lines, partial]) => lines.map((l) => l + '\n').join('') + partial),
 });
 
 function summary(parsed: ParsedBody): string[] {
@@ -115,6 +121,13 @@ describe('incremental re-parsing', () => {
     ['an opened fence swallows what follows', '```\ncode\n```\n\npara\n\n# h\n', '```\n\npara', '\n\npara'],
     ['a closed fence releases what follows', '```\ncode\n\npara\n\n# h\n', 'code\n', 'code\n```\n'],
     ['a nested item moves out to the top level', '- a\n  - b\n- c\n', '  - b', '- b'],
+    // Found by a random seed: a top-level item moved in under another item becomes nested.
+    ['a top-level item is indented under the item before', '- a\n\n- b\n- c\n', '\n\n', '\n  '],
+    ['a top-level item continues a line', '- a\n- b\n', '\n', '\nx '],
+    // micromark cuts indented code into one-line blocks right after a quote, and reads no table there.
+    ['indented code follows a quote directly', '> # q\n\n    a\n    b\n', '\n\n', '\n'],
+    ['a table follows a quoted table directly', '> | a |\n> |---|\n\n| b |\n|---|\n', '|---|\n\n', '|---|\n'],
+    ['a table follows an item holding a table directly', '- | a |\n  |---|\n\n| b |\n|---|\n', '  |---|\n\n', '  |---|\n'],
   ])('re-parses correctly when %s', (_name, old, find, replacement) => {
     const at = old.indexOf(find);
     expect(at).toBeGreaterThanOrEqual(0);
