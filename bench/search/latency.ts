@@ -5,6 +5,9 @@
  *
  *   npx tsx bench/search/latency.ts [--backends postgres,meilisearch] [--items 100000] [--mine 20000]
  *
+ * Backend `postgres-sql-rerank` is the Postgres index with its rows' vector codes removed, so the shortlist is
+ * reranked over real[] in SQL as before codes existed: run it beside `postgres` for the ratio.
+ *
  * Generated items get random unit vectors instead of model output: the cost of a search does not depend on what
  * the vectors mean, and embedding 100,000 texts would take this machine ~20 minutes. Meilisearch is the
  * devDependency's binary on a free port; it builds its vector graph while documents arrive, which is the slow part
@@ -19,6 +22,7 @@ import { Meilisearch } from 'meilisearch';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
 import { PostgresSearchIndex, signBits } from '../../src/search/postgres.js';
+import { encodeVector } from '../../src/search/vector-codes.js';
 import { migrate } from '../../src/store/db.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { vocabularyWords } from '../../src/search/query-words.js';
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
   };
   const report: Record<string, unknown> = { date: new Date().toISOString(), items: total, readable: mine };
   for (const backend of backends) {
-    const env = backend === 'meilisearch' ? await meiliBackend(embedder) : await postgresBackend(embedder);
+    const env = backend === 'meilisearch' ? await meiliBackend(embedder) : await postgresBackend(embedder, backend === 'postgres-sql-rerank');
     try {
       await env.index.upsert(labeled);
       const started = performance.now();
@@ -84,6 +88,22 @@ async function main(): Promise<void> {
         console.log(`${mode.padEnd(8)} p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms  (${times.length} searches)`);
         entry[mode] = { p50Ms: p50, p95Ms: p95, searches: times.length };
       }
+      if (env.direct) {
+        const times: number[] = [];
+        for (let round = 0; round < 3; round++) {
+          for (const q of set.queries) {
+            const t = performance.now();
+            await env.direct(reader, q.text);
+            times.push(performance.now() - t);
+          }
+        }
+        times.sort((a, b) => a - b);
+        const p50 = times[Math.floor(times.length * 0.5)]!;
+        const p95 = times[Math.floor(times.length * 0.95)]!;
+        const ratio = (entry.hybrid as { p95Ms: number }).p95Ms / p95;
+        console.log(`direct   p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms  (embed, then one hybrid query straight to the engine; the backend's hybrid p95 is ${ratio.toFixed(2)}x that)`);
+        entry.direct = { p50Ms: p50, p95Ms: p95, searches: times.length, hybridP95Ratio: ratio };
+      }
       report[backend] = entry;
     } finally {
       await env.close();
@@ -98,10 +118,13 @@ interface LatencyBackend {
   /** Adds generated items straight to the store, with their ready-made vectors. */
   load(rows: ReturnType<typeof generated>[]): Promise<void>;
   describe(reader: string): Promise<string>;
+  /** The same hybrid search asked of the engine straight, as a caller without the service would: embed, then one query. */
+  direct?(reader: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
-async function postgresBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
+/** `sqlRerank`: passages without vector codes, so the shortlist is reranked over real[] in SQL (as before codes existed). */
+async function postgresBackend(embedder: LocalEmbedder, sqlRerank = false): Promise<LatencyBackend> {
   const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
   const adminUrl = process.env.DATABASE_URL ?? server!.url;
   const database = `search_latency_${Date.now()}`;
@@ -116,7 +139,8 @@ async function postgresBackend(embedder: LocalEmbedder): Promise<LatencyBackend>
     index: new PostgresSearchIndex(knex, embedder),
     load: (rows) => insertGenerated(knex, rows),
     async describe(reader) {
-      await knex.raw('analyze search_passages');
+      if (sqlRerank) await knex.raw('update search_passages set embedding_code = null');
+      await knex.raw('vacuum analyze search_passages');
       const count = await knex.raw<{ rows: { all: string; mine: string }[] }>(
         'select count(*) as all, count(*) filter (where reader_ids @> array[?]::uuid[]) as mine from search_passages', [reader]);
       return `${count.rows[0]!.all} passages, ${count.rows[0]!.mine} readable by the searcher`;
@@ -152,6 +176,15 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
       const readable = await client.index(uid).getDocuments({ filter: `readerIds = "${reader}"`, limit: 1 });
       return `${all.numberOfDocuments} passages, ${readable.total} readable by the searcher`;
     },
+    async direct(reader, text) {
+      const [vector] = await embedder.embed([text]);
+      await client.index(uid).search(text, {
+        filter: `readerIds = "${reader}"`,
+        limit: 10,
+        vector: Array.from(vector!),
+        hybrid: { embedder: 'default', semanticRatio: 0.2 },
+      });
+    },
     close: () => server.stop(),
   };
 }
@@ -161,16 +194,16 @@ function generated(owner: string) {
   const words = Array.from({ length: 3 + Math.floor(Math.random() * 4) }, () => WORDS[Math.floor(Math.random() * WORDS.length)]!);
   const title = words.slice(0, 3).join(' ');
   const vector = normalize(Float32Array.from({ length: 512 }, () => Math.random() - 0.5));
-  return { item_id: randomUUID(), owner, title, content: words.join(' '), embedding: Array.from(vector), bits: signBits(vector) };
+  return { item_id: randomUUID(), owner, title, content: words.join(' '), embedding: Array.from(vector), code: encodeVector(vector).toString('base64'), bits: signBits(vector) };
 }
 
 async function insertGenerated(knex: Knex, rows: ReturnType<typeof generated>[]): Promise<void> {
   await knex.raw(
-    `insert into search_passages (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_bits, created_at)
+    `insert into search_passages (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_code, embedding_bits, created_at)
      select r.item_id, 0, r.owner, array[r.owner], r.owner, 'To do', r.title, r.title || E'\\n' || r.content,
             setweight(to_tsvector('english', r.title), 'A') || setweight(to_tsvector('english', r.content), 'B'),
-            r.embedding, r.bits::bit varying, now() - random() * interval '700 days'
-       from jsonb_to_recordset(?::jsonb) as r(item_id uuid, owner uuid, title text, content text, embedding real[], bits text)`,
+            r.embedding, decode(r.code, 'base64'), r.bits::bit varying, now() - random() * interval '700 days'
+       from jsonb_to_recordset(?::jsonb) as r(item_id uuid, owner uuid, title text, content text, embedding real[], code text, bits text)`,
     [JSON.stringify(rows)],
   );
   const words = [...new Set(rows.flatMap((r) => vocabularyWords(r.content)))];

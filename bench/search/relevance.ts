@@ -20,7 +20,7 @@ import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
 import { DEFAULT_FUSION, type FusionParams } from '../../src/search/fusion.js';
-import { up } from '../../src/store/migrations/20261122000300_search.js';
+import { migrate } from '../../src/store/db.js';
 import { startMeilisearch } from '../../test/support/meili.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { evaluate, summarize, type Judged, type ModeReport, type Ranked } from './metrics.js';
@@ -133,7 +133,7 @@ async function openBackend(name: string, embedder: Embedder): Promise<BackendEnv
     const url = new URL(adminUrl);
     url.pathname = `/${database}`;
     const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 4 } });
-    await up(knex);
+    await migrate(knex);
     return {
       index: new PostgresSearchIndex(knex, embedder),
       baselines: {

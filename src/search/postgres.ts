@@ -4,6 +4,7 @@ import { toPassages, type Passage } from './passages.js';
 import { embedPassages } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
 import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
+import { dotWithCode, encodeVector } from './vector-codes.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
 export interface PostgresSearchOptions {
@@ -23,7 +24,9 @@ interface CandidateRow {
   text: string;
   keyword: number;
   rank: number;
+  /** Computed in SQL only for passages without a code (indexed before codes existed). */
   cosine: number | null;
+  code: Buffer | null;
 }
 
 /**
@@ -33,12 +36,13 @@ interface CandidateRow {
  *   are OR-ed so that "find the note about car insurance" still matches a note that never says "find".
  * - Typos: each unknown query word is matched against the vocabulary (`search_words`, trigram index) and replaced
  *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too.
- * - Semantic: vectors are stored as real[] plus their sign bits. Exact cosine over all 20,000 passages of a reader
- *   in SQL took ~1.5 s; xor + bit_count over the bits shortlists in ~20 ms, and only that shortlist gets the exact
- *   cosine (measured on an idle machine: 400 candidates, p50 ~50 ms, p95 ~75 ms on a 100,000-row table; the
- *   rerank costs ~0.07 ms a row, so the default shortlist is 300). Sign bits estimate the angle to about +-0.05 in
- *   cosine at 512 dimensions, so passages near the 0.5 floor still make a 300-row shortlist. Parsing real[] in
- *   Node was slower than computing in SQL (120 ms for 400 rows), so the rerank stays in SQL.
+ * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
+ *   bits. Exact cosine over all 20,000 passages of a reader in SQL took ~1.5 s; xor + bit_count over the bits
+ *   shortlists in ~10-20 ms, and only that shortlist (300) is reranked, by the cosine of its codes, in Node: the
+ *   same rerank over real[] in SQL (unnest) cost ~25 ms more, and parsing real[] text in Node far more. Sign bits
+ *   estimate the angle to about +-0.05 in cosine at 512 dimensions, so passages near the 0.5 floor still make a
+ *   300-row shortlist; codes are within ~0.005 of the exact cosine. real[] stays the stored vector (reused when
+ *   a passage is unchanged, and reranked in SQL for rows indexed before codes existed).
  * - Every candidate from any leg gets both signals and is scored by `fusedScore` (see fusion.ts).
  */
 export class PostgresSearchIndex implements SearchIndex {
@@ -77,6 +81,7 @@ export class PostgresSearchIndex implements SearchIndex {
         content: passage.content,
         text: passage.text,
         embedding: vector ? Array.from(vector) : null,
+        code: vector ? encodeVector(vector).toString('base64') : null,
         bits: vector ? signBits(vector) : null,
         created_at: doc.createdAt.toISOString(),
       };
@@ -87,14 +92,14 @@ export class PostgresSearchIndex implements SearchIndex {
       if (records.length > 0) {
         await trx.raw(
           `insert into search_passages
-             (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_bits, created_at)
+             (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_code, embedding_bits, created_at)
            select r.item_id, r.passage_no, r.owner_id, r.reader_ids, r.list_id, r.list_name, r.title, r.text,
                   setweight(to_tsvector('english', unaccent(r.title)), 'A')
                   || setweight(to_tsvector('english', unaccent(r.content)), 'B')
                   || setweight(to_tsvector('english', unaccent(r.list_name)), 'D'),
-                  r.embedding, r.bits::bit varying, r.created_at
+                  r.embedding, decode(r.code, 'base64'), r.bits::bit varying, r.created_at
              from jsonb_to_recordset(?::jsonb) as r(item_id uuid, passage_no int, owner_id uuid, reader_ids uuid[],
-                  list_id uuid, list_name text, title text, content text, text text, embedding real[], bits text,
+                  list_id uuid, list_name text, title text, content text, text text, embedding real[], code text, bits text,
                   created_at timestamptz)`,
           [JSON.stringify(records)],
         );
@@ -227,7 +232,9 @@ export class PostgresSearchIndex implements SearchIndex {
       select p.item_id, p.passage_no, p.text,
              coalesce((select count(*) filter (where p.tsv @@ t.tsq)::float8 / nullif(count(*), 0) from terms t), 0) as keyword,
              ts_rank(p.tsv, q.any_word) as rank,
-             case when :vector::real[] is null or p.embedding is null or cardinality(p.embedding) <> :dimensions then null
+             case when :vector::real[] is null then null else p.embedding_code end as code,
+             case when :vector::real[] is null or p.embedding_code is not null or p.embedding is null
+                       or cardinality(p.embedding) <> :dimensions then null
                   else (select greatest(sum(a * b), coalesce(sum(a * c), -1))
                           from unnest(p.embedding, :vector::real[], :vector2::real[]) as v(a, b, c)) end as cosine
         from cand join search_passages p using (item_id, passage_no), q`;
@@ -247,8 +254,21 @@ export class PostgresSearchIndex implements SearchIndex {
       keywordCandidates: this.keywordCandidates,
       semanticCandidates: this.semanticCandidates,
     });
+    for (const row of result.rows) {
+      if (row.code && vectors.length > 0) row.cosine = bestCosine(row.code, vectors);
+    }
     return result.rows;
   }
+}
+
+/** The better cosine of a passage's code with the query's vectors (as typed, as corrected); null for another model's vector. */
+function bestCosine(code: Buffer, vectors: Float32Array[]): number | null {
+  let best: number | null = null;
+  for (const vector of vectors) {
+    const cosine = dotWithCode(code, vector);
+    if (cosine !== null && (best === null || cosine > best)) best = cosine;
+  }
+  return best;
 }
 
 /** Sign bit of each dimension as a '0'/'1' string, castable to Postgres `bit varying`. */

@@ -8,6 +8,7 @@ import * as automations from './20261122000600_automations.js';
 import * as unloggedRateLimits from './20261122000700_unlogged_rate_limits.js';
 import * as openItemsOrder from './20261122000800_open_items_order_index.js';
 import * as bodyOutlines from './20261122000900_body_outlines.js';
+import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
 
 interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -22,6 +23,7 @@ const migrations: [string, Migration][] = [
   ['20261122000700_unlogged_rate_limits', unloggedRateLimits],
   ['20261122000800_open_items_order_index', openItemsOrder],
   ['20261122000900_body_outlines', bodyOutlines],
+  ['20261122001000_search_vector_codes', searchVectorCodes],
 ];
 
 /** A knex MigrationSource over the static list above. */
