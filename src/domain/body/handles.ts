@@ -28,28 +28,32 @@ const MAX_LEVEL = 64;
 export function handlesOf(body: ParsedBody): readonly string[] {
   if (body.handles) return body.handles;
   const length = body.blockCount > BIG_BODY ? 4 : 3;
-  const hashes: number[] = [];
-  const occ: number[] = [];
-  const firstChoices: string[] = [];
-  const seen = new Map<number, number>();
+  const hashes: number[] = new Array<number>(body.blockCount);
+  const occ: number[] = new Array<number>(body.blockCount);
+  const firstCodes: number[] = new Array<number>(body.blockCount);
+  const firstChoices: string[] = new Array<string>(body.blockCount);
+  const seen = new OccurrenceCounter(body.blockCount);
+  let i = 0;
   for (let u = 0; u < body.units.length; u++) {
     const base = body.starts[u]!;
     for (const block of body.units[u]!.blocks) {
       if (block.hash === undefined) block.hash = blockHash(body.text, base + block.start, base + block.end);
       const hash = block.hash;
-      const k = seen.get(hash) ?? 0;
-      seen.set(hash, k + 1);
+      const k = seen.next(hash);
       // Blocks are shared between versions of a body, so their first choice is worth keeping.
-      if (block.firstChoice === undefined || block.firstChoiceKey !== k * 8 + length) {
-        block.firstChoice = handleCandidate(hash, k, 0, length);
+      if (block.firstChoice === undefined || block.firstCode === undefined || block.firstChoiceKey !== k * 8 + length) {
+        block.firstCode = candidateCode(hash, k, 0, length);
+        block.firstChoice = handleOfCode(block.firstCode);
         block.firstChoiceKey = k * 8 + length;
       }
-      hashes.push(hash);
-      occ.push(k);
-      firstChoices.push(block.firstChoice);
+      hashes[i] = hash;
+      occ[i] = k;
+      firstCodes[i] = block.firstCode;
+      firstChoices[i] = block.firstChoice;
+      i++;
     }
   }
-  body.handles = assignHandles(hashes, occ, firstChoices);
+  body.handles = assignCodes(hashes, occ, firstCodes, firstChoices);
   return body.handles;
 }
 
@@ -66,79 +70,153 @@ export function handleIndexOf(body: ParsedBody): ReadonlyMap<string, number> {
  * Give each content hash (in document order) a distinct handle. Candidates are
  * tried level by level; a candidate wanted by two blocks at the same level is
  * burnt for everyone, so the outcome does not depend on which block came first.
- * `occurrences` and `firstChoices` may be passed when already known.
  */
-export function assignHandles(hashes: readonly number[], occurrences?: readonly number[], firstChoices?: readonly string[]): string[] {
-  const baseLength = hashes.length > BIG_BODY ? 4 : 3;
-  const occ = occurrences ?? occurrencesOf(hashes);
+export function assignHandles(hashes: readonly number[]): string[] {
+  const length = hashes.length > BIG_BODY ? 4 : 3;
+  const occ = occurrencesOf(hashes);
+  const firstCodes = hashes.map((hash, i) => candidateCode(hash, occ[i]!, 0, length));
+  return assignCodes(hashes, occ, firstCodes, firstCodes.map(handleOfCode));
+}
+
+/*
+ * Candidates are numbers (see candidateCode) so that counting who wants which is array
+ * indexing: for a body of 40,000 blocks, Maps of strings made handle assignment ~20 ms.
+ * `demand` counts the wants of the current level; `taken` marks what any earlier level
+ * wanted. Both are module-level (5 MB, made on first use) and left all zero after every call.
+ */
+const CODE_SPACE = ALPHABET.length ** 3 + ALPHABET.length ** 4;
+let demand = new Int32Array(0);
+let taken = new Uint8Array(0);
+
+function assignCodes(hashes: readonly number[], occ: readonly number[], firstCodes: readonly number[], firstChoices: readonly string[]): string[] {
+  if (taken.length === 0) {
+    demand = new Int32Array(CODE_SPACE);
+    taken = new Uint8Array(CODE_SPACE);
+  }
   const result: string[] = new Array<string>(hashes.length);
-  // Every candidate wanted at some level is taken from then on; the level maps are kept as they are.
-  const wantedAt: Map<string, number>[] = [];
-  const isTaken = (c: string): boolean => wantedAt.some((level) => level.has(c));
-  let pending: number[] | null = null;
-  for (let level = 0; pending === null || pending.length > 0; level++) {
-    if (level === MAX_LEVEL) {
-      assignLeftovers(pending ?? [], hashes, occ, isTaken, result);
-      break;
+  const everWanted: number[] = [];
+  try {
+    let pending: number[] | null = null;
+    for (let level = 0; pending === null || pending.length > 0; level++) {
+      if (level === MAX_LEVEL) {
+        assignLeftovers(pending ?? [], hashes, occ, result);
+        break;
+      }
+      const count = pending === null ? hashes.length : pending.length;
+      const wanted = new Array<number>(count);
+      for (let j = 0; j < count; j++) {
+        const i = pending === null ? j : pending[j]!;
+        const c = level === 0 ? firstCodes[i]! : candidateCode(hashes[i]!, occ[i]!, level, 4);
+        wanted[j] = c;
+        demand[c]!++;
+      }
+      const next: number[] = [];
+      for (let j = 0; j < count; j++) {
+        const i = pending === null ? j : pending[j]!;
+        const c = wanted[j]!;
+        if (demand[c] === 1 && taken[c] === 0) result[i] = level === 0 ? firstChoices[i]! : handleOfCode(c);
+        else next.push(i);
+      }
+      for (let j = 0; j < count; j++) {
+        const c = wanted[j]!;
+        demand[c] = 0;
+        if (taken[c] === 0) {
+          taken[c] = 1;
+          everWanted.push(c);
+        }
+      }
+      pending = next;
     }
-    const count = pending === null ? hashes.length : pending.length;
-    const wanted: string[] = new Array<string>(count);
-    const demand = new Map<string, number>();
-    for (let j = 0; j < count; j++) {
-      const i = pending === null ? j : pending[j]!;
-      const c = level === 0 && firstChoices ? firstChoices[i]! : handleCandidate(hashes[i]!, occ[i]!, level, level === 0 ? baseLength : 4);
-      wanted[j] = c;
-      demand.set(c, (demand.get(c) ?? 0) + 1);
-    }
-    const next: number[] = [];
-    for (let j = 0; j < count; j++) {
-      const i = pending === null ? j : pending[j]!;
-      const c = wanted[j]!;
-      if (demand.get(c) === 1 && !isTaken(c)) result[i] = c;
-      else next.push(i);
-    }
-    wantedAt.push(demand);
-    pending = next;
+  } finally {
+    for (const c of everWanted) taken[c] = 0;
   }
   return result;
 }
 
+/** How many times each hash was seen before: an open-addressing table, as a Map of 53-bit numbers is slow. */
+class OccurrenceCounter {
+  private readonly keys: Float64Array;
+  private readonly counts: Int32Array;
+  private readonly mask: number;
+
+  constructor(expected: number) {
+    let size = 16;
+    while (size < expected * 2) size *= 2;
+    this.keys = new Float64Array(size).fill(-1);
+    this.counts = new Int32Array(size);
+    this.mask = size - 1;
+  }
+
+  /** The number of earlier calls with this hash (a non-negative integer). */
+  next(hash: number): number {
+    let slot = mix32((hash >>> 0) ^ Math.floor(hash / 4294967296)) & this.mask;
+    for (;;) {
+      const key = this.keys[slot]!;
+      if (key === hash) return this.counts[slot]!++;
+      if (key === -1) {
+        this.keys[slot] = hash;
+        this.counts[slot] = 1;
+        return 0;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+}
+
 function occurrencesOf(hashes: readonly number[]): number[] {
-  const seen = new Map<number, number>();
-  return hashes.map((hash) => {
-    const k = seen.get(hash) ?? 0;
-    seen.set(hash, k + 1);
-    return k;
-  });
+  const seen = new OccurrenceCounter(hashes.length);
+  return hashes.map((hash) => seen.next(hash));
 }
 
 /** The handle a block with this content hash and occurrence index wants at a given level. */
 export function handleCandidate(hash: number, occurrence: number, level: number, length: number): string {
+  return handleOfCode(candidateCode(hash, occurrence, level, length));
+}
+
+/**
+ * The candidate as a number: the alphabet indices of its characters in base 31, 3-character
+ * ones in [0, 31^3) and 4-character ones offset by 31^3 after them.
+ */
+function candidateCode(hash: number, occurrence: number, level: number, length: number): number {
   const lo = hash >>> 0;
   const hi = Math.floor(hash / 4294967296) >>> 0;
   let state = mix32(lo ^ mix32(hi ^ mix32(occurrence + 0x9e3779b9) ^ mix32(level * 0x85ebca6b + 0x27d4eb2f)));
   for (;;) {
-    let out = '';
+    let code = 0;
+    let scale = 1;
     let letters = 0;
     for (let i = 0; i < length; i++) {
       state = mix32(state + 0x6d2b79f5);
       const c = state % ALPHABET.length;
       if (c < LETTERS.length) letters++;
-      out += ALPHABET[c];
+      code += c * scale;
+      scale *= ALPHABET.length;
     }
-    if (letters > 0 && letters < length) return out;
+    if (letters > 0 && letters < length) return length === 3 ? code : ALPHABET.length ** 3 + code;
   }
 }
 
+function handleOfCode(code: number): string {
+  const size = ALPHABET.length;
+  const length = code < size ** 3 ? 3 : 4;
+  let rest = length === 3 ? code : code - size ** 3;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out += ALPHABET[rest % size];
+    rest = Math.floor(rest / size);
+  }
+  return out;
+}
+
 /** Practically unreachable (64 contested levels); keeps assignment total and deterministic anyway. */
-function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], isTaken: (c: string) => boolean, result: string[]): void {
-  const late = new Set<string>();
+function assignLeftovers(pending: readonly number[], hashes: readonly number[], occ: readonly number[], result: string[]): void {
+  const late = new Set<number>();
   for (const i of pending) {
     for (let level = MAX_LEVEL; ; level++) {
-      const c = handleCandidate(hashes[i]!, occ[i]!, level, 4);
-      if (!isTaken(c) && !late.has(c)) {
+      const c = candidateCode(hashes[i]!, occ[i]!, level, 4);
+      if (taken[c] === 0 && !late.has(c)) {
         late.add(c);
-        result[i] = c;
+        result[i] = handleOfCode(c);
         break;
       }
     }

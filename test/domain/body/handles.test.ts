@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { assignHandles, handleCandidate, stripHandles } from '../../../src/domain/body/handles.js';
+import { readForEditing } from '../../../src/domain/body/read.js';
 
 /** Two different content hashes whose first-choice handles collide. */
 function collidingPair(): [number, number] {
@@ -41,6 +42,14 @@ describe('assignHandles', () => {
     expect(new Set(handles).size).toBe(3);
     expect(handles[0]).toBe(handleCandidate(5, 0, 0, 3));
     expect(assignHandles([5, 5, 5])).toEqual(handles);
+  });
+
+  // Handles an agent holds must survive an upgrade of the service: a change of these values is a breaking change.
+  it('gives the same handles as every earlier version', () => {
+    expect(readForEditing('# Groceries\n\n- [ ] milk\n- [ ] milk\n  - [x] brown\n\nSame.\n\nSame.\n').handles).toEqual(['4yz', '5ar', '8yr', '5xz', 'h4c', '2z4']);
+    const big = readForEditing(Array.from({ length: 1200 }, (_, i) => `- item ${i % 600}`).join('\n')).handles;
+    expect([big[0], big[1], big[599], big[600], big[1199]]).toEqual(['fum4', '562w', 'ccj3', '8drd', 'qdg7']);
+    expect(assignHandles([1, 1, 2, 3, 2 ** 52 + 7])).toEqual(['9h7', '3jj', 'n9y', 'b6r', 'rm7']);
   });
 
   it('uses 4-character handles in bodies with more than 1000 blocks', () => {
