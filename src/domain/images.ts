@@ -3,7 +3,8 @@
  * https image URL the service downloads (SSRF-guarded, size and type checked by magic
  * bytes). A URL that cannot be attached is reported under `imageFailures`; the item is saved.
  * Downloads happen before the write's transaction (`downloadImages`), so a slow remote host
- * never holds the list's lock.
+ * never holds the list's lock; what the write did not attach in the end (a refused entry, a
+ * rolled-back transaction) is deleted again afterwards (`discardUnattached`).
  * @see ../../../shared/spec/service.md "POST /items" (imageUrls, imageFailures)
  */
 import type { Knex } from 'knex';
@@ -15,7 +16,12 @@ import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath, type Uploa
 
 export interface ImageRequest { index: number; itemId: string; urls: string[] }
 export interface ImageFailure { index: number; itemId: string | null; url: string; reason: string }
-export interface ImageResult { attached: number; failures: ImageFailure[] }
+export interface ImageResult {
+  attached: number;
+  failures: ImageFailure[];
+  /** Bucket paths of downloaded images this call attached (see discardUnattached). */
+  downloadedPaths: string[];
+}
 
 interface StoredImage { bucketPath: string; mimeType: ImageType; bytes: number }
 /** Each downloaded URL: where it is stored now, or why it could not be. */
@@ -78,7 +84,22 @@ export async function attachImages(ctx: OperationContext, trx: Knex, requests: I
     }
   }
   if (rows.length) await trx('attachments').insert(rows);
-  return { attached: rows.length, failures };
+  const downloadedPaths = rows.filter((r) => r.source_url !== undefined).map((r) => r.bucket_path as string);
+  return { attached: rows.length, failures, downloadedPaths };
+}
+
+/**
+ * Deletes the downloaded files whose bucket path is not in `kept`: call it once the write's
+ * transaction has ended, with the paths it attached if it committed, or none if it did not.
+ * Nobody else knows these paths (they are fresh and random), so no one else can use them.
+ * A failure to delete is logged and leaves the file: the write itself succeeded or failed already.
+ */
+export async function discardUnattached(ctx: OperationContext, downloads: Downloads, kept: ReadonlySet<string>): Promise<void> {
+  const store = fileStore(ctx.config);
+  for (const stored of downloads.values()) {
+    if ('error' in stored || kept.has(stored.bucketPath)) continue;
+    await store.remove(stored.bucketPath).catch((err: unknown) => ctx.log.warn({ err, bucketPath: stored.bucketPath }, 'could not delete an unattached download'));
+  }
 }
 
 /** Drops an item's attachments (`clearImages`); the stored bytes stay, since a body may still show them. */

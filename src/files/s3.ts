@@ -4,7 +4,7 @@
  * and put in one request once complete: a refused or broken upload never leaves an object.
  * Loaded only when configured, so the default (local folder) never loads the AWS SDK.
  */
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import type { FileStore } from './store.js';
@@ -44,5 +44,10 @@ export class S3FileStore implements FileStore {
       if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
       throw err;
     }
+  }
+
+  async remove(bucketPath: string): Promise<void> {
+    // S3 answers a delete of a missing key with success too.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + bucketPath }));
   }
 }

@@ -24,6 +24,8 @@ export interface FileStore {
   write(bucketPath: string, source: AsyncIterable<Buffer>): Promise<number>;
   /** The file's bytes as a stream and its size, or null when there is none. */
   read(bucketPath: string): Promise<{ stream: Readable; bytes: number } | null>;
+  /** Deletes the file; nothing happens when there is none. */
+  remove(bucketPath: string): Promise<void>;
 }
 
 class LocalFileStore implements FileStore {
@@ -60,6 +62,10 @@ class LocalFileStore implements FileStore {
     const info = await stat(file).catch(() => null);
     return info ? { stream: createReadStream(file), bytes: info.size } : null;
   }
+
+  async remove(bucketPath: string): Promise<void> {
+    await rm(this.file(bucketPath), { force: true });
+  }
 }
 
 /** Opens the S3 store on first use, so the AWS SDK is loaded only where it is configured. */
@@ -76,6 +82,10 @@ class LazyS3FileStore implements FileStore {
   async read(bucketPath: string): Promise<{ stream: Readable; bytes: number } | null> {
     if (!isBucketPath(bucketPath)) throw new Error(`not a bucket path: ${bucketPath}`);
     return (await this.open()).read(bucketPath);
+  }
+  async remove(bucketPath: string): Promise<void> {
+    if (!isBucketPath(bucketPath)) throw new Error(`not a bucket path: ${bucketPath}`);
+    return (await this.open()).remove(bucketPath);
   }
 }
 

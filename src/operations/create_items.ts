@@ -8,7 +8,7 @@ import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
 import { ApiError, invalid, notFound } from '../http/errors.js';
-import { attachImages, downloadImages, type ImageRequest } from '../domain/images.js';
+import { attachImages, discardUnattached, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 
 type Output = OpOutput<'create_items'>;
@@ -37,87 +37,97 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
   const user = await getUser(db, principal.userId);
   const now = services.now();
   const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
-  return db.transaction(async (trx) => {
-    const list = await lockList(trx, principal.userId, input.listId ?? 'tasks');
-    const matchOn = resolveMatchOn(list, input.matchOn ?? []);
-    const failed: Output['failed'] = [];
-    const unknownKeys = new Set<string>();
-    let properties = list.properties;
-    const prepared: Prepared[] = [];
+  const attached = new Set<string>();
+  let committed = false;
+  try {
+    const output = await db.transaction(async (trx) => {
+      const list = await lockList(trx, principal.userId, input.listId ?? 'tasks');
+      const matchOn = resolveMatchOn(list, input.matchOn ?? []);
+      const failed: Output['failed'] = [];
+      const unknownKeys = new Set<string>();
+      let properties = list.properties;
+      const prepared: Prepared[] = [];
 
-    input.items.forEach((entry, index) => {
-      for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
-      try {
-        const { item, newProperties } = prepareEntry(entry, index, { ...list, properties }, user.timezone, now, input.enrich === true);
-        properties = newProperties;
-        prepared.push(item);
-      } catch (err) {
-        if (!(err instanceof ValueError)) throw err;
-        failed.push({ index, reason: err.message, externalId: entry.externalId ?? null });
-      }
-    });
-
-    // The same externalId again returns the item already made, also within one batch.
-    const existingRows = await findByExternalIds(trx, principal.userId, prepared.map((p) => p.externalId).filter((x): x is string => x !== null));
-    const existing: ItemDbRow[] = [];
-    const seenExternal = new Set<string>();
-    const toInsert: Prepared[] = [];
-    const merges: { target: ItemDbRow; entry: Prepared }[] = [];
-    const matchTargets = matchOn.length ? await findMatches(trx, list.id, matchOn, prepared) : new Map<number, ItemDbRow>();
-    for (const entry of prepared) {
-      if (entry.externalId !== null) {
-        const found = existingRows.get(entry.externalId);
-        if (found) {
-          existing.push(found);
-          continue;
+      input.items.forEach((entry, index) => {
+        for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
+        try {
+          const { item, newProperties } = prepareEntry(entry, index, { ...list, properties }, user.timezone, now, input.enrich === true);
+          properties = newProperties;
+          prepared.push(item);
+        } catch (err) {
+          if (!(err instanceof ValueError)) throw err;
+          failed.push({ index, reason: err.message, externalId: entry.externalId ?? null });
         }
-        if (seenExternal.has(entry.externalId)) continue;
-        seenExternal.add(entry.externalId);
+      });
+
+      // The same externalId again returns the item already made, also within one batch.
+      const existingRows = await findByExternalIds(trx, principal.userId, prepared.map((p) => p.externalId).filter((x): x is string => x !== null));
+      const existing: ItemDbRow[] = [];
+      const seenExternal = new Set<string>();
+      const toInsert: Prepared[] = [];
+      const merges: { target: ItemDbRow; entry: Prepared }[] = [];
+      const matchTargets = matchOn.length ? await findMatches(trx, list.id, matchOn, prepared) : new Map<number, ItemDbRow>();
+      for (const entry of prepared) {
+        if (entry.externalId !== null) {
+          const found = existingRows.get(entry.externalId);
+          if (found) {
+            existing.push(found);
+            continue;
+          }
+          if (seenExternal.has(entry.externalId)) continue;
+          seenExternal.add(entry.externalId);
+        }
+        const target = matchTargets.get(entry.index);
+        if (target) merges.push({ target, entry });
+        else toInsert.push(entry);
       }
-      const target = matchTargets.get(entry.index);
-      if (target) merges.push({ target, entry });
-      else toInsert.push(entry);
-    }
 
-    if (properties !== list.properties) {
-      await trx('lists').where({ id: list.id }).update({ properties: JSON.stringify(properties), updated_at: now });
-    }
-    const inserted = toInsert.length
-      ? ((await trx('items')
-          .insert(toInsert.map((p) => ({ ...p.insert, owner_id: principal.userId, list_id: list.id, values: JSON.stringify(p.values), created_at: now, updated_at: now, edited_at: now })))
-          .returning('*')) as ItemDbRow[])
-      : [];
-    const merged = await Promise.all(merges.map(({ target, entry }) => mergeInto(trx, target, entry, now)));
+      if (properties !== list.properties) {
+        await trx('lists').where({ id: list.id }).update({ properties: JSON.stringify(properties), updated_at: now });
+      }
+      const inserted = toInsert.length
+        ? ((await trx('items')
+            .insert(toInsert.map((p) => ({ ...p.insert, owner_id: principal.userId, list_id: list.id, values: JSON.stringify(p.values), created_at: now, updated_at: now, edited_at: now })))
+            .returning('*')) as ItemDbRow[])
+        : [];
+      const merged = await Promise.all(merges.map(({ target, entry }) => mergeInto(trx, target, entry, now)));
 
-    const images: ImageRequest[] = [
-      ...toInsert.map((p, i) => ({ index: p.index, itemId: inserted[i]!.id, urls: p.imageUrls })),
-      ...merges.map(({ target, entry }) => ({ index: entry.index, itemId: target.id, urls: entry.imageUrls })),
-    ];
-    const imageResult = await attachImages(ctx, trx, images, downloads);
-    const enrichIds = toInsert.flatMap((p, i) => (p.enrich ? [inserted[i]!.id] : []));
-    if (enrichIds.length && keepsStatus(list)) await enqueueEnrich(ctx, trx, enrichIds);
-    await record(trx, principal, list, inserted.length, merged.length);
+      const images: ImageRequest[] = [
+        ...toInsert.map((p, i) => ({ index: p.index, itemId: inserted[i]!.id, urls: p.imageUrls })),
+        ...merges.map(({ target, entry }) => ({ index: entry.index, itemId: target.id, urls: entry.imageUrls })),
+      ];
+      const imageResult = await attachImages(ctx, trx, images, downloads);
+      for (const bucketPath of imageResult.downloadedPaths) attached.add(bucketPath);
+      const enrichIds = toInsert.flatMap((p, i) => (p.enrich ? [inserted[i]!.id] : []));
+      if (enrichIds.length && keepsStatus(list)) await enqueueEnrich(ctx, trx, enrichIds);
+      await record(trx, principal, list, inserted.length, merged.length);
 
-    const byIndex = new Map<number, ItemDbRow>();
-    toInsert.forEach((p, i) => byIndex.set(p.index, inserted[i]!));
-    merges.forEach(({ entry }, i) => byIndex.set(entry.index, merged[i]!));
-    const listed = { ...list, properties };
-    return {
-      listId: list.id,
-      listName: list.name,
-      listIcon: list.icon,
-      properties: properties.map((p) => propertyDto(p)),
-      items: [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, row]) => itemRowDto(row, listed)),
-      added: inserted.length,
-      links: linkRoots(config),
-      mergedIds: merged.map((m) => m.id),
-      existing: existing.map((row) => itemRowDto(row, listed)),
-      failed,
-      unknownKeys: [...unknownKeys],
-      imagesAttached: imageResult.attached,
-      imageFailures: imageResult.failures,
-    };
-  });
+      const byIndex = new Map<number, ItemDbRow>();
+      toInsert.forEach((p, i) => byIndex.set(p.index, inserted[i]!));
+      merges.forEach(({ entry }, i) => byIndex.set(entry.index, merged[i]!));
+      const listed = { ...list, properties };
+      return {
+        listId: list.id,
+        listName: list.name,
+        listIcon: list.icon,
+        properties: properties.map((p) => propertyDto(p)),
+        items: [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, row]) => itemRowDto(row, listed)),
+        added: inserted.length,
+        links: linkRoots(config),
+        mergedIds: merged.map((m) => m.id),
+        existing: existing.map((row) => itemRowDto(row, listed)),
+        failed,
+        unknownKeys: [...unknownKeys],
+        imagesAttached: imageResult.attached,
+        imageFailures: imageResult.failures,
+      };
+    });
+    committed = true;
+    return output;
+  } finally {
+    // Downloads the write did not attach in the end (or all, if it rolled back) are deleted.
+    if (downloads.size) await discardUnattached(ctx, downloads, committed ? attached : new Set());
+  }
 };
 
 /** The target list, locked so concurrent batches adding options to it do not lose each other's. */

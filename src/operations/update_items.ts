@@ -8,7 +8,7 @@ import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../domain/bod
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { attachImages, clearImages, downloadImages } from '../domain/images.js';
+import { attachImages, clearImages, discardUnattached, downloadImages } from '../domain/images.js';
 import { ApiError, invalid, toolError } from '../http/errors.js';
 import { emitAwaitingAgent } from '../domain/events.js';
 import { prepareBody, rememberOutline } from '../domain/bodyOutlines.js';
@@ -54,6 +54,7 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   let refusal: { error: Refusal; entry: Entry; index: number } | null = null;
 
   const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
+  const attached = new Set<string>();
   const trx = await db.transaction();
   try {
     const { accessible, lists } = await lockTargets(trx, principal.userId, ids, input.items.some((e) => e.values !== undefined && e.values !== null));
@@ -69,6 +70,7 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
         const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : [], downloads);
         imagesAttached += images.attached;
         imageFailures.push(...images.failures);
+        for (const bucketPath of images.downloadedPaths) attached.add(bucketPath);
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;
         refusal = { error: err, entry, index };
@@ -79,8 +81,11 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
     await trx.commit();
   } catch (err) {
     await trx.rollback();
+    if (downloads.size) await discardUnattached(ctx, downloads, new Set());
     throw err;
   }
+  // Downloads for entries after a refusal, or that failed to attach, are deleted.
+  if (downloads.size) await discardUnattached(ctx, downloads, attached);
   // The new versions of long bodies edited by block are parsed in memory: keep their outlines
   // for other processes. Not awaited, and a failure only costs a later parse.
   for (const item of written) if (item.body && 'applied' in item) void rememberOutline(db, item.id, item.body).catch(() => undefined);

@@ -2,7 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
@@ -109,6 +109,32 @@ describe('images on items', () => {
     expect(await readFile(path.join(dataDir, 'files', attachments[0]!.bucketPath))).toEqual(JPEG);
     const row = await server.db('attachments').where({ bucket_path: attachments[0]!.bucketPath }).first();
     expect(row.source_url).toBe(`${originUrl}/moved`);
+  });
+
+  it('deletes what it downloaded for entries that were not saved, and all of it when the write fails', async () => {
+    const cleo = await server.account('Cleo');
+    const cleoCtx = server.context(cleo);
+    const stored = async () => (await readdir(path.join(dataDir, 'files', 'u', cleo.userId)).catch(() => [] as string[])).sort();
+    const attachedPaths = async () => ((await server.db('attachments').where({ owner_id: cleo.userId }).pluck('bucket_path')) as string[]).map((p) => path.basename(p)).sort();
+
+    // Entry 1 is refused (a value for a property the list does not have): its download goes.
+    const made = await create_items(cleoCtx, { items: [{ title: 'Kept', imageUrls: [`${originUrl}/cat.jpg`] }, { title: 'Refused', values: { Nope: 'x' }, imageUrls: [`${originUrl}/photo.heic`] }] });
+    expect([made.added, made.failed.length, made.imagesAttached]).toEqual([1, 1, 1]);
+    expect(await stored()).toEqual(await attachedPaths());
+    expect(await stored()).toHaveLength(1);
+
+    // The whole write fails (no such list): nothing it downloaded stays.
+    await expect(create_items(cleoCtx, { listId: '00000000-0000-4000-8000-000000000000', items: [{ title: 'Lost', imageUrls: [`${originUrl}/photo.heic`] }] })).rejects.toMatchObject({ code: 'notFound' });
+    expect(await stored()).toHaveLength(1);
+
+    // update_items stops at a refused entry: the downloads of that entry and of the ones after it go.
+    const id = made.items[0]!.id;
+    await expect(update_items(cleoCtx, { items: [
+      { itemId: id, imageUrls: [`${originUrl}/moved`] },
+      { itemId: '00000000-0000-4000-8000-000000000000', imageUrls: [`${originUrl}/photo.heic`] },
+    ] })).rejects.toMatchObject({ code: 'notFound' });
+    expect(await stored()).toEqual(await attachedPaths());
+    expect(await stored()).toHaveLength(2);
   });
 
   it.each([

@@ -12,6 +12,7 @@ import { create_image_upload } from '../../src/operations/create_image_upload.js
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { loadConfig } from '../../src/config.js';
+import { fileStore } from '../../src/files/store.js';
 
 describe('the S3 file store', () => {
   let s3: S3rver;
@@ -54,6 +55,18 @@ describe('the S3 file store', () => {
     const res = await fetch(item.attachments[0]!.url!);
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer())).toEqual(PNG);
+  });
+
+  it('removes an object, and a missing one without complaint', async () => {
+    const store = fileStore(server.config);
+    const bucketPath = `u/${ada.userId}/00000000-0000-4000-8000-00000000000a.png`;
+    await store.write(bucketPath, (async function* () { yield PNG; })());
+    const written = await store.read(bucketPath);
+    written?.stream.destroy();
+    expect(written).toMatchObject({ bytes: PNG.length });
+    await store.remove(bucketPath);
+    expect(await store.read(bucketPath)).toBeNull();
+    await expect(store.remove(bucketPath)).resolves.toBeUndefined();
   });
 
   it('refuses a too-large upload without leaving an object', async () => {
