@@ -1,7 +1,7 @@
 import type { Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages } from './passages.js';
-import { embedPassages } from './passage-vectors.js';
+import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { allowedTypos, contentWords, correctedText, editDistance, foldWord } from './query-words.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
 import { dot } from './embedders/vectors.js';
@@ -71,11 +71,12 @@ export class MeiliSearchIndex implements SearchIndex {
     this.candidatesPerResult = options.candidatesPerResult ?? 3;
   }
 
-  async upsert(docs: SearchDoc[]): Promise<void> {
+  async upsert(docs: SearchDoc[], options: { reuseVectors?: boolean } = {}): Promise<void> {
     if (docs.length === 0) return;
     await this.ready();
     const rows = docs.flatMap((doc) => toPassages(doc.title, doc.body, doc.values).map((passage) => ({ doc, passage })));
-    const vectors = this.embedder ? await embedPassages(this.embedder, rows) : null;
+    const stored = this.embedder && options.reuseVectors ? await this.storedVectors(docs.map((d) => d.itemId), this.embedder.dimensions) : new Map();
+    const vectors = this.embedder ? await reuseOrEmbed(this.embedder, rows, stored) : null;
     const documents: PassageDocument[] = rows.map(({ doc, passage }, i) => ({
       id: `${doc.itemId}_${passage.no}`,
       itemId: doc.itemId,
@@ -94,6 +95,26 @@ export class MeiliSearchIndex implements SearchIndex {
     // An edited item may now have fewer passages; tasks of one index run in order, so the delete lands first.
     await index.deleteDocuments({ filter: itemFilter(docs.map((d) => d.itemId)) });
     if (documents.length > 0) succeeded(await index.addDocuments(documents).waitTask(WAIT));
+  }
+
+  /** The vectors the index holds for these items' passages, by vectorKey (see reuseOrEmbed). */
+  private async storedVectors(itemIds: string[], dimensions: number): Promise<Map<string, Float32Array>> {
+    const stored = new Map<string, Float32Array>();
+    const page = 1000;
+    for (let offset = 0; ; offset += page) {
+      const result = await this.client.index<PassageDocument>(this.uid).getDocuments({
+        filter: itemFilter(itemIds),
+        fields: ['itemId', 'listName', 'title', 'text'],
+        retrieveVectors: true,
+        limit: page,
+        offset,
+      });
+      for (const hit of result.results) {
+        const vector = storedVector((hit as Partial<PassageDocument>)._vectors?.[EMBEDDER]);
+        if (vector && vector.length === dimensions) stored.set(vectorKey(hit.itemId, hit.listName, hit.title, hit.text), vector);
+      }
+      if (result.results.length < page) return stored;
+    }
   }
 
   async remove(itemIds: string[]): Promise<void> {

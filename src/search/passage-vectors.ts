@@ -19,3 +19,23 @@ export async function embedPassages(embedder: Embedder, rows: { doc: SearchDoc; 
     return title ? normalize(own.map((x, d) => x + title[d]!)) : own;
   });
 }
+
+type Row = { doc: SearchDoc; passage: Passage };
+
+/** What a passage's vector is computed from (see embedPassages): two passages with equal keys have equal vectors. */
+export function vectorKey(itemId: string, listName: string, title: string, text: string): string {
+  return JSON.stringify([itemId, listName, title, text]);
+}
+
+/**
+ * The passages' vectors, taking those an index still stores under the same key (`stored`, from
+ * vectorKey) as they are and embedding the rest: re-indexing an item whose status or due date
+ * changed embeds nothing.
+ */
+export async function reuseOrEmbed(embedder: Embedder, rows: Row[], stored: ReadonlyMap<string, Float32Array>): Promise<Float32Array[]> {
+  const keys = rows.map((r) => vectorKey(r.doc.itemId, r.doc.listName, r.passage.title, r.passage.text));
+  const missing = rows.filter((_, i) => !stored.has(keys[i]!));
+  const fresh = missing.length > 0 ? await embedPassages(embedder, missing) : [];
+  let next = 0;
+  return keys.map((k) => stored.get(k) ?? fresh[next++]!);
+}

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages, type Passage } from './passages.js';
-import { embedPassages } from './passage-vectors.js';
+import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
 import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
@@ -115,7 +115,6 @@ export class PostgresSearchIndex implements SearchIndex {
    * text (what a vector is computed from) are taken as they are; the rest are embedded.
    */
   private async vectorsOf(embedder: Embedder, rows: { doc: SearchDoc; passage: Passage }[], reuse: boolean): Promise<Float32Array[]> {
-    const key = (itemId: string, listName: string, title: string, text: string) => JSON.stringify([itemId, listName, title, text]);
     const stored = new Map<string, Float32Array>();
     if (reuse) {
       const result = await this.knex.raw<{ rows: { item_id: string; list_name: string; title: string; text: string; embedding: number[] }[] }>(
@@ -123,13 +122,9 @@ export class PostgresSearchIndex implements SearchIndex {
           where item_id = any(?::uuid[]) and embedding is not null and cardinality(embedding) = ?`,
         [[...new Set(rows.map((r) => r.doc.itemId))], embedder.dimensions],
       );
-      for (const r of result.rows) stored.set(key(r.item_id, r.list_name, r.title, r.text), Float32Array.from(r.embedding));
+      for (const r of result.rows) stored.set(vectorKey(r.item_id, r.list_name, r.title, r.text), Float32Array.from(r.embedding));
     }
-    const keys = rows.map((r) => key(r.doc.itemId, r.doc.listName, r.passage.title, r.passage.text));
-    const missing = rows.filter((_, i) => !stored.has(keys[i]!));
-    const fresh = missing.length > 0 ? await embedPassages(embedder, missing) : [];
-    let next = 0;
-    return keys.map((k) => stored.get(k) ?? fresh[next++]!);
+    return reuseOrEmbed(embedder, rows, stored);
   }
 
   async remove(itemIds: string[]): Promise<void> {

@@ -36,8 +36,8 @@ export interface SearchIndex {
   /**
    * Indexes `docs`, replacing what the index holds for them. `reuseVectors`: a passage whose
    * text is unchanged keeps its stored vector instead of being embedded again (the outbox
-   * path; a rebuild, which may run with another model, embeds everything). The Postgres index
-   * honours it; Meilisearch embeds every passage again.
+   * path; a rebuild, which may run with another model, embeds everything). Both indexes
+   * honour it.
    */
   upsert(docs: SearchDoc[], options?: { reuseVectors?: boolean }): Promise<void>;
   remove(itemIds: string[]): Promise<void>;

@@ -1,14 +1,18 @@
 /**
  * The outbox path keeps the stored vector of a passage whose text did not change (a status or
- * due-date change re-indexes the item but embeds nothing); a rebuild embeds everything.
+ * due-date change re-indexes the item but embeds nothing); a rebuild embeds everything. One
+ * suite, run on both backends.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { Embedder, SearchDoc } from '../../src/search/types.js';
+import { Meilisearch } from 'meilisearch';
+import type { Embedder, SearchDoc, SearchIndex } from '../../src/search/types.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
+import { MeiliSearchIndex } from '../../src/search/meili.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
 import { migrate } from '../../src/store/db.js';
 import { createTestDatabase } from '../support/db.js';
+import { startMeilisearch } from '../support/meili.js';
 
 /** A deterministic embedder that records every text it is asked for. */
 class CountingEmbedder implements Embedder {
@@ -21,10 +25,48 @@ class CountingEmbedder implements Embedder {
   }
 }
 
-describe('reusing stored vectors', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+/** A backend under test: the index, the vectors it stores in passage order, and how to shut down. */
+interface Backend {
+  index: SearchIndex;
+  stored(): Promise<number[][]>;
+  close(): Promise<void>;
+}
+
+const backends: [string, (embedder: Embedder) => Promise<Backend>][] = [
+  [
+    'postgres',
+    async (embedder) => {
+      const db = await createTestDatabase();
+      await migrate(db.knex);
+      return {
+        index: new PostgresSearchIndex(db.knex, embedder),
+        stored: async () => (await db.knex('search_passages').orderBy('passage_no').pluck('embedding')) as number[][],
+        close: () => db.drop(),
+      };
+    },
+  ],
+  [
+    'meilisearch',
+    async (embedder) => {
+      const server = await startMeilisearch();
+      const client = new Meilisearch({ host: server.url, apiKey: server.apiKey });
+      const uid = 'reuse_passages';
+      return {
+        index: new MeiliSearchIndex(client, embedder, { indexUid: uid }),
+        async stored() {
+          const { results } = await client.index(uid).getDocuments<{ passageNo: number; _vectors: { default: { embeddings: number[][] } } }>({ retrieveVectors: true, limit: 1000 });
+          return results.sort((a, b) => a.passageNo - b.passageNo).map((d) => d._vectors.default.embeddings[0]!);
+        },
+        close: () => server.stop(),
+      };
+    },
+  ],
+];
+
+describe.each(backends)('reusing stored vectors on %s', (_name, open) => {
+  let backend: Backend;
   const embedder = new CountingEmbedder();
-  let index: PostgresSearchIndex;
+  let index: SearchIndex;
   const owner = randomUUID();
   const doc = (over: Partial<SearchDoc> = {}): SearchDoc => ({
     itemId: '00000000-0000-4000-8000-000000000001',
@@ -38,14 +80,13 @@ describe('reusing stored vectors', () => {
     createdAt: new Date('2026-11-01T00:00:00Z'),
     ...over,
   });
-  const stored = async () => (await db.knex('search_passages').orderBy('passage_no').pluck('embedding')) as number[][];
+  const stored = () => backend.stored();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.knex);
-    index = new PostgresSearchIndex(db.knex, embedder);
+    backend = await open(embedder);
+    index = backend.index;
   });
-  afterAll(async () => db.drop());
+  afterAll(async () => backend?.close());
 
   it('embeds nothing when the text is as stored, and keeps the same vectors', async () => {
     const first = doc();
