@@ -28,7 +28,7 @@ import { migrate } from '../../src/store/db.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/auth/apikeys.js';
-import { invoke, isImplemented } from '../../src/operations/dispatch.js';
+import { invoke } from '../../src/operations/dispatch.js';
 import type { OperationContext } from '../../src/operations/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -113,17 +113,14 @@ async function main(): Promise<void> {
     const key = await createApiKey(database.knex, user.id);
     const ctx: OperationContext = { principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` }, db: database.knex, config, services, log };
 
-    const pairs: Pair[] = [];
-    if (isImplemented('get_item') && isImplemented('create_items')) {
-      // A realistic item among others: a body of a few blocks, on the Tasks list.
-      const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Task ${i}`, body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`, dueAt: '2026-12-01T09:00:00Z' }));
-      const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
-      const id = created.items[50]!.id;
-      pairs.push({ tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` });
-    } else {
-      process.stdout.write('get_item or create_items is not built yet: benchmarking list_lists only.\n');
-    }
-    pairs.push({ tool: 'list_lists', args: {}, restPath: '/api/v1/lists' });
+    // A realistic item among others: a body of a few blocks, on the Tasks list.
+    const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Task ${i}`, body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`, dueAt: '2026-12-01T09:00:00Z' }));
+    const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
+    const id = created.items[50]!.id;
+    const pairs: Pair[] = [
+      { tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` },
+      { tool: 'list_lists', args: {}, restPath: '/api/v1/lists' },
+    ];
 
     const app = createApp({ db: database.knex, config, services, log });
     const server = app.listen(0, '127.0.0.1');

@@ -4,7 +4,7 @@
  * as `{error, code}`, MCP as an `isError` tool result.
  * @see openapi/openapi.yaml components/schemas/Error
  */
-export type ErrorCode = 'invalid' | 'unauthorized' | 'notFound' | 'methodNotAllowed' | 'rateLimited' | 'toolError' | 'notImplemented';
+export type ErrorCode = 'invalid' | 'unauthorized' | 'notFound' | 'methodNotAllowed' | 'rateLimited' | 'toolError';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid: 400,
@@ -13,7 +13,6 @@ const STATUS: Record<ErrorCode, number> = {
   methodNotAllowed: 405,
   rateLimited: 429,
   toolError: 409,
-  notImplemented: 501,
 };
 
 export class ApiError extends Error {

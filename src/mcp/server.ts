@@ -60,8 +60,7 @@ export async function callTool(opContext: OperationContext, name: string, args: 
   } catch (err) {
     if (err instanceof ApiError) {
       const details = err.extra.details ? ` Details: ${JSON.stringify(err.extra.details)}` : '';
-      const hint = err.code === 'notImplemented' ? ' No arguments can make this tool succeed yet: use another tool, or tell the person.' : '';
-      return errorResult(`${err.message} (code: ${err.code})${hint}${details}`);
+      return errorResult(`${err.message} (code: ${err.code})${details}`);
     }
     opContext.log.error({ err, tool: name }, 'tool call failed');
     return errorResult('listkeeper failed on this call with an internal error; it was logged. Try again, and report it if it persists.');

@@ -3,18 +3,17 @@
  * body's `example`, then for each required parameter its schema's example, default, first
  * enum value or a value of its type. Ids the example cannot know come from a small fixture
  * per operation that makes the list or item first, through the operation layer itself.
- * A fixture whose maker operation is not built yet leaves a placeholder id, and says so.
+ * Where no operation can make what is needed (an automation), the sample keeps a placeholder id and says so.
  */
 import { randomUUID } from 'node:crypto';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
-import { invoke, isImplemented } from '../../src/operations/dispatch.js';
+import { invoke } from '../../src/operations/dispatch.js';
 import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
 import type { OperationContext } from '../../src/operations/types.js';
-import { ApiError } from '../../src/http/errors.js';
 
 export interface Sample {
   input: Record<string, unknown>;
-  /** Names of the fixture pieces that could not be made (their maker is not built yet). */
+  /** Names of the fixture pieces that no operation can make (see NO_FIXTURE_POSSIBLE). */
   placeholders: string[];
 }
 
@@ -53,17 +52,9 @@ export function baseInput(op: OperationSpec): Record<string, unknown> {
   return input;
 }
 
-class Unavailable extends Error {}
-
-/** Calls an operation for a fixture; a maker that is not built yet makes the piece unavailable. */
+/** Calls an operation for a fixture. */
 async function make(ctx: OperationContext, operationId: string, input: Record<string, unknown>, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  if (!isImplemented(operationId)) throw new Unavailable(operationId);
-  try {
-    return (await invoke(ctx, operationId, { params, body: input })) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'notImplemented') throw new Unavailable(operationId);
-    throw err;
-  }
+  return (await invoke(ctx, operationId, { params, body: input })) as Record<string, unknown>;
 }
 
 const makeList = async (ctx: OperationContext) => String((await make(ctx, 'create_list', { name: 'Books', icon: '📚', properties: [{ name: 'Author', type: 'text' }] })).id);
@@ -116,10 +107,5 @@ export async function sampleInput(op: OperationSpec, ctx: OperationContext): Pro
   const input = baseInput(op);
   const fixture = fixtures[op.operationId];
   if (!fixture) return { input, placeholders: NO_FIXTURE_POSSIBLE.has(op.operationId) ? ['automation'] : [] };
-  try {
-    return { input: { ...input, ...(await fixture(ctx)) }, placeholders: [] };
-  } catch (err) {
-    if (err instanceof Unavailable) return { input, placeholders: [err.message] };
-    throw err;
-  }
+  return { input: { ...input, ...(await fixture(ctx)) }, placeholders: [] };
 }

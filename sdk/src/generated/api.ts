@@ -541,7 +541,7 @@ export interface components {
             /** @description One sentence that says what is wrong and how to fix the call. */
             error: string;
             /** @enum {string} */
-            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError" | "notImplemented";
+            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
             /** @description The request field at fault, when there is one. */
             field?: string;
             details?: {
