@@ -39,4 +39,3 @@ export async function revokeApiKey(db: Knex, userId: string): Promise<boolean> {
 export function apiKeyLookup(key: string): { sql: string; bindings: string[] } {
   return { sql: `SELECT json_build_object('id', id, 'user_id', user_id) FROM api_keys WHERE key_hash = ?`, bindings: [hashToken(key)] };
 }
-

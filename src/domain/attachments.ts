@@ -8,7 +8,8 @@ import { signedFileUrl } from '../files/signing.js';
 import { DOWNLOAD_URL_SECONDS } from './uploads.js';
 
 interface AttachmentDto { id: string; bucketPath: string; mimeType: string; bytes: number | null; url?: string }
-interface AttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
+/** An attachment row as read for showing it. */
+export interface AttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
 
 async function toDtos(ctx: OperationContext, rows: AttachmentRow[], withUrls: boolean): Promise<AttachmentDto[]> {
   const expiresAt = new Date(ctx.services.now().getTime() + DOWNLOAD_URL_SECONDS * 1000);

@@ -8,6 +8,8 @@ import type { components } from '../generated/api.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
+import type { AttachmentRow } from './attachments.js';
+import type { ChatRow } from './guidance.js';
 
 export type ItemRowDto = components['schemas']['ItemRow'];
 export type TaskStatus = 'todo' | 'inProgress' | 'completed';
@@ -68,15 +70,11 @@ const ACCESS_SQL = `CASE WHEN i.owner_id = ? THEN 'own'
 
 const LIST_COLUMNS = ['id', 'owner_id', 'name', 'icon', 'instructions', 'title_label', 'layout', 'system_role', 'properties', 'created_at', 'updated_at', 'deleted_at', 'purges_at'] as const satisfies readonly (keyof ListRow)[];
 
-/** An attachment and a chat message as get_item reads them with the item (timestamps left out: not used there). */
-export interface ItemAttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
-export interface ItemChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean }
-
 /**
  * One live item that `userId` may reach, with its list, attachments (oldest first) and the
  * last 50 messages of its chat (newest first), in one statement; null when they may not.
  */
-export async function loadItemForReading(db: Knex, userId: string, id: string): Promise<{ item: AccessibleItem; list: ListRow; attachments: ItemAttachmentRow[]; chat: ItemChatRow[] } | null> {
+export async function loadItemForReading(db: Knex, userId: string, id: string): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[] } | null> {
   const listSelect = LIST_COLUMNS.map((c) => `l.${c} AS "list.${c}"`).join(', ');
   const result = await db.raw<{ rows: Record<string, unknown>[] }>(
     `SELECT i.*, ${ACCESS_SQL} AS access, ${listSelect},
@@ -99,8 +97,8 @@ export async function loadItemForReading(db: Knex, userId: string, id: string): 
   return {
     item: { row: item as unknown as ItemDbRow, access: row.access as Access },
     list: list as unknown as ListRow,
-    attachments: row.attachment_rows as ItemAttachmentRow[],
-    chat: row.chat_rows as ItemChatRow[],
+    attachments: row.attachment_rows as AttachmentRow[],
+    chat: row.chat_rows as ChatRow[],
   };
 }
 

@@ -34,10 +34,11 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
   }
   const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true, found.attachments);
   if (input.forEditing) await prepareBody(db, row.id, body);
+  const version = bodyVersion(body);
   return {
     ...base,
-    body: row.body === null ? null : input.forEditing ? readForEditing(body).text : body,
-    bodyVersion: bodyVersion(body),
+    body: row.body === null ? null : input.forEditing ? readForEditing(body, version).text : body,
+    bodyVersion: version,
     cells,
     ...(access === 'own' ? {} : { editable: access }),
     listName: list.name,

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, readdirSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { startReceiver } from '../support/events.js';
+import { failFirstDelivery, startReceiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
 import { freePort } from '../support/net.js';
 
@@ -211,12 +211,7 @@ describe('crash safety', () => {
       expect(made.status).toBe(201);
       receiver.secrets.set(made.json.id as string, secret);
       await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
-      let failed = false;
-      receiver.script = (payload) => {
-        if ('type' in payload || failed) return undefined;
-        failed = true;
-        return { status: 500 };
-      };
+      receiver.script = failFirstDelivery();
       const task = await api('POST', '/items', { items: [{ title: 'Survives a crash' }] });
       const itemId = (task.json.items as { id: string }[])[0]!.id;
       expect((await api('PATCH', '/items', { items: [{ itemId, assignedAgent: 'Bot' }] })).status).toBe(200);

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { pino } from 'pino';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
+import { failFirstDelivery, startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
@@ -321,12 +321,7 @@ describe('webhook retries across a queue restart', () => {
     try {
       await subscribe(ada, receiver);
       await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
-      let failed = false;
-      receiver.script = (payload) => {
-        if ('type' in payload || failed) return undefined;
-        failed = true;
-        return { status: 500 };
-      };
+      receiver.script = failFirstDelivery();
       await assign(ada, await task(server, ada, 'Survives a restart'), 'Bot');
       await receiver.waitFor(() => receiver.events().length === 1);
       const before = delivery.attemptsByInstance[0];

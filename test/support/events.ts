@@ -89,6 +89,16 @@ export interface Receiver {
 }
 
 /** A webhook receiver on 127.0.0.1 (the dev setting OUTBOUND_ALLOW_PRIVATE=true lets the service call it). */
+/** A script that answers 500 to the first event delivery (not a verification) and lets every later one through. */
+export function failFirstDelivery(): Script {
+  let failed = false;
+  return (payload) => {
+    if ('type' in payload || failed) return undefined;
+    failed = true;
+    return { status: 500 };
+  };
+}
+
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const secrets = new Map<string, string>();

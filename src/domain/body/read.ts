@@ -10,8 +10,7 @@ export interface EditableBody {
 }
 
 /** The body with a handle ("⟦k3f⟧ ") in front of every block, its version and the handles in order. */
-export function readForEditing(body: string): EditableBody {
-  const version = bodyVersion(body);
+export function readForEditing(body: string, version = bodyVersion(body)): EditableBody {
   return editableOf(parsedBody(body, version), version);
 }
 
