@@ -110,7 +110,11 @@ args=(run "$base/api/v1/openapi.json"
 echo "contract: schemathesis ${args[*]} $*"
 started=$SECONDS
 set +e
-"$schemathesis" --config-file "$root/test/contract/schemathesis.toml" "${args[@]}" "$@" 2>&1 | tee "$out/schemathesis.log"
+# The console copy leaves out Schemathesis' last line ("==== 1 warning in 85.91s ===="): it has
+# pytest's form, and CI reads a pytest closing line that counts no passed test as a run of no
+# test, although the cases were run. The log keeps it; `make test` ends on its own count.
+"$schemathesis" --config-file "$root/test/contract/schemathesis.toml" "${args[@]}" "$@" 2>&1 \
+  | tee "$out/schemathesis.log" | sed -E '/^=+ .* in [0-9.]+s( \([0-9:]+\))? =+$/d'
 result=${PIPESTATUS[0]}
 set -e
 
