@@ -3,7 +3,7 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { allowedTypos, contentWords, correctedText, editDistance, foldWord } from './query-words.js';
-import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
+import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
 import { dot } from './embedders/vectors.js';
 
 /** Knobs of the Meilisearch index; defaults are what the benchmark chose. */
@@ -163,12 +163,15 @@ export class MeiliSearchIndex implements SearchIndex {
       const corrected = correctedText(q.text, typoCorrections(words, matched));
       if (corrected !== q.text) vectors.push(...(await this.embedder!.embed([corrected])));
     }
-    const hits: SearchHit[] = [];
-    result.hits.forEach((hit, i) => {
-      const keyword = matched[i]!.size / words.length;
+    const evidence = result.hits.map((hit, i) => {
       const stored = vectors.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;
       const cosine = stored ? Math.max(...vectors.map((v) => dot(v, stored))) : null;
-      const score = fusedScore({ cosine, keyword, rank: 0 }, mode, this.fusion);
+      return { cosine, keyword: matched[i]!.size / words.length, rank: 0 };
+    });
+    const scores = fusedScores(evidence, mode, this.fusion);
+    const hits: SearchHit[] = [];
+    result.hits.forEach((hit, i) => {
+      const score = scores[i]!;
       if (score !== null) hits.push({ itemId: hit.itemId, score, passage: hit.text });
     });
     return hits.sort((a, b) => b.score - a.score).slice(0, q.limit);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { DEFAULT_FUSION, fusedScore, type FusionParams } from './fusion.js';
+import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
 import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
@@ -43,7 +43,7 @@ interface CandidateRow {
  *   estimate the angle to about +-0.05 in cosine at 512 dimensions, so passages near the 0.5 floor still make a
  *   300-row shortlist; codes are within ~0.005 of the exact cosine. real[] stays the stored vector (reused when
  *   a passage is unchanged, and reranked in SQL for rows indexed before codes existed).
- * - Every candidate from any leg gets both signals and is scored by `fusedScore` (see fusion.ts).
+ * - Every candidate from any leg gets both signals and is scored by `fusedScores` (see fusion.ts).
  */
 export class PostgresSearchIndex implements SearchIndex {
   readonly name = 'postgres';
@@ -281,8 +281,9 @@ function quoteWord(word: string): string {
 /** Scores every candidate passage, keeps the best passage per item and drops what is below the floor. */
 function bestPerItem(rows: CandidateRow[], mode: 'hybrid' | 'keyword' | 'semantic', fusion: FusionParams): SearchHit[] {
   const best = new Map<string, SearchHit>();
-  for (const row of rows) {
-    const score = fusedScore({ cosine: row.cosine, keyword: Number(row.keyword), rank: row.rank }, mode, fusion);
+  const scores = fusedScores(rows.map((row) => ({ cosine: row.cosine, keyword: Number(row.keyword), rank: row.rank })), mode, fusion);
+  for (const [i, row] of rows.entries()) {
+    const score = scores[i]!;
     if (score === null) continue;
     const current = best.get(row.item_id);
     if (!current || score > current.score) best.set(row.item_id, { itemId: row.item_id, score, passage: row.text });

@@ -82,7 +82,15 @@ const january = doc({ title: 'Gym plan January', body: 'Gym sessions on Mondays'
 const february = doc({ title: 'Gym plan February', body: 'Gym sessions on Tuesdays', createdAt: new Date('2026-02-10T00:00:00Z') });
 const march = doc({ title: 'Gym plan March', body: 'Gym sessions on Fridays', createdAt: new Date('2026-03-10T00:00:00Z') });
 
-const all = [vehicle, smokeAlarm, travelInsurance, cake, network, sharedWithBob, carolsDiary, january, february, march];
+// A look-up ("shed lock"): one item has both words, one only "sheds", one none but sounds alike (labeled set items).
+const shed = doc({ title: 'Fit a lock on the shed', body: 'After the thefts on Elm Street', listId: todo, listName: 'Home jobs' });
+const watch = doc({
+  title: 'Neighbourhood watch meeting',
+  body: 'Two bikes stolen from sheds on Elm Street. Police suggest shed alarms and marking bikes. Next meeting in the community centre in March.',
+});
+const gutters = doc({ title: 'Clean the gutters', body: 'Before autumn, borrow the long ladder from Dev next door', listId: todo, listName: 'To do' });
+
+const all = [vehicle, smokeAlarm, travelInsurance, cake, network, sharedWithBob, carolsDiary, january, february, march, shed, watch, gutters];
 
 describe.each(backends)('search on %s', (_name, open) => {
   let backend: Backend;
@@ -109,6 +117,14 @@ describe.each(backends)('search on %s', (_name, open) => {
   it('finds a paraphrase that shares no word with the query', async () => {
     expect(await ids(alice, 'car insurance')).toContain(vehicle.itemId);
     expect(await ids(alice, 'Find the note about the car insurance')).toContain(vehicle.itemId);
+  });
+
+  it('ranks an item with some of the words of a look-up above one that only sounds alike', async () => {
+    const hits = await ids(alice, 'shed lock');
+    expect(hits[0]).toBe(shed.itemId);
+    expect(hits).toContain(watch.itemId);
+    const below = hits.indexOf(gutters.itemId);
+    if (below !== -1) expect(below).toBeGreaterThan(hits.indexOf(watch.itemId));
   });
 
   it('tolerates a typo', async () => {
