@@ -191,7 +191,8 @@ search
         if (!found) throw new Error(`No account with email ${opts.email}.`);
         ownerId = found.id;
       }
-      const { index, identity } = await createSearch(config.search, db);
+      const search = await createSearch(config.search, db);
+      const { index, identity } = search;
       process.stderr.write(`Indexing into ${identity.backend} with the ${identity.embedder} embedder.\n`);
       const bar = progressBar(process.stderr);
       const result = await reindex(db, index, identity, {
@@ -200,7 +201,7 @@ search
         ...(opts.clear ? { clear: true } : {}),
         ...(opts.restart ? { restart: true } : {}),
         onProgress: bar.update,
-      });
+      }).finally(() => search.close());
       bar.end();
       process.stdout.write(`Indexed ${result.total} items${result.resumedAt ? ` (continued after ${result.resumedAt} done earlier)` : ''}.\n`);
     });

@@ -17,6 +17,8 @@ export interface Search {
   identity: IndexIdentity;
   /** Loads the local model ahead of the first search or indexing; a no-op for the other embedders. */
   warmUp(): Promise<void>;
+  /** Stops the local model's worker thread, busy or not (a later call starts it again). */
+  close(): Promise<void>;
 }
 
 /**
@@ -39,6 +41,9 @@ export async function createSearch(config: SearchConfig, db: Knex): Promise<Sear
     identity: { backend: index.name, embedder: embedder?.name ?? 'none', dimensions: embedder?.dimensions ?? 0 },
     warmUp: async () => {
       if (embedder instanceof LocalEmbedder) await embedder.warmUp();
+    },
+    close: async () => {
+      if (embedder instanceof LocalEmbedder) await embedder.close();
     },
   };
 }

@@ -17,7 +17,7 @@ import { createApiKey } from '../../src/auth/apikeys.js';
 import { createAuthServer, type AuthServer } from '../../src/auth/oauth/server.js';
 import { hashPassword } from '../../src/web/passwords.js';
 import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
-import { createSearch } from '../../src/search/create.js';
+import { createSearch, type Search } from '../../src/search/create.js';
 import { searchSync } from '../../src/search/sync.js';
 import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
 import type { OperationContext, Principal } from '../../src/operations/types.js';
@@ -98,8 +98,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const { baseUrl, config, services } = served;
   const log = pino({ level: 'silent' });
   let pump: OutboxPump | undefined;
+  let search: Search | undefined;
   if (options.search) {
-    const search = await createSearch(config.search, database.knex);
+    search = await createSearch(config.search, database.knex);
     services.search = search.index;
     pump = startOutboxPump(database.knex, { item: searchSync(database.knex, search.index, log) }, log, 60_000);
   }
@@ -132,6 +133,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await pump?.stop();
+      // A model call still running when the tests end would keep jest's worker process alive.
+      await search?.close();
       await served.close();
       await database.drop();
     },
