@@ -48,7 +48,7 @@ export interface FusionParams {
   allWords: { alpha: number; keywordExponent: number };
 }
 
-/** Chosen on bench/search/labeled.json; one setting for every kind of query. */
+/** Chosen on bench/search/labeled.json; one setting for every kind of query (a look-up is told by its candidates). */
 export const DEFAULT_FUSION: FusionParams = {
   alpha: 0.7,
   floor: 0.35,

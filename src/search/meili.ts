@@ -2,7 +2,7 @@ import type { Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { allowedTypos, contentWords, correctedText, editDistance, foldWord } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections, knownWordsOf } from './query-words.js';
 import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
 import { dot } from './embedders/vectors.js';
 
@@ -160,7 +160,9 @@ export class MeiliSearchIndex implements SearchIndex {
     // typo, the query is embedded again as corrected and each passage keeps the better of the two cosines.
     const vectors = vector ? [vector] : [];
     if (vector && mode === 'hybrid') {
-      const corrected = correctedText(q.text, typoCorrections(words, matched));
+      // A word no hit matched, even through a typo, is taken as one no indexed text uses (see checkCorrections).
+      const unmatched = (word: string) => !matched.some((m) => m.has(word));
+      const corrected = correctedText(q.text, checkCorrections(typoCorrections(words, matched), unmatched, await knownWordsOf(this.embedder)));
       if (corrected !== q.text) vectors.push(...(await this.embedder!.embed([corrected])));
     }
     const evidence = result.hits.map((hit, i) => {

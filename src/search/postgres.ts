@@ -3,7 +3,7 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
-import { allowedTypos, contentWords, correctedText, editDistance, vocabularyWords } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, knownWordsOf, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
@@ -35,7 +35,9 @@ interface CandidateRow {
  * - Keywords: `websearch_to_tsquery` over unaccented text, title weighted above body; the query's content words
  *   are OR-ed so that "find the note about car insurance" still matches a note that never says "find".
  * - Typos: each unknown query word is matched against the vocabulary (`search_words`, trigram index) and replaced
- *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too.
+ *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too. Corrections
+ *   are checked against the words the model knows (checkCorrections in query-words.ts): a real word is not
+ *   corrected, and a word no indexed text uses is corrected towards the model's own words.
  * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
  *   bits. Exact cosine over all 20,000 passages of a reader in SQL took ~1.5 s; xor + bit_count over the bits
  *   shortlists in ~10-20 ms, and only that shortlist (300) is reranked, by the cosine of its codes, in Node: the
@@ -144,7 +146,8 @@ export class PostgresSearchIndex implements SearchIndex {
     // The query as typed is embedded (in the model's worker thread) while typos are looked up in the database.
     const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([q.text]) : null;
     typed?.catch(() => undefined);
-    const { groups, unknown } = mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words);
+    const { groups, unknown } =
+      mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words, await knownWordsOf(this.embedder));
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
@@ -161,7 +164,7 @@ export class PostgresSearchIndex implements SearchIndex {
    * For each query word not in the vocabulary, the word itself plus vocabulary words within its typo allowance.
    * (Asking instead whether the word's stem matches any passage failed: "babysiter" stems like "babysitting".)
    */
-  private async correctTypos(words: string[]): Promise<{ groups: string[][]; unknown: Set<string> }> {
+  private async correctTypos(words: string[], known: ReadonlyMap<string, number> | null): Promise<{ groups: string[][]; unknown: Set<string> }> {
     const result = await this.knex.raw<{ rows: { word: string; candidate: string | null; known: boolean }[] }>(
       `select q.word, s.word as candidate, exists (select 1 from search_words k where k.word = q.word) as known
          from unnest(:words::text[]) as q(word)
@@ -180,7 +183,7 @@ export class PostgresSearchIndex implements SearchIndex {
       if (!row.known) unknown.add(row.word);
       if (row.candidate && editDistance(row.word, row.candidate) <= allowedTypos(row.word)) groups.get(row.word)?.push(row.candidate);
     }
-    return { groups: [...groups.values()], unknown };
+    return { groups: checkCorrections([...groups.values()], (w) => unknown.has(w), known), unknown };
   }
 
   private async candidates(

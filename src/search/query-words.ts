@@ -60,9 +60,82 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+// Three rows of the distance table, reused: closestKnownWord compares a word with thousands of candidates.
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(34), new Int32Array(34), new Int32Array(34)];
+
+/**
+ * editDistance(a, b) when it is at most `max`, otherwise some number above `max`: stops as soon as a row of the table
+ * exceeds it. Same metric as editDistance (neighbour swaps count one).
+ */
+export function boundedEditDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  if (rows[0].length < b.length + 1) rows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)];
+  let [twoBack, previous, current] = rows;
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
+        best = Math.min(best, twoBack[j - 2]! + 1);
+      }
+      current[j] = best;
+      if (best < rowMin) rowMin = best;
+    }
+    if (rowMin > max) return max + 1;
+    [twoBack, previous, current] = [previous, current, twoBack];
+  }
+  return previous[b.length]!;
+}
+
 /** The query with each word that has typo corrections replaced by the closest one. */
 export function correctedText(text: string, groups: string[][]): string {
   const fixes = new Map(groups.filter((g) => g.length > 1).map((g) => [g[0]!, g[1]!]));
   if (fixes.size === 0) return text;
   return text.replace(/[\p{L}\p{N}]+/gu, (word) => fixes.get(foldWord(word)) ?? word);
+}
+
+/**
+ * The commonest word of `known` within the typo allowance of `word` (fewest edits first), or null when `word` is
+ * itself known or nothing is close enough. For query words no indexed text uses: see Embedder.knownWords.
+ */
+export function closestKnownWord(word: string, known: ReadonlyMap<string, number>): string | null {
+  const allowed = allowedTypos(word);
+  if (allowed === 0 || known.has(word)) return null;
+  let best: { word: string; edits: number; score: number } | null = null;
+  for (const [candidate, score] of known) {
+    if (Math.abs(candidate.length - word.length) > allowed) continue;
+    const edits = boundedEditDistance(word, candidate, allowed);
+    if (edits > allowed) continue;
+    if (!best || edits < best.edits || (edits === best.edits && score > best.score)) best = { word: candidate, edits, score };
+  }
+  return best?.word ?? null;
+}
+
+/**
+ * Typo corrections checked against the words the embedding model knows (Embedder.knownWords):
+ * - a word the model knows is a real word, not a typo, and keeps no correction: "sweep" (the items say "swept")
+ *   is not turned into "sleep" or "sweet", nor "planet" into "plant";
+ * - a word that neither the index's vocabulary corrected nor any indexed text uses (`unindexed`) gets the closest
+ *   word the model knows, so "insurnace" is embedded as "insurance" and finds a note on a "vehicle policy renewal"
+ *   in a workspace that never says "insurance" (the vector of a word the model cannot read is noise).
+ * Without known words (an embedder that publishes none) the groups are returned as they are.
+ */
+export function checkCorrections(groups: string[][], unindexed: (word: string) => boolean, known: ReadonlyMap<string, number> | null): string[][] {
+  if (!known) return groups;
+  return groups.map((group) => {
+    const word = group[0]!;
+    if (known.has(word)) return group.length > 1 ? [word] : group;
+    if (group.length > 1 || !unindexed(word)) return group;
+    const fix = closestKnownWord(word, known);
+    return fix ? [word, fix] : group;
+  });
+}
+
+/** The embedder's known words, or null when it has none or they cannot be read (search goes on without them). */
+export async function knownWordsOf(embedder: { knownWords?(): Promise<ReadonlyMap<string, number>> } | null): Promise<ReadonlyMap<string, number> | null> {
+  if (!embedder?.knownWords) return null;
+  return embedder.knownWords().catch(() => null);
 }

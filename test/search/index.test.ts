@@ -184,6 +184,29 @@ describe.each(backends)('search on %s', (_name, open) => {
   });
 });
 
+describe.each(backends)('a misspelt word no item uses, on %s', (_name, open) => {
+  let backend: Backend;
+  // Nothing here says "insurance": the typo cannot be corrected from the items' own words.
+  const policy = doc({ title: 'Vehicle policy renewal', body: 'Allianz renews on 3 March; premium 640 a year, compare quotes two weeks before.' });
+  const gutter = doc({ title: 'Clean the gutters', body: 'Before autumn, borrow the long ladder from Dev next door' });
+
+  beforeAll(async () => {
+    backend = await open();
+    await backend.index.upsert([policy, gutter]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  it('is embedded as the closest word the model knows, so the meaning still finds the item', async () => {
+    for (const text of ['car insurnace', 'Find the note about the car insurnace']) {
+      const hits = await backend.index.search({ readerId: alice, text, limit: 10 });
+      expect(hits.map((h) => h.itemId)).toEqual([policy.itemId]);
+    }
+  });
+});
+
 describe('keyword-only search on postgres (embedder kind none)', () => {
   let close: () => Promise<void>;
   let index: SearchIndex;
