@@ -50,10 +50,6 @@ class CachingEmbedder implements Embedder {
     this.dimensions = inner.dimensions;
   }
 
-  knownWords(): Promise<ReadonlyMap<string, number>> {
-    return this.inner.knownWords ? this.inner.knownWords() : Promise.resolve(new Map());
-  }
-
   async embed(texts: string[]): Promise<Float32Array[]> {
     const missing = [...new Set(texts.filter((t) => !this.cache.has(t)))];
     if (missing.length > 0) {

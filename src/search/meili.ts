@@ -2,8 +2,9 @@ import type { Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections, knownWordsOf } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections } from './query-words.js';
 import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
+import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
 
 /** Knobs of the Meilisearch index; defaults are what the benchmark chose. */
@@ -162,7 +163,7 @@ export class MeiliSearchIndex implements SearchIndex {
     if (vector && mode === 'hybrid') {
       // A word no hit matched, even through a typo, is taken as one no indexed text uses (see checkCorrections).
       const unmatched = (word: string) => !matched.some((m) => m.has(word));
-      const corrected = correctedText(q.text, checkCorrections(typoCorrections(words, matched), unmatched, await knownWordsOf(this.embedder)));
+      const corrected = correctedText(q.text, checkCorrections(typoCorrections(words, matched), unmatched, await knownWords()));
       if (corrected !== q.text) vectors.push(...(await this.embedder!.embed([corrected])));
     }
     const evidence = result.hits.map((hit, i) => {

@@ -3,7 +3,8 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
-import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, knownWordsOf, vocabularyWords } from './query-words.js';
+import { knownWords } from './known-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
@@ -36,7 +37,7 @@ interface CandidateRow {
  *   are OR-ed so that "find the note about car insurance" still matches a note that never says "find".
  * - Typos: each unknown query word is matched against the vocabulary (`search_words`, trigram index) and replaced
  *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too. Corrections
- *   are checked against the words the model knows (checkCorrections in query-words.ts): a real word is not
+ *   are checked against a list of common words (checkCorrections in query-words.ts): a real word is not
  *   corrected, and a word no indexed text uses is corrected towards the model's own words.
  * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
  *   bits. Exact cosine over all 20,000 passages of a reader in SQL took ~1.5 s; xor + bit_count over the bits
@@ -147,7 +148,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([q.text]) : null;
     typed?.catch(() => undefined);
     const { groups, unknown } =
-      mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words, await knownWordsOf(this.embedder));
+      mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words, await knownWords());
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.

@@ -99,7 +99,7 @@ export function correctedText(text: string, groups: string[][]): string {
 
 /**
  * The commonest word of `known` within the typo allowance of `word` (fewest edits first), or null when `word` is
- * itself known or nothing is close enough. For query words no indexed text uses: see Embedder.knownWords.
+ * itself known or nothing is close enough. For query words no indexed text uses: see checkCorrections.
  */
 export function closestKnownWord(word: string, known: ReadonlyMap<string, number>): string | null {
   const allowed = allowedTypos(word);
@@ -115,13 +115,13 @@ export function closestKnownWord(word: string, known: ReadonlyMap<string, number
 }
 
 /**
- * Typo corrections checked against the words the embedding model knows (Embedder.knownWords):
- * - a word the model knows is a real word, not a typo, and keeps no correction: "sweep" (the items say "swept")
+ * Typo corrections checked against a list of common words (known-words.ts: the local model's whole words):
+ * - a word on the list is a real word, not a typo, and keeps no correction: "sweep" (the items say "swept")
  *   is not turned into "sleep" or "sweet", nor "planet" into "plant";
  * - a word that neither the index's vocabulary corrected nor any indexed text uses (`unindexed`) gets the closest
- *   word the model knows, so "insurnace" is embedded as "insurance" and finds a note on a "vehicle policy renewal"
+ *   word on the list, so "insurnace" is embedded as "insurance" and finds a note on a "vehicle policy renewal"
  *   in a workspace that never says "insurance" (the vector of a word the model cannot read is noise).
- * Without known words (an embedder that publishes none) the groups are returned as they are.
+ * Without the list (it could not be read) the groups are returned as they are.
  */
 export function checkCorrections(groups: string[][], unindexed: (word: string) => boolean, known: ReadonlyMap<string, number> | null): string[][] {
   if (!known) return groups;
@@ -132,10 +132,4 @@ export function checkCorrections(groups: string[][], unindexed: (word: string) =
     const fix = closestKnownWord(word, known);
     return fix ? [word, fix] : group;
   });
-}
-
-/** The embedder's known words, or null when it has none or they cannot be read (search goes on without them). */
-export async function knownWordsOf(embedder: { knownWords?(): Promise<ReadonlyMap<string, number>> } | null): Promise<ReadonlyMap<string, number> | null> {
-  if (!embedder?.knownWords) return null;
-  return embedder.knownWords().catch(() => null);
 }

