@@ -38,7 +38,7 @@ interface CandidateRow {
  * - Typos: each unknown query word is matched against the vocabulary (`search_words`, trigram index) and replaced
  *   by close words within Meilisearch-like edit limits; a fuzzy title match (`<%`) adds candidates too. Corrections
  *   are checked against a list of common words (checkCorrections in query-words.ts): a real word is not
- *   corrected, and a word no indexed text uses is corrected towards the model's own words.
+ *   corrected, and a word no indexed text uses is corrected towards the list.
  * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
  *   bits. Exact cosine over all 20,000 passages of a reader in SQL took ~1.5 s; xor + bit_count over the bits
  *   shortlists in ~10-20 ms, and only that shortlist (300) is reranked, by the cosine of its codes, in Node: the
@@ -165,7 +165,7 @@ export class PostgresSearchIndex implements SearchIndex {
    * For each query word not in the vocabulary, the word itself plus vocabulary words within its typo allowance.
    * (Asking instead whether the word's stem matches any passage failed: "babysiter" stems like "babysitting".)
    */
-  private async correctTypos(words: string[], known: ReadonlyMap<string, number> | null): Promise<{ groups: string[][]; unknown: Set<string> }> {
+  private async correctTypos(words: string[], commonWords: ReadonlyMap<string, number> | null): Promise<{ groups: string[][]; unknown: Set<string> }> {
     const result = await this.knex.raw<{ rows: { word: string; candidate: string | null; known: boolean }[] }>(
       `select q.word, s.word as candidate, exists (select 1 from search_words k where k.word = q.word) as known
          from unnest(:words::text[]) as q(word)
@@ -184,7 +184,7 @@ export class PostgresSearchIndex implements SearchIndex {
       if (!row.known) unknown.add(row.word);
       if (row.candidate && editDistance(row.word, row.candidate) <= allowedTypos(row.word)) groups.get(row.word)?.push(row.candidate);
     }
-    return { groups: checkCorrections([...groups.values()], (w) => unknown.has(w), known), unknown };
+    return { groups: checkCorrections([...groups.values()], (w) => unknown.has(w), commonWords), unknown };
   }
 
   private async candidates(

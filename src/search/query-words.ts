@@ -61,7 +61,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 // Three rows of the distance table, reused: closestKnownWord compares a word with thousands of candidates.
-let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(34), new Int32Array(34), new Int32Array(34)];
+let distanceRows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(34), new Int32Array(34), new Int32Array(34)];
 
 /**
  * editDistance(a, b) when it is at most `max`, otherwise some number above `max`: stops as soon as a row of the table
@@ -69,8 +69,8 @@ let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(34), new Int32A
  */
 export function boundedEditDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (rows[0].length < b.length + 1) rows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)];
-  let [twoBack, previous, current] = rows;
+  if (distanceRows[0].length < b.length + 1) distanceRows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)];
+  let [twoBack, previous, current] = distanceRows;
   for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
