@@ -44,30 +44,15 @@ export function allowedTypos(word: string): number {
   return word.length < 9 ? 1 : 2;
 }
 
-/** Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 // Three rows of the distance table, reused: closestKnownWord compares a word with thousands of candidates.
 let distanceRows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(34), new Int32Array(34), new Int32Array(34)];
 
 /**
- * editDistance(a, b) when it is at most `max`, otherwise some number above `max`: stops as soon as a row of the table
- * exceeds it. Same metric as editDistance (neighbour swaps count one).
+ * Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of neighbours. With `max`, the
+ * distance when it is at most `max`, otherwise some number above `max`: it stops as soon as a row of the table
+ * exceeds it (every later row is at least that row's minimum).
  */
-export function boundedEditDistance(a: string, b: string, max: number): number {
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   if (distanceRows[0].length < b.length + 1) distanceRows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)];
   let [twoBack, previous, current] = distanceRows;
@@ -107,7 +92,7 @@ export function closestKnownWord(word: string, known: ReadonlyMap<string, number
   let best: { word: string; edits: number; score: number } | null = null;
   for (const [candidate, score] of known) {
     if (Math.abs(candidate.length - word.length) > allowed) continue;
-    const edits = boundedEditDistance(word, candidate, allowed);
+    const edits = editDistance(word, candidate, allowed);
     if (edits > allowed) continue;
     if (!best || edits < best.edits || (edits === best.edits && score > best.score)) best = { word: candidate, edits, score };
   }
