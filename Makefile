@@ -12,7 +12,7 @@ SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 
-.PHONY: help setup mcp-tools gen gen-check lint typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,8 +43,13 @@ gen-check: gen ## Fail when `make gen` changes a committed file
 	@git diff --exit-code --stat -- src/generated sdk/src/generated || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard -- src/generated sdk/src/generated)" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- src/generated sdk/src/generated; exit 1; }
 
-lint: setup ## Lint the OpenAPI document (strict Redocly config)
+lint: setup ## Lint the OpenAPI document (strict Redocly), the layering (dependency-cruiser) and the code (Biome: lint and format)
 	npx redocly lint $(SPEC) --config openapi/redocly.yaml
+	npx depcruise src --config .dependency-cruiser.cjs
+	npx biome ci --reporter=summary .
+
+format: setup ## Format and apply Biome's safe fixes
+	npx biome check --write .
 
 typecheck: setup ## Type-check the service, tests and SDK
 	npx tsc -p tsconfig.json --noEmit

@@ -10,11 +10,7 @@ export default {
   setupFilesAfterEnv: ['<rootDir>/test/support/fastcheck.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  // openapi-backend (CommonJS) requires @apidevtools/json-schema-ref-parser, which ships ESM only:
-  // compile that one package to CommonJS for jest's require().
-  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
   transform: {
-    '/node_modules/@apidevtools/json-schema-ref-parser/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
   testTimeout: 60000,

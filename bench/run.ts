@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded.js';
 import { createDb, migrate } from '../src/store/db.js';
-import { seedWorkspace, type SeedResult } from '../src/bench/seed.js';
+import { seedWorkspace, type SeedResult } from '../src/cli/seed.js';
 import { SQL } from './ceiling-sql.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -132,12 +132,12 @@ async function main(): Promise<void> {
     'src/generated/api.d.ts': tsHeader + types,
     'src/generated/operations.ts':
       tsHeader +
-      `import type { OperationSpec } from '../operations/spec.js';\n\n` +
+      `import type { OperationSpec } from '../core/operation-spec.js';\n\n` +
       `/** Every operation of openapi.yaml, in spec order, with inlined JSON Schemas. */\n` +
       `export const operationTable: readonly OperationSpec[] = ${JSON.stringify(rows, null, 2)};\n`,
     'src/generated/tools.ts':
       tsHeader +
-      `import type { ToolDefinition } from '../mcp/tool-definition.js';\n\n` +
+      `import type { ToolDefinition } from '../core/operation-spec.js';\n\n` +
       `/** The MCP tools: every operation of openapi.yaml with an x-mcp block. */\n` +
       // One tool a line: the reviewable form of each tool is its snapshot in test/mcp/__toolsnaps__.
       `export const tools: readonly ToolDefinition[] = [\n${tools.map((t) => `  ${JSON.stringify(t)},`).join('\n')}\n];\n`,

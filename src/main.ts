@@ -5,21 +5,22 @@
  */
 import type { Server } from 'node:http';
 import { pino } from 'pino';
-import { loadConfig } from './config.js';
+import { loadConfig } from './core/config.js';
 import { openDatabase } from './store/open.js';
-import { createApp, createHttpServer } from './http/app.js';
-import { createServices } from './services.js';
+import { createApp, createHttpServer } from './app.js';
+import { createServices } from './core/services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
 import { startSequencer } from './domain/feed.js';
-import { createAuthServer } from './auth/oauth/server.js';
+import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
-import { ENRICH_TOPIC, enrichConsumer } from './domain/enrich.js';
+import { ENRICH_TOPIC } from './domain/enrich.js';
+import { enrichConsumer } from './jobs/enrich.js';
 import { createSearch } from './search/create.js';
-import { searchSync } from './search/sync.js';
-import { startBackgroundReindex } from './search/reindex.js';
+import { searchSync } from './jobs/search-sync.js';
+import { startBackgroundReindex } from './jobs/search-reindex.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,6 +1,6 @@
 /** The configuration: one schema, defaults, and refusals that name the variable to fix. */
 import { describe, it, expect } from '@jest/globals';
-import { loadConfig, type SearchConfig } from '../src/config.js';
+import { loadConfig, type SearchConfig } from '../src/core/config.js';
 
 describe('loadConfig', () => {
   describe('search settings', () => {

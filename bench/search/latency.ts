@@ -27,7 +27,7 @@ import { migrate } from '../../src/store/db.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 import { vocabularyWords } from '../../src/search/query-words.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
-import type { SearchDoc, SearchIndex } from '../../src/search/types.js';
+import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { startMeilisearch } from '../../test/support/meili.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { Meilisearch } from 'meilisearch';
-import type { Embedder, SearchDoc, SearchIndex } from '../../src/search/types.js';
+import type { Embedder, SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';

@@ -4,11 +4,12 @@
  */
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
-import type { Principal } from '../operations/types.js';
-import { ApiError, unauthorized } from '../http/errors.js';
-import { apiKeyLookup, looksLikeApiKey } from './apikeys.js';
-import { addressLimited, countRequests, tokenBucket, type DeferredAddressCount, type RateDecision } from './ratelimit.js';
+import type { Config } from '../core/config.js';
+import type { Principal } from '../core/context.js';
+import { ApiError, unauthorized } from '../core/errors.js';
+import { apiKeyLookup, looksLikeApiKey } from '../domain/api-keys.js';
+import { countRequests, tokenBucket, type RateDecision } from '../domain/rate-limits.js';
+import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
 
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */
 export type AccessTokenVerifier = (token: string) => Promise<Principal | null>;

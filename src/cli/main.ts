@@ -4,15 +4,15 @@
  * Postgres in the data folder (attaching to it when the server is running).
  */
 import { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../core/config.js';
 import { openDatabase, type OpenDatabase } from '../store/open.js';
 import { createUser, findUserByEmail } from '../domain/accounts.js';
-import { createApiKey, revokeApiKey } from '../auth/apikeys.js';
+import { createApiKey, revokeApiKey } from '../domain/api-keys.js';
 import { retireKeys, rotateKeys } from '../auth/oauth/keys.js';
-import { setUserPassword } from '../web/passwords.js';
-import { ApiError } from '../http/errors.js';
+import { setUserPassword } from '../domain/passwords.js';
+import { ApiError } from '../core/errors.js';
 import { createShare, removeShare } from '../domain/shares.js';
-import { seedWorkspace } from '../bench/seed.js';
+import { seedWorkspace } from './seed.js';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { Knex } from 'knex';

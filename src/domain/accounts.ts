@@ -1,7 +1,7 @@
 /** Accounts: a person and the hub lists every account starts with. */
 import type { Knex } from 'knex';
 import { createDefaultLists } from './lists.js';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 
 export interface UserRow { id: string; email: string; name: string; timezone: string; created_at: Date }
 

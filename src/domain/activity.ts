@@ -1,6 +1,6 @@
 /** The activity log: every write, marked when it came through a connection (MCP or API). */
 import type { Knex } from 'knex';
-import type { Principal } from '../operations/types.js';
+import type { Principal } from '../core/context.js';
 
 export interface ActivityEntry { action: string; summary: string; itemId?: string | null; listId?: string | null }
 

@@ -2,14 +2,14 @@
  * Attachments on items, as the API shows them; with `includeImageUrls` each carries a
  * short-lived signed download `url` (DOWNLOAD_URL_SECONDS) served at /files/….
  */
-import type { OperationContext } from '../operations/types.js';
-import type { ItemRowDto } from './items.js';
+import type { OperationContext } from '../core/context.js';
+import type { AttachmentRow, ItemRowDto } from './rows.js';
+
 import { signedFileUrl } from '../files/signing.js';
 import { DOWNLOAD_URL_SECONDS } from './uploads.js';
 
 interface AttachmentDto { id: string; bucketPath: string; mimeType: string; bytes: number | null; url?: string }
 /** An attachment row as read for showing it. */
-export interface AttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
 
 async function toDtos(ctx: OperationContext, rows: AttachmentRow[], withUrls: boolean): Promise<AttachmentDto[]> {
   const expiresAt = new Date(ctx.services.now().getTime() + DOWNLOAD_URL_SECONDS * 1000);

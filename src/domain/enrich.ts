@@ -10,9 +10,8 @@
  */
 import * as chrono from 'chrono-node';
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { OperationContext } from '../operations/types.js';
-import { emit, type OutboxConsumer } from '../jobs/outbox.js';
+import type { OperationContext } from '../core/context.js';
+import { emit } from './outbox.js';
 import { keepsDueDate, liveLists, type ListRow } from './lists.js';
 import type { ItemDbRow } from './items.js';
 import { localNow, localToUtc, zoneOffsetMinutes } from './time.js';
@@ -105,14 +104,4 @@ export async function enrichItem(db: Knex, itemId: string, writtenAt: Date, now:
   // between the read above and this write), their edit wins and the pass leaves it alone.
   const updated = await db('items').where({ id: item.id, updated_at: item.updated_at }).whereNull('deleted_at').update({ ...patch, guidance_note: note, updated_at: now });
   return updated ? note : null;
-}
-
-/** The outbox consumer of ENRICH_TOPIC. */
-export function enrichConsumer(db: Knex, now: () => Date, log: Logger): OutboxConsumer {
-  return async (rows) => {
-    for (const row of rows) {
-      const note = await enrichItem(db, row.subject_id, new Date(String(row.payload.writtenAt)), now());
-      log.debug({ itemId: row.subject_id, note }, 'enrich pass');
-    }
-  };
 }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { emit } from '../jobs/outbox.js';
+import { emit } from './outbox.js';
 
 export const AWAITING_AGENT = 'task.awaitingAgent';
 /** Outbox topic of event occurrences; subject is the task id. */

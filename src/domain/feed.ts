@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 import { canonicalInstant } from './time.js';
 
 const SEQUENCER_LOCK = 7270011;

@@ -4,11 +4,11 @@
  * @see ../../../shared/spec/service.md "Item" (guidance)
  */
 import type { Knex } from 'knex';
-import type { ItemDbRow } from './items.js';
+import type { ChatRow, ItemDbRow } from './rows.js';
+
 import { keepsStatus, type ListRow } from './lists.js';
 
 /** A chat message as guidance reads it. */
-export interface ChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean }
 
 /** Builds the guidance text for one item from its row, list and chat. */
 export async function itemGuidance(db: Knex, row: ItemDbRow, list: ListRow, now: Date, loadedChat?: ChatRow[]): Promise<string> {

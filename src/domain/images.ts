@@ -8,8 +8,8 @@
  * @see ../../../shared/spec/service.md "POST /items" (imageUrls, imageFailures)
  */
 import type { Knex } from 'knex';
-import type { OperationContext } from '../operations/types.js';
-import { OutboundError, outboundRequest } from '../http/outbound.js';
+import type { OperationContext } from '../core/context.js';
+import { OutboundError, outboundRequest } from '../core/outbound.js';
 import { fileStore, isBucketPath } from '../files/store.js';
 import type { ImageType } from '../files/sniff.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath, type UploadRow } from './uploads.js';

@@ -4,43 +4,12 @@
  * @see ../../../shared/spec/service.md "Item"
  */
 import type { Knex } from 'knex';
-import type { components } from '../generated/api.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
-import type { AttachmentRow } from './attachments.js';
-import type { ChatRow } from './guidance.js';
+import { TASK_STATUSES, type AttachmentRow, type ChatRow, type ItemDbRow, type ItemRowDto, type TaskStatus } from './rows.js';
 
-export type ItemRowDto = components['schemas']['ItemRow'];
-export type TaskStatus = 'todo' | 'inProgress' | 'completed';
-export const TASK_STATUSES: TaskStatus[] = ['todo', 'inProgress', 'completed'];
-
-export interface ItemDbRow {
-  id: string;
-  owner_id: string;
-  list_id: string;
-  title: string | null;
-  body: string | null;
-  task_status: TaskStatus | null;
-  due_at: Date | null;
-  has_due_time: boolean | null;
-  reminder_at: Date | null;
-  completed_at: Date | null;
-  values: StoredValues;
-  external_id: string | null;
-  is_template: boolean;
-  favorited: boolean;
-  guidance_note: string | null;
-  /** The agent a task is assigned to, by name (migration 20261122000400_events). */
-  assigned_agent: string | null;
-  archived_at: Date | null;
-  deleted_at: Date | null;
-  purges_at: Date | null;
-  deleted_with_list: string | null;
-  created_at: Date;
-  updated_at: Date;
-  edited_at: Date | null;
-}
+export { TASK_STATUSES, type ItemDbRow, type ItemRowDto, type TaskStatus } from './rows.js';
 
 /** How the caller reaches an item: their own, on a list shared with them, or shared one by one. */
 export type Access = 'own' | 'all' | 'titleAndBody';

@@ -1,5 +1,5 @@
 /** Where a person sees an item: the web page and the desktop app. */
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 
 export function linkRoots(config: Pick<Config, 'webOrigin' | 'appScheme'>): { web: string; app: string } {
   return { web: `${config.webOrigin}/artifacts/{id}`, app: `${config.appScheme}://artifacts/{id}` };

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { isUuid } from './ids.js';
 import { DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 
 export type ListDto = components['schemas']['List'];

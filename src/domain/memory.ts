@@ -3,7 +3,7 @@
  * read-only); the person keeps it with `listkeeper memory` (and the Settings page).
  */
 import type { Knex } from 'knex';
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { isUuid } from './ids.js';
 
 export const MEMORY_MAX_CHARS = 500;

@@ -3,7 +3,7 @@
  * @see openapi/openapi.yaml components/schemas/Property
  */
 import { shortId } from './ids.js';
-import { ApiError, invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../core/errors.js';
 
 export type PropertyType = 'text' | 'number' | 'select' | 'multiSelect' | 'date' | 'checkbox' | 'url' | 'email' | 'status';
 export const OWN_PROPERTY_TYPES: PropertyType[] = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'];

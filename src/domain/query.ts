@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { findProperty, propertyNames, type Property } from './properties.js';
 import { resolveValues, ValueError } from './values.js';
 import { TASK_STATUSES } from './items.js';
-import { toolError } from '../http/errors.js';
+import { toolError } from '../core/errors.js';
 
 export type WhereOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in' | 'isEmpty' | 'isNotEmpty';
 export interface WhereClause { property: string; op: WhereOp; value?: unknown }

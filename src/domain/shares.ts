@@ -4,7 +4,7 @@
  * the recipient reaches shared items by id: get_item, update_items, chat and search.
  */
 import type { Knex } from 'knex';
-import { emit } from '../jobs/outbox.js';
+import { emit } from './outbox.js';
 
 export interface ShareRow { id: string; owner_id: string; recipient_id: string; item_id: string | null; list_id: string | null; created_at: Date }
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../generated/api.js';
-import { emit } from '../jobs/outbox.js';
+import { emit } from './outbox.js';
 import { EVENT_NAMES } from './events.js';
 import { iso } from './time.js';
 

@@ -6,8 +6,8 @@
  */
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import type { Config } from '../config.js';
-import type { FileStore } from './store.js';
+import type { Config } from '../core/config.js';
+import type { FileStore } from './file-store.js';
 
 export class S3FileStore implements FileStore {
   private readonly client: S3Client;

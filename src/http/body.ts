@@ -1,7 +1,7 @@
 /** Reading a JSON request body: size limit, content type and syntax, each a clear 400. */
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
-import { invalid } from './errors.js';
+import { invalid } from '../core/errors.js';
 
 /** The parsed JSON body, or undefined when the request has none. */
 export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {

@@ -7,11 +7,11 @@
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 import { checkSignature } from '../files/signing.js';
 import { fileStore, isBucketPath } from '../files/store.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, type UploadRow } from '../domain/uploads.js';
-import { ApiError, invalid, notFound, toolError } from './errors.js';
+import { ApiError, invalid, notFound, toolError } from '../core/errors.js';
 
 export const FILES_ROOT = '/files/';
 

@@ -1,35 +1,60 @@
 /**
- * The REST adapter: routes /api/v1 requests to operations by operationId (openapi-backend's
- * router over the generated document), turns the query string into typed parameters and
- * renders results with the operation's success status. No behaviour lives here.
+ * The REST adapter: routes /api/v1 requests to operations by the generated operation table,
+ * turns the query string into typed parameters and renders results with the operation's
+ * success status. No behaviour lives here.
  */
 import type { Context } from 'koa';
-import { OpenAPIRouter, type Document } from 'openapi-backend';
-import { openapiDocument } from '../generated/openapi-document.js';
 import { operationTable } from '../generated/operations.js';
-import { invoke, operationSpec } from '../operations/dispatch.js';
-import type { OperationContext } from '../operations/types.js';
-import { ApiError, notFound } from './errors.js';
+import type { OperationSpec } from '../core/operation-spec.js';
+import { invoke } from '../operations/dispatch.js';
+import type { OperationContext } from '../core/context.js';
+import { ApiError, invalid, notFound } from '../core/errors.js';
 import { readJsonBody } from './body.js';
 
 export const API_ROOT = '/api/v1';
 
-const router = new OpenAPIRouter({ definition: openapiDocument as unknown as Document, apiRoot: API_ROOT });
+interface Route {
+  pattern: RegExp;
+  /** Path parameter names, in the order of the pattern's groups. */
+  names: string[];
+  byMethod: Map<string, OperationSpec>;
+}
 
-// Route templates as regular expressions, to answer 405 with the methods a path does have.
-// A literal route (/items/query) wins over a template that would also match it (/items/{id}).
-const routes = [...new Set(operationTable.map((op) => op.path))]
+/**
+ * The one routing table: a route per path template of the operation table, literal paths
+ * first, so /items/query is never get_item with id "query" (that path exists, without GET,
+ * and answers 405).
+ */
+const routes: Route[] = [...new Set(operationTable.map((op) => op.path))]
+  .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
   .map((template) => ({
-    literal: !template.includes('{'),
-    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    methods: operationTable.filter((op) => op.path === template).map((op) => op.method),
-  }))
-  .sort((a, b) => Number(b.literal) - Number(a.literal));
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '([^/]+)')}/?$`),
+    names: [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+    byMethod: new Map(operationTable.filter((op) => op.path === template).map((op) => [op.method, op])),
+  }));
 
-/** The methods served on a path below /api/v1, or null for an unknown path. */
-export function allowedMethods(path: string): string[] | null {
-  const route = routes.find((r) => r.pattern.test(path));
-  return route ? route.methods : null;
+/** The operation and path parameters for a method and a path below /api/v1; `methods` alone when the path exists without that method. */
+export function matchRoute(method: string, path: string): { spec: OperationSpec; params: Record<string, string> } | { methods: string[] } | null {
+  for (const route of routes) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    const spec = route.byMethod.get(method);
+    if (!spec) return { methods: [...route.byMethod.keys()] };
+    const params: Record<string, string> = {};
+    route.names.forEach((name, i) => {
+      params[name] = decodePathSegment(match[i + 1]!, name);
+    });
+    return { spec, params };
+  }
+  return null;
+}
+
+function decodePathSegment(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalid(`Path parameter '${name}' is not valid percent-encoding: '${segment.slice(0, 80)}'.`, name);
+  }
 }
 
 export interface RestOptions {
@@ -40,19 +65,13 @@ export interface RestOptions {
 
 /** Handles one request below /api/v1 (after the guard). */
 export async function handleRest(ctx: Context, options: RestOptions): Promise<void> {
-  const path = ctx.path.slice(API_ROOT.length) || '/';
-  const methods = allowedMethods(path);
-  // GET /items/query is not get_item with id "query": that path exists, without GET.
-  const operation = methods && !methods.includes(ctx.method) ? undefined : router.matchOperation({ method: ctx.method, path: ctx.path, headers: {}, query: {} });
-  if (!operation) {
-    if (methods) {
-      throw new ApiError('methodNotAllowed', `${ctx.method} is not supported on ${ctx.path}; use ${methods.join(', ')}.`, { headers: { Allow: methods.join(', ') } });
-    }
-    throw notFound(`No route ${ctx.method} ${ctx.path}; the OpenAPI document at ${API_ROOT}/openapi.json lists every route.`);
+  const route = matchRoute(ctx.method, ctx.path.slice(API_ROOT.length) || '/');
+  if (!route) throw notFound(`No route ${ctx.method} ${ctx.path}; the OpenAPI document at ${API_ROOT}/openapi.json lists every route.`);
+  if ('methods' in route) {
+    throw new ApiError('methodNotAllowed', `${ctx.method} is not supported on ${ctx.path}; use ${route.methods.join(', ')}.`, { headers: { Allow: route.methods.join(', ') } });
   }
-  const spec = operationSpec(operation.operationId!)!;
-  const parsed = router.parseRequest({ method: ctx.method, path: ctx.path, headers: {}, query: {} }, operation);
-  const params: Record<string, unknown> = { ...queryParams(ctx, spec.params), ...(parsed.params as Record<string, string>) };
+  const { spec } = route;
+  const params: Record<string, unknown> = { ...queryParams(ctx, spec), ...route.params };
   const body = await readJsonBody(ctx, options.bodyLimitBytes);
   const output = await invoke(options.operationContext(ctx), spec.operationId, { params, body }, { validateOutput: options.validateResponses });
   ctx.status = spec.successStatus;
@@ -60,9 +79,9 @@ export async function handleRest(ctx: Context, options: RestOptions): Promise<vo
 }
 
 /** Query parameters by name; arrays arrive comma-separated (or repeated) and are split here. */
-function queryParams(ctx: Context, declared: { name: string; in: string }[]): Record<string, unknown> {
+function queryParams(ctx: Context, spec: OperationSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const arrays = arrayParamNames(declared);
+  const arrays = arrayParamNames(spec);
   for (const [name, value] of Object.entries(ctx.query)) {
     if (value === undefined) continue;
     if (arrays.has(name)) {
@@ -75,15 +94,13 @@ function queryParams(ctx: Context, declared: { name: string; in: string }[]): Re
   return out;
 }
 
-const arrayNamesCache = new WeakMap<object, Set<string>>();
-function arrayParamNames(declared: { name: string; in: string }[]): Set<string> {
-  let names = arrayNamesCache.get(declared);
+const arrayNamesCache = new Map<string, Set<string>>();
+function arrayParamNames(spec: OperationSpec): Set<string> {
+  let names = arrayNamesCache.get(spec.operationId);
   if (!names) {
-    const op = operationTable.find((o) => o.params === declared);
-    names = new Set(
-      declared.filter((p) => p.in === 'query' && op && (op.paramsSchema.properties?.[p.name] as { type?: string } | undefined)?.type === 'array').map((p) => p.name),
-    );
-    arrayNamesCache.set(declared, names);
+    const schemas = (spec.paramsSchema.properties ?? {}) as Record<string, { type?: string }>;
+    names = new Set(spec.params.filter((p) => p.in === 'query' && schemas[p.name]?.type === 'array').map((p) => p.name));
+    arrayNamesCache.set(spec.operationId, names);
   }
   return names;
 }

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './queue.js';
 import { purgeExpired } from '../domain/trash.js';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../core/config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 

@@ -11,11 +11,6 @@ export interface OutboxRow { id: number; topic: string; subject_id: string; payl
 /** Handles a batch of one topic's rows; throwing leaves them for a retry. */
 export type OutboxConsumer = (rows: OutboxRow[]) => Promise<void>;
 
-/** Writes one outbox row in the caller's transaction. */
-export async function emit(trx: Knex, topic: string, subjectId: string, payload: Record<string, unknown> = {}): Promise<void> {
-  await trx('outbox').insert({ topic, subject_id: subjectId, payload: JSON.stringify(payload) });
-}
-
 export interface OutboxPump { drain(): Promise<number>; stop(): Promise<void> }
 
 /** Starts polling the outbox every `intervalMs`; `drain()` processes everything available now. */

@@ -6,6 +6,9 @@
 import PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Jobs } from '../core/services.js';
+
+export type { Jobs };
 
 export interface JobDefinition<T extends object = object> {
   name: string;
@@ -16,12 +19,6 @@ export interface JobDefinition<T extends object = object> {
   schedule?: { cron: string; tz?: string };
 }
 
-export interface Jobs {
-  send(name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
-  /** Enqueues in the caller's knex transaction: the job exists exactly when the transaction commits. */
-  sendInTransaction(trx: Knex, name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
-  stop(): Promise<void>;
-}
 
 /**
  * pg-boss runs its SQL through `executeSql(text, values)` with $n placeholders; knex binds

@@ -17,8 +17,8 @@ import type { OutboxConsumer } from './outbox.js';
 import { EVENT_TOPIC, type EventOccurrence } from '../domain/events.js';
 import { VERIFY_TOPIC, type SubscriptionRow } from '../domain/subscriptions.js';
 import { readersOf } from '../domain/shares.js';
-import { literalHostBlocked } from '../domain/callbackUrl.js';
-import { guardedLookup } from '../http/outbound.js';
+import { literalHostBlocked } from '../core/outbound.js';
+import { guardedLookup } from '../core/outbound.js';
 
 export const WEBHOOK_JOB = 'webhook.deliver';
 /** Attempts of one delivery in all: the first and four retries. */

@@ -5,7 +5,8 @@
  * string, a string that parses to the expected kind is used as parsed, at any depth. Anything
  * else is left alone, so schema validation names the field when it is still wrong.
  */
-import type { JsonSchema } from '../operations/spec.js';
+import type { JsonSchema, ToolDefinition } from '../core/operation-spec.js';
+import type { RawInput } from '../operations/dispatch.js';
 
 type Kind = 'object' | 'array';
 
@@ -69,4 +70,16 @@ export function parseJsonStrings(schema: JsonSchema | undefined, value: unknown)
   const properties = (sub.properties ?? {}) as Record<string, JsonSchema>;
   const extra = typeof sub.additionalProperties === 'object' ? (sub.additionalProperties as JsonSchema) : undefined;
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, parseJsonStrings(properties[k] ?? extra, v)]));
+}
+
+/**
+ * A tool call's arguments as an operation's input, read in one pass: each argument is parsed
+ * against its property's schema (see above) and filed as a parameter or a body field.
+ */
+export function readToolArguments(tool: ToolDefinition, args: Record<string, unknown>, parameterNames: ReadonlySet<string>, takesBody: boolean): RawInput {
+  const properties = tool.inputSchema.properties ?? {};
+  const params: Record<string, unknown> = {};
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) (parameterNames.has(key) ? params : body)[key] = parseJsonStrings(properties[key], value);
+  return { params, body: takesBody || Object.keys(body).length > 0 ? body : undefined };
 }

@@ -11,9 +11,9 @@
 import * as z from 'zod';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { OperationContext } from '../operations/types.js';
+import type { OperationContext } from '../core/context.js';
 import { EVENT_CATALOG, EVENT_NAMES } from '../domain/events.js';
-import { CallbackUrlError, checkCallbackUrl } from '../domain/callbackUrl.js';
+import { CallbackUrlError, checkCallbackUrl } from '../core/outbound.js';
 import { removeClientSubscription, secretProblem, SubscriptionLimitError, upsertClientSubscription } from '../domain/subscriptions.js';
 
 /** Error codes of the MCP Events sketch (JSON-RPC server range). */

@@ -5,8 +5,8 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
  */
 import type { Context, Middleware, Next } from 'koa';
-import type { Config } from '../config.js';
-import { ApiError } from '../http/errors.js';
+import type { Config } from '../core/config.js';
+import { ApiError } from '../core/errors.js';
 
 /** Loopback names: a DNS-rebinding page can make a browser send its own host name, never these. */
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);

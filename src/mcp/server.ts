@@ -9,11 +9,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools } from '../generated/tools.js';
-import type { ToolDefinition } from './tool-definition.js';
-import { invoke, splitInput } from '../operations/dispatch.js';
-import type { OperationContext } from '../operations/types.js';
-import { ApiError } from '../http/errors.js';
-import { parseJsonStrings } from './arguments.js';
+import type { ToolDefinition } from '../core/operation-spec.js';
+import { invoke, parameterNames, takesBody } from '../operations/dispatch.js';
+import type { OperationContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import { readToolArguments } from './arguments.js';
 import { EVENTS_CAPABILITY, registerEventMethods } from './events.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
@@ -54,8 +54,8 @@ export async function callTool(opContext: OperationContext, name: string, args: 
   const tool = toolByName.get(name);
   if (!tool) return errorResult(`Unknown tool '${name}'; call tools/list for the tools listkeeper has.`);
   try {
-    const input = parseJsonStrings(tool.inputSchema, args) as Record<string, unknown>;
-    const output = (await invoke(opContext, name, splitInput(name, input), { validateOutput: validateResponses })) as Record<string, unknown>;
+    const input = readToolArguments(tool, args, parameterNames(name), takesBody(name));
+    const output = (await invoke(opContext, name, input, { validateOutput: validateResponses })) as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (err) {
     if (err instanceof ApiError) {

@@ -1,7 +1,7 @@
-import type { Handler } from './types.js';
-import { CallbackUrlError, checkCallbackUrl } from '../domain/callbackUrl.js';
+import type { Handler } from '../core/context.js';
+import { CallbackUrlError, checkCallbackUrl } from '../core/outbound.js';
 import { createSubscription, mintSecret, secretProblem, subscriptionDto, SubscriptionLimitError } from '../domain/subscriptions.js';
-import { ApiError, invalid, toolError } from '../http/errors.js';
+import { ApiError, invalid, toolError } from '../core/errors.js';
 
 /**
  * POST /event-subscriptions: registers a callback for every event. It stays `pending` until

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { createUploadSlots, MAX_IMAGE_BYTES, UPLOAD_VALID_SECONDS } from '../domain/uploads.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Handler, OpInput, OpOutput, Principal } from './types.js';
+import type { Handler, OpInput, OpOutput, Principal } from '../core/context.js';
 import { keepsDueDate, keepsStatus, propertyDto, resolveList, type ListRow } from '../domain/lists.js';
 import { findProperty, propertyNames } from '../domain/properties.js';
 import { isEmptyValue, resolveValues, ValueError, withNewOptions, type StoredValues } from '../domain/values.js';
@@ -7,7 +7,7 @@ import { itemRowDto, parseDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, t
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { ApiError, invalid, notFound } from '../http/errors.js';
+import { ApiError, invalid, notFound } from '../core/errors.js';
 import { attachImages, discardUnattached, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { listDto, type ListRow } from '../domain/lists.js';
 import { buildProperties, taskColumns } from '../domain/properties.js';
 import { recordActivity } from '../domain/activity.js';

@@ -1,6 +1,6 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { removeSubscription } from '../domain/subscriptions.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 
 /** DELETE /event-subscriptions?id=: removes one subscription; nothing more is sent to it. */
 export const delete_event_subscription: Handler<'delete_event_subscription'> = async (ctx, input) => {

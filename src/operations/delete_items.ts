@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { recordActivity } from '../domain/activity.js';
 import { isUuid } from '../domain/ids.js';
 import { iso } from '../domain/time.js';

@@ -1,7 +1,7 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { resolveList, type ListRow } from '../domain/lists.js';
 import { recordActivity } from '../domain/activity.js';
-import { notFound, toolError } from '../http/errors.js';
+import { notFound, toolError } from '../core/errors.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -6,10 +6,10 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { operationTable } from '../generated/operations.js';
-import type { JsonSchema, OperationSpec } from './spec.js';
-import type { OperationContext, OperationId } from './types.js';
+import type { JsonSchema, OperationSpec } from '../core/operation-spec.js';
+import type { OperationContext, OperationId } from '../core/context.js';
 import { handlers } from './index.js';
-import { ApiError, invalid, shown } from '../http/errors.js';
+import { ApiError, invalid, shown } from '../core/errors.js';
 import { canonicalInstant } from '../domain/time.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -53,23 +53,20 @@ function compile(spec: OperationSpec): Compiled {
   return op;
 }
 
-export function operationSpec(operationId: string): OperationSpec | undefined {
-  return specs.get(operationId);
-}
-
 /** Parameters (path and query, strings coerced to their types) and the JSON body, apart. */
 export interface RawInput {
   params: Record<string, unknown>;
   body: unknown;
 }
 
-/** Splits one MCP-style argument object into parameters and body fields. */
-export function splitInput(operationId: string, args: Record<string, unknown>): RawInput {
-  const op = mustCompile(operationId);
-  const params: Record<string, unknown> = {};
-  const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) (op.paramNames.has(key) ? params : body)[key] = value;
-  return { params, body: op.spec.bodySchema ? body : Object.keys(body).length ? body : undefined };
+/** The names of an operation's path and query parameters: the rest of a flat argument object is its body. */
+export function parameterNames(operationId: string): ReadonlySet<string> {
+  return mustCompile(operationId).paramNames;
+}
+
+/** Whether the operation has a request body at all. */
+export function takesBody(operationId: string): boolean {
+  return mustCompile(operationId).spec.bodySchema !== null;
 }
 
 /** Validates the input, runs the operation and returns its output. */

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { automationDto, getAutomation, timeZoneOf, type RunRow } from '../domain/automations/automations.js';
 import { iso } from '../domain/time.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Handler, OpOutput } from './types.js';
+import type { Handler, OpOutput } from '../core/context.js';
 import { keepsTasks, listDto, liveLists, openItemCounts, resolveList, type ListRow } from '../domain/lists.js';
 import { getUser } from '../domain/accounts.js';
 import { iso, localNow, startOfLocalDay } from '../domain/time.js';

@@ -2,7 +2,7 @@
  * The operation registry: operationId → handler. REST and MCP both dispatch through it, so
  * the two interfaces cannot drift apart (spec rule 6).
  */
-import type { Handler, OperationId } from './types.js';
+import type { Handler, OperationId } from '../core/context.js';
 import { get_context } from './get_context.js';
 import { list_lists } from './list_lists.js';
 import { create_list } from './create_list.js';

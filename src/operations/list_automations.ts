@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { automationDto, lastRuns, listAutomations, timeZoneOf } from '../domain/automations/automations.js';
 
 /** GET /automations: the person's automations, each with its next run and how its last run ended. */

@@ -1,4 +1,4 @@
-import type { Handler, OpOutput } from './types.js';
+import type { Handler, OpOutput } from '../core/context.js';
 import { iso } from '../domain/time.js';
 
 type Entry = OpOutput<'list_deleted'>['items'][number];

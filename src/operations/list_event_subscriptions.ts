@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { listSubscriptions, subscriptionDto } from '../domain/subscriptions.js';
 
 /** GET /event-subscriptions: the person's subscriptions (REST and MCP), secrets hidden. */

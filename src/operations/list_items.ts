@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { Handler, OpInput, OpOutput } from './types.js';
+import type { Handler, OpInput, OpOutput } from '../core/context.js';
 import { keepsStatus, keepsTasks, propertyDto, resolveList, type ListRow } from '../domain/lists.js';
 import { itemRowDto, listsById, TASK_STATUSES, type ItemDbRow } from '../domain/items.js';
 import { parseCursor, readFeed } from '../domain/feed.js';
 import { linkRoots } from '../domain/links.js';
 import { iso } from '../domain/time.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { withImageUrls } from '../domain/attachments.js';
 
 type Input = OpInput<'list_items'>;

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { listDto, liveLists, openItemCounts } from '../domain/lists.js';
 
 /** GET /lists: every live list with properties, role and open item count. */

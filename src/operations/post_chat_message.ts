@@ -1,8 +1,8 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { loadAccessible } from '../domain/items.js';
 import { DEFAULT_AGENT_NAME, postAgentMessage } from '../domain/chat.js';
 import { recordActivity } from '../domain/activity.js';
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 
 /**
  * POST /items/{id}/messages: the calling agent posts in an item's chat. The person sees it

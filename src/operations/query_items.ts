@@ -1,10 +1,10 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { keepsDueDate, keepsStatus, propertyDto, resolveList } from '../domain/lists.js';
 import { findProperty, propertyNames } from '../domain/properties.js';
 import { applySort, applyWhere, type WhereClause } from '../domain/query.js';
 import { itemRowDto, type ItemDbRow } from '../domain/items.js';
 import { withImageUrls } from '../domain/attachments.js';
-import { toolError } from '../http/errors.js';
+import { toolError } from '../core/errors.js';
 
 /**
  * POST /items/query: filter, sort, count or sum the items of one list. Count and sum run in

@@ -1,7 +1,7 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { loadAccessible } from '../domain/items.js';
 import { readChat } from '../domain/chat.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 
 /** GET /items/{id}/messages: an item's chat, oldest first, after `since` (exclusive). */
 export const read_chat_messages: Handler<'read_chat_messages'> = async (ctx, input) => {

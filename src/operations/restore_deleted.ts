@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Handler, OpOutput } from './types.js';
+import type { Handler, OpOutput } from '../core/context.js';
 import { resolveList, type ListRow } from '../domain/lists.js';
 import { recordActivity } from '../domain/activity.js';
-import { notFound, toolError } from '../http/errors.js';
+import { notFound, toolError } from '../core/errors.js';
 import type { ItemDbRow } from '../domain/items.js';
 
 type TrashedItem = ItemDbRow & { list_purged: boolean };

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../core/context.js';
 import { startManualRun } from '../domain/automations/runs.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Handler, OperationContext, OpOutput } from './types.js';
-import type { SearchHit, SearchQuery } from '../search/types.js';
+import type { Handler, OperationContext, OpOutput } from '../core/context.js';
+import type { SearchHit, SearchQuery } from '../core/search-index.js';
 import { listsById, loadAccessible } from '../domain/items.js';
 import { itemUrls } from '../domain/links.js';
 

@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
-import type { Handler, OpInput, OpOutput, OperationContext } from './types.js';
+import type { Handler, OpInput, OpOutput, OperationContext } from '../core/context.js';
 import { keepsDueDate, keepsStatus, type ListRow } from '../domain/lists.js';
 import { itemRowDto, listsById, loadAccessible, parseDueAt, statusColumns, TASK_STATUSES, type AccessibleItem, type ItemDbRow, type TaskStatus } from '../domain/items.js';
 import { resolveValues, ValueError, withNewOptions } from '../domain/values.js';
-import { mergeBody, type LegacyMode } from '../domain/legacyBody.js';
+import { mergeBody, type LegacyMode } from '../domain/legacy-body.js';
 import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../domain/body/index.js';
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
 import { attachImages, clearImages, discardUnattached, downloadImages } from '../domain/images.js';
-import { ApiError, invalid, toolError } from '../http/errors.js';
+import { ApiError, invalid, toolError } from '../core/errors.js';
 import { emitAwaitingAgent } from '../domain/events.js';
-import { prepareBody, rememberOutline } from '../domain/bodyOutlines.js';
+import { prepareBody, rememberOutline } from '../domain/body-outlines.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Handler, OpOutput } from './types.js';
+import type { Handler, OpOutput } from '../core/context.js';
 import { listDto, openItemCounts, resolveList, type ListRow } from '../domain/lists.js';
-import { lossWarning, migrateValues, planListChange, type LostValues } from '../domain/listChange.js';
+import { lossWarning, migrateValues, planListChange, type LostValues } from '../domain/list-change.js';
 import { recordActivity } from '../domain/activity.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 
 /** Carries a preview out of the transaction, so that everything the call did is rolled back. */
 class PreviewAnswer {

@@ -3,8 +3,8 @@
  * @see ../../README.md "Search"
  */
 import type { Knex } from 'knex';
-import type { SearchConfig } from '../config.js';
-import type { Embedder, SearchIndex } from './types.js';
+import type { SearchConfig } from '../core/config.js';
+import type { Embedder, SearchIndex } from '../core/search-index.js';
 import { createEmbedder } from './embedders/index.js';
 import { LocalEmbedder } from './embedders/local.js';
 import { PostgresSearchIndex } from './postgres.js';

@@ -1,5 +1,5 @@
 import type { Meilisearch, SearchParams, Task } from 'meilisearch';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
+import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections } from './query-words.js';

@@ -1,4 +1,4 @@
-import type { Embedder, SearchDoc } from './types.js';
+import type { Embedder, SearchDoc } from '../core/search-index.js';
 import type { Passage } from './passages.js';
 import { normalize } from './embedders/vectors.js';
 

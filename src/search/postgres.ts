@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from './types.js';
+import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';

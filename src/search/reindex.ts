@@ -5,8 +5,7 @@
  * @see ../../README.md "Search"
  */
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { SearchIndex } from './types.js';
+import type { SearchIndex } from '../core/search-index.js';
 import { syncItems } from './sync.js';
 
 /** What an index was built with: vectors of another embedder cannot be compared with this one's. */
@@ -139,53 +138,6 @@ async function run(db: Knex, index: SearchIndex, identity: IndexIdentity, key: s
     options.onProgress?.({ ...progress });
   }
   return progress;
-}
-
-/**
- * The server's part: plans a rebuild at start when needed (see planReindex) and works through any unfinished one in
- * the background, beside the outbox pump, so fresh writes are indexed meanwhile; a failure is retried with backoff.
- */
-export function startBackgroundReindex(db: Knex, index: SearchIndex, identity: IndexIdentity, log: Logger): { stop(): Promise<void> } {
-  const controller = new AbortController();
-  let planned = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const attempt = (n: number): void => {
-    running = (async () => {
-      try {
-        if (!planned) {
-          const reason = await planReindex(db, identity);
-          planned = true;
-          if (reason) log.info(`rebuilding the search index in the background: ${reason}`);
-        }
-        let decile = -1;
-        const result = await continueReindex(db, index, identity, {
-          signal: controller.signal,
-          onProgress: (p) => {
-            if (p.total > 0 && Math.floor((10 * p.done) / p.total) > decile) {
-              decile = Math.floor((10 * p.done) / p.total);
-              log.info(p, 'search index rebuild progress');
-            }
-          },
-        });
-        if (result && !controller.signal.aborted) log.info(result, 'search index rebuilt');
-      } catch (err) {
-        if (controller.signal.aborted) return;
-        const seconds = Math.min(300, 5 * 2 ** n);
-        log.warn({ err }, `rebuilding the search index failed; trying again in ${seconds} s`);
-        timer = setTimeout(() => attempt(n + 1), seconds * 1000);
-        timer.unref();
-      }
-    })();
-  };
-  attempt(0);
-  return {
-    async stop() {
-      controller.abort();
-      clearTimeout(timer);
-      await running;
-    },
-  };
 }
 
 /** Runs `work` holding a session advisory lock named after `key`, on a connection kept for the purpose. */

@@ -7,9 +7,7 @@
  * @see ../../../shared/spec/service.md "Items are indexed for search", "Item and list lifecycle"
  */
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { OutboxConsumer } from '../jobs/outbox.js';
-import type { SearchDoc, SearchIndex } from './types.js';
+import type { SearchDoc, SearchIndex } from '../core/search-index.js';
 import { readersOf } from '../domain/shares.js';
 import { isReserved, type Property } from '../domain/properties.js';
 import { valueText, isEmptyValue, type StoredValues } from '../domain/values.js';
@@ -80,16 +78,6 @@ export async function syncItems(db: Knex, index: SearchIndex, ids: string[], opt
     pending = now.filter((r) => versions.get(r.id) !== r.version).map((r) => r.id);
   }
   return { indexed, removed };
-}
-
-/** The outbox consumer of topic 'item': one index update per batch, each item once however many rows it has. */
-export function searchSync(db: Knex, index: SearchIndex, log: Logger): OutboxConsumer {
-  return async function indexItemChanges(rows) {
-    const started = performance.now();
-    // A status or due-date change leaves the text as it was: its vectors are kept, not computed again.
-    const result = await syncItems(db, index, rows.map((r) => r.subject_id), { reuseVectors: true });
-    log.debug({ ...result, rows: rows.length, ms: Math.round(performance.now() - started), backend: index.name }, 'search index updated');
-  };
 }
 
 /** An item's row values as text ("Author: Frank Herbert; Year: 1965"); the task columns are not text worth matching. */

@@ -1,7 +1,7 @@
 /** Opens the service's database: DATABASE_URL when set, else an embedded Postgres in the data folder. */
 import path from 'node:path';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 import { createDb, migrate } from './db.js';
 import { attachRunningPostgres, startEmbeddedPostgres } from './embedded.js';
 

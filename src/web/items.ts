@@ -8,7 +8,7 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 import { getUser } from '../domain/accounts.js';
 import { listsById, loadAccessible } from '../domain/items.js';
 import { keepsDueDate, keepsStatus } from '../domain/lists.js';

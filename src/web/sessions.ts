@@ -10,7 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { hashToken } from '../auth/apikeys.js';
+import { hashToken } from '../domain/api-keys.js';
 import type { UserRow } from '../domain/accounts.js';
 
 export const SESSION_COOKIE = 'lk_session';

@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { decodeProtectedHeader } from 'jose';
 import { migrate } from '../../src/store/db.js';
 import { createUser } from '../../src/domain/accounts.js';
-import { hashPassword } from '../../src/web/passwords.js';
+import { hashPassword } from '../../src/domain/passwords.js';
 import { loadOrCreateKeys, readKeys, retireKeys, rotateKeys } from '../../src/auth/oauth/keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { serveApp, type TestApp } from '../support/server.js';

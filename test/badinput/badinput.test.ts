@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
-import type { JsonSchema, OperationSpec } from '../../src/operations/spec.js';
+import type { JsonSchema, OperationSpec } from '../../src/core/operation-spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
 

@@ -7,7 +7,8 @@ import { create_list } from '../../src/operations/create_list.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { startOutboxPump } from '../../src/jobs/outbox.js';
-import { ENRICH_TOPIC, enrichConsumer, readDueFromTitle } from '../../src/domain/enrich.js';
+import { ENRICH_TOPIC, readDueFromTitle } from '../../src/domain/enrich.js';
+import { enrichConsumer } from '../../src/jobs/enrich.js';
 
 const log = pino({ level: 'silent' });
 // Tuesday 2026-03-10 08:00 in New York (EDT since 2026-03-08).

@@ -11,7 +11,7 @@ import {
   type StoredValue,
 } from '../../src/domain/retype.js';
 import type { Property, PropertyOption } from '../../src/domain/properties.js';
-import { RETYPE_CASES, validFor } from '../support/retypeCases.js';
+import { RETYPE_CASES, validFor } from '../support/retype-cases.js';
 
 const isSelect = (t: OwnType) => t === 'select' || t === 'multiSelect';
 const pairs = OWN_TYPES.flatMap((from) => OWN_TYPES.filter((to) => to !== from).map((to) => [from, to] as const));

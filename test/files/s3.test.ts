@@ -11,7 +11,7 @@ import { PNG } from '../support/images.js';
 import { create_image_upload } from '../../src/operations/create_image_upload.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { fileStore } from '../../src/files/store.js';
 
 describe('the S3 file store', () => {

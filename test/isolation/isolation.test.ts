@@ -17,7 +17,7 @@ import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { createAutomation } from '../../src/domain/automations/automations.js';
 import { startTestJobs } from '../support/jobs.js';
 import type { Jobs } from '../../src/jobs/queue.js';
-import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
+import type { OperationSpec, JsonSchema } from '../../src/core/operation-spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
 

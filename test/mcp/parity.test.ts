@@ -14,7 +14,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { operationTable } from '../../src/generated/operations.js';
-import type { OperationSpec } from '../../src/operations/spec.js';
+import type { OperationSpec } from '../../src/core/operation-spec.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { sampleInput, type Sample } from '../support/samples.js';
 

@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/app.js';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { initializeMessage, mcpPost, rawRequest } from '../support/http.js';
 

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 describe('create_list', () => {
   let server: TestServer;

@@ -5,7 +5,7 @@ import { delete_list } from '../../src/operations/delete_list.js';
 import { update_list } from '../../src/operations/update_list.js';
 import { list_lists } from '../../src/operations/list_lists.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 interface Row { id: string; deleted_at: Date | null; purges_at: Date | null; deleted_with_list: string | null }
 

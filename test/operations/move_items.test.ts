@@ -7,10 +7,10 @@ import { move_items } from '../../src/operations/move_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { conversionText, type OwnType, type StoredValue } from '../../src/domain/retype.js';
 import type { Property } from '../../src/domain/properties.js';
-import type { OpInput } from '../../src/operations/types.js';
+import type { OpInput } from '../../src/core/context.js';
 
 type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];
 type Entry = OpInput<'create_items'>['items'][number];

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer, type TestAccount } from '../support/s
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { query_items } from '../../src/operations/query_items.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 describe('query_items', () => {
   let server: TestServer;

@@ -6,7 +6,7 @@ import { startTestJobs, waitFor } from '../support/jobs.js';
 import type { Jobs } from '../../src/jobs/queue.js';
 import { run_automation } from '../../src/operations/run_automation.js';
 import { createAutomation, type RunRow } from '../../src/domain/automations/automations.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { mainConversation } from '../../src/domain/chat.js';
 
 describe('run_automation', () => {

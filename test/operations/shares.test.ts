@@ -7,7 +7,7 @@ import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { createShare, removeShare } from '../../src/domain/shares.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 describe('shared items', () => {
   let server: TestServer;

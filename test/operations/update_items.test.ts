@@ -4,7 +4,7 @@ import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { get_item } from '../../src/operations/get_item.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 describe('update_items', () => {
   let server: TestServer;

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_list } from '../../src/operations/update_list.js';
-import { ApiError } from '../../src/http/errors.js';
-import type { OpInput } from '../../src/operations/types.js';
+import { ApiError } from '../../src/core/errors.js';
+import type { OpInput } from '../../src/core/context.js';
 import type { Property } from '../../src/domain/properties.js';
 import type { OwnType, StoredValue } from '../../src/domain/retype.js';
-import { RETYPE_CASES, validFor } from '../support/retypeCases.js';
+import { RETYPE_CASES, validFor } from '../support/retype-cases.js';
 
 type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];
 /** An item row as stored; `updated_at` in microseconds since the epoch (a Date would round to ms). */

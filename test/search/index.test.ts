@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Meilisearch } from 'meilisearch';
-import type { SearchDoc, SearchIndex } from '../../src/search/types.js';
+import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';

@@ -6,9 +6,10 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals';
 import { pino } from 'pino';
 import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { continueReindex, planReindex, reindex, startBackgroundReindex, storedIdentity, ReindexBusyError, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
+import { startBackgroundReindex } from '../../src/jobs/search-reindex.js';
+import { continueReindex, planReindex, reindex, storedIdentity, ReindexBusyError, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
-import type { SearchDoc, SearchHit, SearchIndex } from '../../src/search/types.js';
+import type { SearchDoc, SearchHit, SearchIndex } from '../../src/core/search-index.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 

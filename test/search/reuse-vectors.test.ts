@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Meilisearch } from 'meilisearch';
-import type { Embedder, SearchDoc, SearchIndex } from '../../src/search/types.js';
+import type { Embedder, SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
 import { normalize } from '../../src/search/embedders/vectors.js';

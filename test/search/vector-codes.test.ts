@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import type { Embedder, SearchDoc } from '../../src/search/types.js';
+import type { Embedder, SearchDoc } from '../../src/core/search-index.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { dot, normalize } from '../../src/search/embedders/vectors.js';
 import { dotWithCode, encodeVector } from '../../src/search/vector-codes.js';

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { invoke } from '../../src/operations/dispatch.js';
-import type { OperationSpec, JsonSchema } from '../../src/operations/spec.js';
-import type { OperationContext } from '../../src/operations/types.js';
+import type { OperationSpec, JsonSchema } from '../../src/core/operation-spec.js';
+import type { OperationContext } from '../../src/core/context.js';
 
 export interface Sample {
   input: Record<string, unknown>;

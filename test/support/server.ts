@@ -8,19 +8,19 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp, createHttpServer } from '../../src/http/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createApp, createHttpServer } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { createServices, type Services } from '../../src/core/services.js';
 import { migrate } from '../../src/store/db.js';
 import { createUser } from '../../src/domain/accounts.js';
-import { createApiKey } from '../../src/auth/apikeys.js';
-import { createAuthServer, type AuthServer } from '../../src/auth/oauth/server.js';
-import { hashPassword } from '../../src/web/passwords.js';
+import { createApiKey } from '../../src/domain/api-keys.js';
+import { createAuthServer, type AuthServer } from '../../src/web/oauth/server.js';
+import { hashPassword } from '../../src/domain/passwords.js';
 import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
 import { createSearch, type Search } from '../../src/search/create.js';
-import { searchSync } from '../../src/search/sync.js';
+import { searchSync } from '../../src/jobs/search-sync.js';
 import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
-import type { OperationContext, Principal } from '../../src/operations/types.js';
+import type { OperationContext, Principal } from '../../src/core/context.js';
 import { createTestDatabase } from './db.js';
 
 export interface TestAccount { userId: string; email: string; key: string; sdk: ListkeeperClient; principal: Principal }

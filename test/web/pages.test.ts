@@ -86,7 +86,7 @@ describe('sign-up, sign-in and sign-out', () => {
   });
 
   it('sets a password from the command line: the new one signs in, other sessions end, a weak one is refused', async () => {
-    const { setUserPassword } = await import('../../src/web/passwords.js');
+    const { setUserPassword } = await import('../../src/domain/passwords.js');
     const cid = await server.account('Cid', PASSWORD);
     const before = await signedIn(server, cid.email);
     await expect(setUserPassword(server.db, cid.userId, 'short')).rejects.toThrow(/at least 10 characters/);

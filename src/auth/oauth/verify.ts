@@ -8,8 +8,8 @@
  */
 import type { Knex } from 'knex';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey } from 'jose';
-import type { Config } from '../../config.js';
-import type { Principal } from '../../operations/types.js';
+import type { Config } from '../../core/config.js';
+import type { Principal } from '../../core/context.js';
 import type { AccessTokenVerifier } from '../guard.js';
 import { publicJwks, readKeys, type AuthKeys } from './keys.js';
 

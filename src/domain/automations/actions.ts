@@ -5,13 +5,13 @@
  * @see openapi/openapi.yaml components/schemas/Automation (actions)
  */
 import type { Knex } from 'knex';
-import type { Config } from '../../config.js';
+import type { Config } from '../../core/config.js';
 import { recordServiceActivity } from '../activity.js';
 import { keepsDueDate, keepsStatus, keepsTasks, liveLists, resolveList, type ListRow } from '../lists.js';
 import { localNow, localToUtc, startOfLocalDay } from '../time.js';
 import { itemUrls } from '../links.js';
-import { outboundRequest } from '../../http/outbound.js';
-import { move_items } from '../../operations/move_items.js';
+import { outboundRequest } from '../../core/outbound.js';
+import { moveItems } from '../move-items.js';
 import type { Logger } from 'pino';
 import type { AutomationAction, AutomationRow } from './automations.js';
 
@@ -179,9 +179,9 @@ async function moveOverdue(run: RunContext, action: Of<'moveOverdue'>): Promise<
   const lists = (await targetLists(run.db, run, action.listId, keepsTasks, 'status and due date')).filter((l) => l.id !== target.id);
   const overdue = lists.length ? ((await openTasks(run.db, lists, null, startOfLocalDay(run.now, run.timeZone)).limit(MOVE_LIMIT).select('id', 'title')) as { id: string; title: string | null }[]) : [];
   if (overdue.length === 0) return `Moved nothing to '${target.name}': no task is overdue.`;
-  // Through the move_items operation, so a move by an automation follows the same rules.
+  // The move of move_items, so a move by an automation follows the same rules.
   const principal = { userId: run.automation.owner_id, via: 'apiKey' as const, clientName: `automation '${run.automation.name}'`, tokenId: `automation:${run.automation.id}` };
-  const moved = await move_items({ db: run.db, config: run.config, services: { now: () => run.now }, log: run.log, principal }, { itemIds: overdue.map((o) => o.id), listId: target.id });
+  const moved = await run.db.transaction((trx) => moveItems(trx, principal, { itemIds: overdue.map((o) => o.id), listId: target.id }, run.now));
   if (moved.preview) {
     const names = [...new Set(moved.droppedValues.map((d) => d.property))];
     throw new ActionFailed(`moving ${overdue.length} overdue task${overdue.length === 1 ? '' : 's'} to '${target.name}' would drop their values${names.length ? ` (${names.join(', ')})` : ''}; nothing moved. Move them with move_items and acknowledgeDataLoss, or pick a list with the same properties.`);

@@ -9,7 +9,7 @@ import cronParser from 'cron-parser';
 import type { Knex } from 'knex';
 import { openapiDocument } from '../../generated/openapi-document.js';
 import type { components } from '../../generated/api.js';
-import { invalid, notFound } from '../../http/errors.js';
+import { invalid, notFound } from '../../core/errors.js';
 import { isUuid } from '../ids.js';
 import { iso } from '../time.js';
 

@@ -8,9 +8,9 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
-import type { Jobs } from '../../jobs/queue.js';
-import { toolError } from '../../http/errors.js';
+import type { Config } from '../../core/config.js';
+import type { Jobs } from '../../core/services.js';
+import { toolError } from '../../core/errors.js';
 import { resolveList } from '../lists.js';
 import { postServiceMessage } from '../chat.js';
 import { startOfLocalDay } from '../time.js';

@@ -1,16 +1,10 @@
-import type { Embedder } from '../types.js';
+import type { EmbedderConfig } from '../../core/config.js';
+import type { Embedder } from '../../core/search-index.js';
+
+export type { EmbedderConfig };
 import { LocalEmbedder } from './local.js';
 import { OpenAIEmbedder, probeDimensions } from './openai.js';
 
-/** Which embedder to use; `none` means keyword search only. Read from the environment by src/config.ts. */
-export interface EmbedderConfig {
-  kind: 'local' | 'openai' | 'none';
-  url?: string;
-  model?: string;
-  apiKey?: string;
-  /** Vector size of the openai model; asked from the service once when left out. */
-  dimensions?: number;
-}
 
 /** Builds the configured embedder, or null for keyword-only search. */
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder | null> {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from '../types.js';
+import type { Embedder } from '../../core/search-index.js';
 import { normalize } from './vectors.js';
 
 /**

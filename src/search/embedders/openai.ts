@@ -1,4 +1,4 @@
-import type { Embedder } from '../types.js';
+import type { Embedder } from '../../core/search-index.js';
 import { normalize } from './vectors.js';
 
 /** Settings of an OpenAI-compatible embeddings API. */

@@ -1,6 +1,15 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
-import type { EmbedderConfig } from './search/embedders/index.js';
+
+/** Which embedder to use; `none` means keyword search only. Read from the environment below. */
+export interface EmbedderConfig {
+  kind: 'local' | 'openai' | 'none';
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  /** Vector size of the openai model; asked from the service once when left out. */
+  dimensions?: number;
+}
 
 /**
  * Every setting of the service, read from the environment in one place and checked against

@@ -1,5 +1,15 @@
-import type { Jobs } from './jobs/queue.js';
-import type { SearchIndex } from './search/types.js';
+import type PgBoss from 'pg-boss';
+import type { Knex } from 'knex';
+import type { SearchIndex } from './search-index.js';
+
+/** The durable job queue (src/jobs/queue.ts): what operations and the domain may ask of it. */
+export interface Jobs {
+  send(name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
+  /** Enqueues in the caller's knex transaction: the job exists exactly when the transaction commits. */
+  sendInTransaction(trx: Knex, name: string, data: object, options?: PgBoss.SendOptions): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
 
 /**
  * Long-lived parts the operations use besides the database. Grows as search, jobs and

@@ -22,3 +22,13 @@ export interface OperationSpec {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonSchema = { [key: string]: any };
+
+/** One MCP tool as tools/list shows it (generated into src/generated/tools.ts). */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: 'object'; properties?: Record<string, JsonSchema> };
+  outputSchema: JsonSchema & { type: 'object' };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+}

@@ -8,8 +8,8 @@ import type { Knex } from 'knex';
 import { buildOptions, buildProperties, isReserved, isSelectType, type Property } from './properties.js';
 import type { ListRow } from './lists.js';
 import { deletedValue, ValueMigration, type Migrated, type OwnType, type StoredValue } from './retype.js';
-import { invalid, toolError, shown } from '../http/errors.js';
-import type { OpInput } from '../operations/types.js';
+import { invalid, toolError, shown } from '../core/errors.js';
+import type { OpInput } from '../core/context.js';
 
 export type ListChangeInput = Omit<OpInput<'update_list'>, 'id'>;
 

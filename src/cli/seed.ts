@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { createUser } from '../domain/accounts.js';
-import { createApiKey } from '../auth/apikeys.js';
+import { createApiKey } from '../domain/api-keys.js';
 import { buildOptions, taskColumns, type Property } from '../domain/properties.js';
 import { sequencePending } from '../domain/feed.js';
 

@@ -11,7 +11,7 @@ import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { clearParsedBodies } from '../../src/domain/body/cache.js';
-import { OUTLINE_MIN_CHARS, prepareBody } from '../../src/domain/bodyOutlines.js';
+import { OUTLINE_MIN_CHARS, prepareBody } from '../../src/domain/body-outlines.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { checkCallbackUrl, isBlockedAddress } from '../../src/domain/callbackUrl.js';
+import { checkCallbackUrl, isBlockedAddress } from '../../src/core/outbound.js';
 
 describe('callback URL checks', () => {
   it.each([

@@ -1,7 +1,7 @@
 /**
  * Everything OAuth in one object for the app factory: the keys (from Postgres), the
- * provider, the access-token verifier, the protected-resource metadata (RFC 9728) and the
- * web pages of sign-in, consent and Settings → Connections.
+ * provider, the access-token verifier and the protected-resource metadata (RFC 9728). The web
+ * pages of sign-in, consent and Settings → Connections are mounted beside it by src/app.ts.
  * @see ../../../../shared/spec/service.md "OAuth 2.1 flow"
  */
 import type { Context, Middleware, Next } from 'koa';
@@ -10,12 +10,11 @@ import mount from 'koa-mount';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Provider } from 'oidc-provider';
-import type { Config } from '../../config.js';
-import type { AccessTokenVerifier } from '../guard.js';
-import { webRoutes } from '../../web/routes.js';
-import { loadOrCreateKeys, type AuthKeys } from './keys.js';
+import type { Config } from '../../core/config.js';
+import type { AccessTokenVerifier } from '../../auth/guard.js';
+import { loadOrCreateKeys, type AuthKeys } from '../../auth/oauth/keys.js';
 import { createProvider, SCOPES } from './provider.js';
-import { createAccessTokenVerifier, VerificationKeys } from './verify.js';
+import { createAccessTokenVerifier, VerificationKeys } from '../../auth/oauth/verify.js';
 
 export interface AuthServer {
   provider: Provider;
@@ -23,7 +22,7 @@ export interface AuthServer {
   /** The cookie secrets, newest first: the koa app's `keys` must be these (oidc-provider reads cookies through it). */
   cookieKeys: string[];
   verifyAccessToken: AccessTokenVerifier;
-  /** Koa middleware: protected-resource metadata, web pages, then the provider's own endpoints. */
+  /** Koa middleware: protected-resource metadata, then the provider's own endpoints. */
   middleware: Middleware;
 }
 
@@ -32,11 +31,7 @@ export async function createAuthServer(deps: { db: Knex; config: Config; log: Lo
   const keys = await loadOrCreateKeys(deps.db);
   const provider = createProvider({ db: deps.db, config: deps.config, keys, log: deps.log });
   const verifyAccessToken = createAccessTokenVerifier({ db: deps.db, config: deps.config, keys: new VerificationKeys(deps.db, keys), ...(deps.now ? { now: deps.now } : {}) });
-  const middleware = compose([
-    protectedResourceMetadata(deps.config),
-    webRoutes({ db: deps.db, config: deps.config, provider, cookieKeys: keys.cookie, log: deps.log }),
-    mount(provider as never),
-  ]);
+  const middleware = compose([protectedResourceMetadata(deps.config), mount(provider as never)]);
   return { provider, keys, cookieKeys: keys.cookie, verifyAccessToken, middleware };
 }
 

@@ -10,21 +10,22 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { pino, type Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Services } from '../services.js';
-import type { OperationContext, Principal } from '../operations/types.js';
-import { openapiDocument } from '../generated/openapi-document.js';
-import { ApiError } from './errors.js';
-import { API_ROOT, handleRest } from './rest.js';
-import { readJsonBody } from './body.js';
-import { handleMcp } from '../mcp/server.js';
-import { itemPages } from '../web/items.js';
-import { mcpTransportGuards } from '../mcp/guards.js';
-import { bearerGuard, type AccessTokenVerifier } from '../auth/guard.js';
-import { addressRateLimit } from '../auth/ratelimit.js';
-import type { AuthServer } from '../auth/oauth/server.js';
-import { getFile, putFile } from './files.js';
-import { settingsPages } from '../web/automations.js';
+import type { Config } from './core/config.js';
+import type { Services } from './core/services.js';
+import type { OperationContext, Principal } from './core/context.js';
+import { openapiDocument } from './generated/openapi-document.js';
+import { ApiError } from './core/errors.js';
+import { API_ROOT, handleRest } from './http/rest.js';
+import { readJsonBody } from './http/body.js';
+import { handleMcp } from './mcp/server.js';
+import { itemPages } from './web/items.js';
+import { mcpTransportGuards } from './mcp/guards.js';
+import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
+import { addressRateLimit } from './auth/rate-limit.js';
+import type { AuthServer } from './web/oauth/server.js';
+import { getFile, putFile } from './http/files.js';
+import { settingsPages } from './web/automations.js';
+import { webRoutes } from './web/routes.js';
 
 export interface AppDeps {
   db: Knex;
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.oauth) {
     app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
     app.use(settingsPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys }));
+    app.use(webRoutes({ db: deps.db, config: deps.config, provider: deps.oauth.provider, cookieKeys: deps.oauth.cookieKeys, log }));
     app.use(deps.oauth.middleware);
   }
   app.use(async function unknownRoute(ctx) {

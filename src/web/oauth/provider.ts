@@ -17,11 +17,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Provider, errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Config } from '../../config.js';
-import { html, page } from '../../web/html.js';
-import { currentUser } from '../../web/sessions.js';
-import { postgresAdapter } from './adapter.js';
-import type { AuthKeys } from './keys.js';
+import type { Config } from '../../core/config.js';
+import { html, page } from '../html.js';
+import { currentUser } from '../sessions.js';
+import { postgresAdapter } from '../../auth/oauth/adapter.js';
+import type { AuthKeys } from '../../auth/oauth/keys.js';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',

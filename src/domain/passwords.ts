@@ -5,7 +5,7 @@
  */
 import { hash, verify } from '@node-rs/argon2';
 import type { Knex } from 'knex';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 import type { operations } from '../generated/api.js';
-import type { Services } from '../services.js';
+import type { Services } from './services.js';
 
 /** Who is calling: always the whole person (scopes never narrow a token). */
 export interface Principal {

@@ -8,7 +8,7 @@ import { get_item } from '../../src/operations/get_item.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { postPersonMessage } from '../../src/domain/chat.js';
 import { createShare } from '../../src/domain/shares.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 describe('task.awaitingAgent is released', () => {
   let server: TestServer;

@@ -4,8 +4,11 @@
  * non-public address — checked on the addresses the host name resolves to at connect time,
  * so a name that points at 127.0.0.1 (or is re-pointed after a check) is refused too.
  * `allowPrivate` (the OUTBOUND_ALLOW_PRIVATE setting, for development and tests) lifts both.
- * Webhook callbacks (src/domain/callbackUrl.ts) use the same list: one for every request the
- * service makes.
+ *
+ * Webhook callback URLs (below) use the same list: a callback must be https and resolve only to
+ * globally routable addresses, checked when it is registered and again at every delivery, where
+ * the connection goes to the very address that was checked (no DNS rebinding between check and
+ * connect). One guard for every request the service makes.
  */
 import dns from 'node:dns';
 import http from 'node:http';
@@ -148,4 +151,58 @@ function requestOnce(url: URL, options: OutboundOptions): Promise<OutboundRespon
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });
+}
+
+// Webhook callback URLs.
+
+/** True when `address` (an IP literal) is private, loopback, link-local or otherwise not public. */
+export function isBlockedAddress(address: string): boolean {
+  return !isPublicAddress(address);
+}
+
+export class CallbackUrlError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'invalid_url' | 'blocked_address' | 'unresolvable',
+  ) {
+    super(message);
+  }
+}
+
+/** The URL's host without IPv6 brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** Checks a callback URL now: scheme, no credentials, and (unless allowed) public addresses only. */
+export async function checkCallbackUrl(raw: string, allowPrivate: boolean): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CallbackUrlError(`url '${raw}' is not an absolute URL.`, 'invalid_url');
+  }
+  const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new CallbackUrlError(`url must be https${allowPrivate ? ' or http' : ''}; received ${url.protocol.replace(':', '')}.`, 'invalid_url');
+  }
+  if (url.username || url.password) throw new CallbackUrlError('url must not carry a user name or password; put a token in its path or query instead.', 'invalid_url');
+  if (allowPrivate) return url;
+  const addresses = await resolve(hostOf(url)).catch(() => null);
+  if (!addresses || addresses.length === 0) throw new CallbackUrlError(`url host '${url.hostname}' does not resolve.`, 'unresolvable');
+  const blocked = addresses.find(isBlockedAddress);
+  if (blocked) throw new CallbackUrlError(`url host '${url.hostname}' resolves to ${blocked}, a private, loopback or reserved address; webhooks go to public addresses only.`, 'blocked_address');
+  return url;
+}
+
+async function resolve(host: string): Promise<string[]> {
+  if (net.isIP(host)) return [host];
+  const found = await dns.promises.lookup(host, { all: true, verbatim: true });
+  return found.map((a) => a.address);
+}
+
+/** The check for a URL whose host is an IP literal (no lookup happens for those). */
+export function literalHostBlocked(url: URL, allowPrivate: boolean): boolean {
+  const host = hostOf(url);
+  return !allowPrivate && net.isIP(host) !== 0 && isBlockedAddress(host);
 }

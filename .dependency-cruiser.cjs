@@ -1,0 +1,54 @@
+/**
+ * The layers of src/, bottom to top; a file imports only from its own folder and the ones below
+ * (ARCHITECTURE.md draws them). Type-only imports count too. `make lint` runs this.
+ *
+ *   core, generated (the generated tables use core/operation-spec.ts) → store, files → domain → search, jobs → operations, auth → http, mcp, web, cli → app.ts, main.ts
+ */
+const layer = (name) => `^src/${name}/`;
+const above = {
+  generated: ['store', 'files', 'domain', 'search', 'jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  core: ['store', 'files', 'domain', 'search', 'jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  store: ['files', 'domain', 'search', 'jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  files: ['store', 'domain', 'search', 'jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  domain: ['search', 'jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  search: ['jobs', 'operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  jobs: ['operations', 'auth', 'http', 'mcp', 'web', 'cli'],
+  operations: ['jobs', 'auth', 'http', 'mcp', 'web', 'cli'],
+  auth: ['operations', 'http', 'mcp', 'web', 'cli'],
+  http: ['mcp', 'web', 'cli'],
+  mcp: ['http', 'web', 'cli'],
+  web: ['http', 'mcp', 'cli'],
+  cli: ['http', 'mcp', 'web'],
+};
+const composition = '^src/(app|main)\\.ts$';
+
+module.exports = {
+  forbidden: [
+    ...Object.entries(above).map(([from, banned]) => ({
+      name: `${from}-imports-only-downward`,
+      comment: `src/${from}/ may not import from ${banned.join(', ')} or the composition root (see ARCHITECTURE.md, "Layers").`,
+      severity: 'error',
+      from: { path: layer(from) },
+      to: { path: [`^src/(${banned.join('|')})/`, composition] },
+    })),
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes two files one; split what both need into a file below them.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'src-does-not-import-tests-or-tools',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|codegen|tools)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+  },
+};
