@@ -1,4 +1,4 @@
-import { flatBlocks, reparseBody, type BlockKind, type FlatBlocks, type ItemInfo, type ParsedBody, type Segment } from './blocks.js';
+import { flatBlocks, type BlockKind, type FlatBlocks, type ItemInfo, type ParsedBody } from './blocks.js';
 import { bodyVersion, parsedBody, rememberParsed } from './cache.js';
 import { parseEdit, type BodyEdit } from './edits.js';
 import {
@@ -23,6 +23,7 @@ import {
 } from './fragments.js';
 import { handleIndexOf, handlesOf, stripHandles } from './handles.js';
 import { editableOf, type EditableBody } from './read.js';
+import { reparseBody, type Segment } from './reparse.js';
 
 /** The new body, or why the edits were refused with the unchanged body and fresh handles. */
 export type ApplyResult =
