@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
-import { startEmbeddedPostgres } from '../src/store/embedded.js';
+import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
 import { seedWorkspace, type SeedResult } from '../src/cli/seed.js';
 import { SQL } from './ceiling-sql.js';

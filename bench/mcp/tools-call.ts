@@ -25,7 +25,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/core/config.js';
 import { createServices } from '../../src/core/services.js';
 import { migrate } from '../../src/store/db.js';
-import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { invoke } from '../../src/operations/dispatch.js';

@@ -24,7 +24,7 @@ import { normalize } from '../../src/search/embedders/vectors.js';
 import { PostgresSearchIndex, signBits } from '../../src/search/postgres.js';
 import { encodeVector } from '../../src/search/vector-codes.js';
 import { migrate } from '../../src/store/db.js';
-import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { vocabularyWords } from '../../src/search/query-words.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
 import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';

@@ -22,7 +22,7 @@ import { MeiliSearchIndex } from '../../src/search/meili.js';
 import { DEFAULT_FUSION, type FusionParams } from '../../src/search/fusion.js';
 import { migrate } from '../../src/store/db.js';
 import { startMeilisearch } from '../../test/support/meili.js';
-import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { evaluate, summarize, type Judged, type ModeReport, type Ranked } from './metrics.js';
 
 interface LabeledSet {

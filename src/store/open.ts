@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import { createDb, migrate } from './db.js';
-import { attachRunningPostgres, startEmbeddedPostgres } from './embedded.js';
+import { attachRunningPostgres, startEmbeddedPostgres } from './embedded/index.js';
 
 export interface OpenDatabase { db: Knex; url: string; close(): Promise<void> }
 

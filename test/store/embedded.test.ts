@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { createTestDatabase } from '../support/db.js';
 
 /** Port of a connection URL. */

@@ -9,16 +9,40 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import Module from 'node:module';
 import path from 'node:path';
 import type { GlobalConfig } from 'jest';
-import type * as EmbeddedModule from '../../src/store/embedded.js';
+import type * as EmbeddedModule from '../../src/store/embedded/index.js';
 import type * as DbModule from './db.js';
 
 // Jest loads globalSetup/globalTeardown with require() through a CommonJS transform hook, not as ESM, and that
 // path ignores moduleNameMapper (jestjs/jest#11644), so `import … from './db.js'` finds no file. Requiring the .ts
 // files themselves goes through the same transform; the type-only imports above keep them type-checked.
-const { startEmbeddedPostgres, runningPostmasterPid, REQUIRED_EXTENSIONS } = require('../../src/store/embedded.ts') as typeof EmbeddedModule;
+const { startEmbeddedPostgres, runningPostmasterPid, REQUIRED_EXTENSIONS } = requireWithTsSiblings<typeof EmbeddedModule>('../../src/store/embedded/index.ts');
 const { TEST_ENV, testDatabasePrefix, urlForDatabase, withClient } = require('./db.ts') as typeof DbModule;
+
+/**
+ * require() for a .ts module that imports its neighbours as NodeNext wants them written (`./port.js`): Node's
+ * CommonJS resolver looks for port.js only, so while the module loads, a relative `.js` request that finds no file
+ * is retried as `.ts`. The override is undone before anything else can resolve through it.
+ */
+function requireWithTsSiblings<T>(specifier: string): T {
+  const loader = Module as unknown as { _resolveFilename(request: string, ...rest: unknown[]): string };
+  const resolveFilename = loader._resolveFilename;
+  loader._resolveFilename = function resolveTsSibling(this: unknown, request: string, ...rest: unknown[]): string {
+    try {
+      return resolveFilename.call(this, request, ...rest);
+    } catch (error) {
+      if (!/^\.\.?\/.*\.js$/.test(request)) throw error;
+      return resolveFilename.call(this, `${request.slice(0, -'.js'.length)}.ts`, ...rest);
+    }
+  };
+  try {
+    return require(specifier) as T;
+  } finally {
+    loader._resolveFilename = resolveFilename;
+  }
+}
 
 /** What globalTeardown needs; it runs in the same process, so globalThis carries it. */
 export interface TestServerHandle {

@@ -1,4 +1,5 @@
-import { lineStartBefore, parseBody, placedBlocks, type BlockKind, type ItemInfo } from './blocks.js';
+import { parseBody, placedBlocks, type BlockKind, type ItemInfo } from './blocks.js';
+import { lineStartBefore } from './lines.js';
 import { stripHandles } from './handles.js';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { parseBody, placedBlocks, reparseBody, type ParsedBody, type Segment } from '../../../src/domain/body/blocks.js';
+import { parseBody, placedBlocks, type ParsedBody } from '../../../src/domain/body/blocks.js';
+import { reparseBody, type Segment } from '../../../src/domain/body/reparse.js';
 
 const RUNS = Number(process.env.BODY_PROPERTY_RUNS ?? 150);
 

@@ -1,0 +1,105 @@
+/** Settings → Connections: the API key and the apps connected by OAuth. */
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { createApiKey, revokeApiKey } from '../domain/api-keys.js';
+import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
+import { html, page, sendPage } from './html.js';
+import type { PageKit } from './page-kit.js';
+import { currentUser, type WebUser } from './sessions.js';
+
+export const CONNECTIONS_PATH = '/settings/connections';
+
+export function registerConnections(router: Router, kit: PageKit): void {
+  const { db, config } = kit.deps;
+  const { csrf, checkedForm, nav } = kit;
+
+  // The site's front door and the settings root have no page of their own.
+  router.get('/', redirectToConnections);
+  router.get('/settings', redirectToConnections);
+  router.get(CONNECTIONS_PATH, showConnections);
+  router.post(`${CONNECTIONS_PATH}/api-key`, createKey);
+  router.post(`${CONNECTIONS_PATH}/api-key/revoke`, revokeKey);
+  router.post(`${CONNECTIONS_PATH}/apps/revoke`, disconnectApp);
+
+  async function connectionsPage(ctx: Context, user: WebUser, opts: { newKey?: string; notice?: string; status?: number } = {}): Promise<void> {
+    const key = (await db('api_keys').where({ user_id: user.id }).first('hint', 'created_at')) as { hint: string; created_at: Date } | undefined;
+    const apps = await listConnectedApps(db, user.id);
+    const token = csrf(ctx);
+    const keySection = opts.newKey
+      ? html`<p class="notice">Your new API key. Copy it now: it is shown only once${key ? ', and any previous key has stopped working' : ''}.</p>
+<code class="key">${opts.newKey}</code>
+<p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code> to ${config.baseUrl}/mcp or ${config.baseUrl}/api/v1.</p>`
+      : key
+        ? html`<p>Your key <code>${key.hint}</code> was created ${key.created_at.toISOString().slice(0, 10)}.</p>`
+        : html`<p>You have no API key. Use one for apps that cannot connect with OAuth.</p>`;
+    const appItems = apps.map(
+      (app) => html`<li><strong>${app.clientName ?? 'An app that gave no name'}</strong><br>
+<span class="muted">Connected ${app.approvedAt ? app.approvedAt.toISOString().slice(0, 10) : ''}${app.redirectUris[0] ? ` · returns to ${URL.parse(app.redirectUris[0])?.host ?? app.redirectUris[0]}` : ''}</span>
+<form method="post" action="${CONNECTIONS_PATH}/apps/revoke"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="grant" value="${app.grantId}"><button class="danger" type="submit">Disconnect</button></form></li>`,
+    );
+    sendPage(
+      ctx,
+      opts.status ?? 200,
+      page(
+        'Connections',
+        html`${nav(ctx, user)}${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}
+<section class="card"><h2>API key</h2>
+${keySection}
+<form method="post" action="${CONNECTIONS_PATH}/api-key"><input type="hidden" name="csrf" value="${token}"><button type="submit">${key ? 'Replace the key' : 'Create a key'}</button></form>
+${key ? html`<form method="post" action="${CONNECTIONS_PATH}/api-key/revoke"><input type="hidden" name="csrf" value="${token}"><button class="danger" type="submit">Revoke the key</button></form>` : ''}
+</section>
+<section class="card"><h2>Connected apps</h2>
+${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps are connected. Apps connect by OAuth from ${config.baseUrl}/mcp.</p>`}
+</section>`,
+      ),
+    );
+  }
+
+  async function requireUser(ctx: Context): Promise<WebUser | null> {
+    const user = await currentUser(ctx, db);
+    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(CONNECTIONS_PATH)}`);
+    return user;
+  }
+
+  function redirectToConnections(ctx: Context): void {
+    ctx.redirect(CONNECTIONS_PATH);
+  }
+
+  async function showConnections(ctx: Context): Promise<void> {
+    const user = await requireUser(ctx);
+    if (!user) return;
+    const done = ctx.query.done;
+    const notices: Record<string, string> = { 'key-revoked': 'Your API key was revoked; it answers 401 from now on.', 'app-revoked': 'The app was disconnected; its tokens no longer work.' };
+    await connectionsPage(ctx, user, typeof done === 'string' && notices[done] ? { notice: notices[done] } : {});
+  }
+
+  async function createKey(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const user = await requireUser(ctx);
+    if (!user) return;
+    const newKey = await createApiKey(db, user.id);
+    // Shown in this response only; the page is never cached (sendPage) and a reload shows the hint.
+    await connectionsPage(ctx, user, { newKey, status: 201 });
+  }
+
+  async function revokeKey(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const user = await requireUser(ctx);
+    if (!user) return;
+    await revokeApiKey(db, user.id);
+    ctx.status = 303;
+    ctx.redirect(`${CONNECTIONS_PATH}?done=key-revoked`);
+  }
+
+  async function disconnectApp(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const user = await requireUser(ctx);
+    if (!user) return;
+    await revokeConnectedApp(db, user.id, form.grant ?? '');
+    ctx.status = 303;
+    ctx.redirect(`${CONNECTIONS_PATH}?done=app-revoked`);
+  }
+}

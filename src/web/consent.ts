@@ -1,0 +1,121 @@
+/**
+ * The OAuth consent screen at /oauth/consent: oidc-provider sends the browser here for the
+ * interaction (sign-in, then consent) and gets its result back from here.
+ */
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { errors as oidcErrors, type Provider } from 'oidc-provider';
+import { keepClient } from '../auth/oauth/adapter.js';
+import { CONSENT_PATH } from './oauth/provider.js';
+import { html, page, sendPage } from './html.js';
+import type { PageKit } from './page-kit.js';
+import { currentUser } from './sessions.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+export function registerConsent(router: Router, kit: PageKit): void {
+  const { db, provider } = kit.deps;
+  const { csrf, checkedForm, nav } = kit;
+
+  router.get(CONSENT_PATH, showConsent);
+  router.post(CONSENT_PATH, submitConsent);
+
+  /** The interaction this browser is in, or null after rendering why there is none. */
+  async function interaction(ctx: Context, uid: unknown): Promise<Details | null> {
+    let details: Details | null = null;
+    try {
+      details = await provider.interactionDetails(ctx.req, ctx.res);
+    } catch (err) {
+      // No interaction cookie, or its interaction is gone (expired, finished, another browser's).
+      if (!(err instanceof oidcErrors.SessionNotFound)) throw err;
+    }
+    if (!details || (typeof uid === 'string' && uid !== '' && uid !== details.uid)) {
+      sendPage(
+        ctx,
+        400,
+        page('This request has expired', html`<div class="card"><p>This connection request expired or was already used. Go back to your app and connect again.</p></div>`),
+      );
+      return null;
+    }
+    return details;
+  }
+
+  async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2]): Promise<void> {
+    const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+    ctx.status = 303;
+    ctx.redirect(to);
+  }
+
+  async function showConsent(ctx: Context): Promise<void> {
+    const details = await interaction(ctx, ctx.query.interaction);
+    if (!details) return;
+    const user = await currentUser(ctx, db);
+    if (!user) return ctx.redirect(`/signin?next=${encodeURIComponent(ctx.url)}`);
+    // Signed in on the web pages: that is the sign-in the authorization server asked for,
+    // unless the app wants a sign-in newer than its request (prompt=login, or max_age exceeded).
+    if (details.prompt.name === 'login' || details.session?.accountId !== user.id) {
+      const wantsFresh = details.prompt.name === 'login' && details.prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
+      if (wantsFresh && user.freshFor !== details.uid) {
+        return ctx.redirect(`/signin?again=${encodeURIComponent(details.uid)}&next=${encodeURIComponent(ctx.url)}`);
+      }
+      return finish(ctx, { login: { accountId: user.id, ts: Math.floor(user.signedInAt.getTime() / 1000) } });
+    }
+    if (details.prompt.name !== 'consent') {
+      return finish(ctx, { error: 'interaction_required', error_description: `listkeeper cannot resolve the '${details.prompt.name}' prompt.` });
+    }
+    const client = await provider.Client.find(String(details.params.client_id));
+    if (!client) return finish(ctx, { error: 'invalid_client', error_description: 'The app is no longer registered.' });
+    const redirectUri = String(details.params.redirect_uri);
+    const target = URL.parse(redirectUri);
+    const onThisComputer = target !== null && LOOPBACK_HOSTS.has(target.hostname);
+    const scopes = new Set(String(details.params.scope ?? '').split(' '));
+    const appName = client.clientName ?? null;
+    sendPage(
+      ctx,
+      200,
+      page(
+        'Connect an app',
+        html`${nav(ctx, user)}<div class="card">
+<p><strong>${appName ?? 'An app that gave no name'}</strong> wants to use your listkeeper account <strong>${user.email}</strong>.</p>
+<p>It will be able to read, add, change and delete your lists and items, as you can. ${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections.</p>
+<p>If you allow it, you go back to:<br><code>${redirectUri}</code>${onThisComputer ? html`<br><span class="muted">— an app on this computer${target?.port ? `, port ${target.port}` : ''}.</span>` : html`<br><span class="muted">— the site ${target?.host ?? ''}.</span>`}</p>
+${appName ? html`` : html`<p class="muted">The app did not give its name; only allow it if you just started connecting an app yourself.</p>`}
+<form method="post" action="${CONSENT_PATH}">
+<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="interaction" value="${details.uid}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+</form>
+<p class="muted">App id: <code>${client.clientId}</code></p>
+</div>`,
+      ),
+    );
+  }
+
+  async function submitConsent(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const details = await interaction(ctx, form.interaction);
+    if (!details) return;
+    const user = await currentUser(ctx, db);
+    if (!user) return ctx.redirect(`/signin?next=${encodeURIComponent(`${CONSENT_PATH}?interaction=${details.uid}`)}`);
+    if (details.prompt.name !== 'consent' || details.session?.accountId !== user.id) {
+      ctx.status = 303;
+      return ctx.redirect(`${CONSENT_PATH}?interaction=${encodeURIComponent(details.uid)}`);
+    }
+    if (form.decision !== 'allow') {
+      return finish(ctx, { error: 'access_denied', error_description: 'The person declined to connect this app.' });
+    }
+    const clientId = String(details.params.client_id);
+    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId: user.id, clientId });
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    await keepClient(db, clientId);
+    await finish(ctx, { consent: { grantId } });
+  }
+}

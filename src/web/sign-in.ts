@@ -1,0 +1,143 @@
+/** Sign-in, sign-up and sign-out: the pages that start and end a web session. */
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { createUser, findUserByEmail, isTimeZone } from '../domain/accounts.js';
+import { ApiError } from '../core/errors.js';
+import { CONNECTIONS_PATH } from './connections.js';
+import { html, page, sendPage } from './html.js';
+import { safeNext } from './forms.js';
+import type { PageKit } from './page-kit.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords.js';
+import { currentUser, signIn, signOut } from './sessions.js';
+
+export function registerSignIn(router: Router, kit: PageKit): void {
+  const { db, config } = kit.deps;
+  const { csrf, checkedForm } = kit;
+
+  router.get('/signin', showSignIn);
+  router.post('/signin', submitSignIn);
+  router.get('/signup', showSignUp);
+  router.post('/signup', submitSignUp);
+  router.post('/signout', submitSignOut);
+
+  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string }): void {
+    const signUpLink = config.allowSignUp ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>` : html``;
+    sendPage(
+      ctx,
+      status,
+      page(
+        'Sign in',
+        html`<div class="card">
+${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+${opts.again ? html`<p class="notice">The app asks you to sign in again to continue.</p>` : ''}
+<form method="post" action="/signin">
+<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="next" value="${opts.next}">
+${opts.again ? html`<input type="hidden" name="again" value="${opts.again}">` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+${signUpLink}
+</div>`,
+      ),
+    );
+  }
+
+  async function showSignIn(ctx: Context): Promise<void> {
+    const next = safeNext(ctx.query.next, CONNECTIONS_PATH);
+    // `again`: the OAuth interaction of an app that asked for a fresh sign-in (prompt=login,
+    // max_age), so the form shows even to a signed-in browser.
+    const again = typeof ctx.query.again === 'string' && ctx.query.again.length <= 100 ? ctx.query.again : undefined;
+    const user = await currentUser(ctx, db);
+    if (user && !again) return ctx.redirect(next);
+    signInPage(ctx, 200, { next, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
+  }
+
+  async function submitSignIn(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const next = safeNext(form.next, CONNECTIONS_PATH);
+    const email = (form.email ?? '').trim();
+    const user = email ? await findUserByEmail(db, email) : undefined;
+    const ok = await verifyPassword((user as { password_hash?: string | null } | undefined)?.password_hash, form.password ?? '');
+    const again = form.again && form.again.length <= 100 ? form.again : undefined;
+    if (!user || !ok) return signInPage(ctx, 401, { next, email, error: 'That email and password do not match an account.', ...(again ? { again } : {}) });
+    await signIn(ctx, db, user.id, again ?? null);
+    ctx.status = 303;
+    ctx.redirect(next);
+  }
+
+  function signUpPage(ctx: Context, status: number, opts: { next: string; values?: Record<string, string>; error?: string }): void {
+    const v = opts.values ?? {};
+    sendPage(
+      ctx,
+      status,
+      page(
+        'Create your account',
+        html`<div class="card">
+${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+<form method="post" action="/signup">
+<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="next" value="${opts.next}">
+<label for="name">Name</label>
+<input id="name" name="name" type="text" autocomplete="name" required value="${v.name ?? ''}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="email" required value="${v.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="10">
+<label for="timezone">Time zone</label>
+<input id="timezone" name="timezone" type="text" value="${v.timezone ?? 'UTC'}" placeholder="Europe/London">
+<button type="submit">Create account</button>
+</form>
+<p class="muted">Have an account? <a href="/signin?next=${encodeURIComponent(opts.next)}">Sign in</a>.</p>
+</div>`,
+      ),
+    );
+  }
+
+  function signUpClosed(ctx: Context): void {
+    sendPage(ctx, 403, page('Sign-up is closed', html`<div class="card"><p>This listkeeper does not take new accounts. Ask its operator for one, then <a href="/signin">sign in</a>.</p></div>`));
+  }
+
+  async function showSignUp(ctx: Context): Promise<void> {
+    if (!config.allowSignUp) return signUpClosed(ctx);
+    const next = safeNext(ctx.query.next, CONNECTIONS_PATH);
+    if (await currentUser(ctx, db)) return ctx.redirect(next);
+    signUpPage(ctx, 200, { next });
+  }
+
+  async function submitSignUp(ctx: Context): Promise<void> {
+    if (!config.allowSignUp) return signUpClosed(ctx);
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const next = safeNext(form.next, CONNECTIONS_PATH);
+    const values = { name: form.name ?? '', email: (form.email ?? '').trim(), timezone: (form.timezone ?? '').trim() || 'UTC' };
+    const password = form.password ?? '';
+    const problem =
+      passwordProblem(password) ??
+      (!values.name.trim() ? 'Enter your name.' : null) ??
+      (!isTimeZone(values.timezone) ? `'${values.timezone}' is not a time zone; use a name such as Europe/London, or UTC.` : null);
+    if (problem) return signUpPage(ctx, 400, { next, values, error: problem });
+    let userId: string;
+    try {
+      const user = await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash: await hashPassword(password) });
+      userId = user.id;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invalid') return signUpPage(ctx, 400, { next, values, error: err.message });
+      throw err;
+    }
+    await signIn(ctx, db, userId);
+    ctx.status = 303;
+    ctx.redirect(next);
+  }
+
+  async function submitSignOut(ctx: Context): Promise<void> {
+    if (!(await checkedForm(ctx))) return;
+    await signOut(ctx, db);
+    ctx.status = 303;
+    ctx.redirect('/signin');
+  }
+}
