@@ -1,5 +1,5 @@
 import type { ListItem, Node, Paragraph, RootContent } from 'mdast';
-import type { Block, BlockKind } from './blocks.js';
+import type { Block, BlockKind } from './block-types.js';
 import { lineStartBefore } from './lines.js';
 import { parseMarkdown } from './markdown.js';
 

@@ -1,4 +1,4 @@
-import type { BlockKind, ParsedBody } from './blocks.js';
+import type { BlockKind, ParsedBody } from './block-types.js';
 import { lineEndAfter } from './lines.js';
 import type { Candidate } from './parse-window.js';
 
