@@ -28,19 +28,11 @@ router.get('/items', async (ctx) => {
     ctx.body = (await pool.query(SQL.feed, [ctx.query.listId, limit + 1])).rows;
     return;
   }
-  ctx.body = (
-    await pool.query(
-      SQL.listItems,
-      [ctx.query.listId, limit],
-    )
-  ).rows;
+  ctx.body = (await pool.query(SQL.listItems, [ctx.query.listId, limit])).rows;
 });
 router.post('/items/query', async (ctx) => {
   const body = await readBody(ctx);
-  const sql =
-    body.mode === 'sum'
-      ? SQL.querySum
-      : SQL.queryCount;
+  const sql = body.mode === 'sum' ? SQL.querySum : SQL.queryCount;
   ctx.body = (await pool.query(sql, [body.listId, body.optionId])).rows[0];
 });
 router.post('/items', async (ctx) => {
@@ -57,7 +49,12 @@ router.patch('/items', async (ctx) => {
   const body = await readBody(ctx);
   const ids = body.items.map((i: { itemId: string }) => i.itemId);
   const titles = body.items.map((i: { title: string }) => i.title);
-  ctx.body = (await pool.query(`UPDATE items SET title = v.title, updated_at = now() FROM unnest($1::uuid[], $2::text[]) AS v(id, title) WHERE items.id = v.id RETURNING items.*`, [ids, titles])).rows;
+  ctx.body = (
+    await pool.query(
+      `UPDATE items SET title = v.title, updated_at = now() FROM unnest($1::uuid[], $2::text[]) AS v(id, title) WHERE items.id = v.id RETURNING items.*`,
+      [ids, titles],
+    )
+  ).rows;
 });
 
 app.use(router.routes());

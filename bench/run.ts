@@ -25,7 +25,16 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = [1, 8, 32];
 const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-interface Row { operation: string; data: string; connections: number; target: 'listkeeper' | 'ceiling'; rps: number; p50: number; p99: number; errors: number }
+interface Row {
+  operation: string;
+  data: string;
+  connections: number;
+  target: 'listkeeper' | 'ceiling';
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -39,7 +48,12 @@ async function freePort(): Promise<number> {
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60000): Promise<number> {
   const started = performance.now();
   while (performance.now() - started < timeoutMs) {
-    if (await fetch(url).then((r) => r.ok).catch(() => false)) return performance.now() - started;
+    if (
+      await fetch(url)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      return performance.now() - started;
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
     await sleep(25);
   }
@@ -83,7 +97,9 @@ async function waitForIndex(db: Knex, timeoutMs = 15 * 60 * 1000, quiet = false)
   for (let b = await backlog(); b.rebuilding || b.outbox > 0; b = await backlog()) {
     if (performance.now() - started > timeoutMs) throw new Error(`the search index has not caught up after ${timeoutMs / 60000} minutes`);
     if (performance.now() - lastSaid > 10000) {
-      say(`indexing the seeded items: ${b.rebuilding ? `rebuild at ${(b.done ?? 0).toLocaleString('en')} items, ` : ''}${b.outbox.toLocaleString('en')} outbox rows`);
+      say(
+        `indexing the seeded items: ${b.rebuilding ? `rebuild at ${(b.done ?? 0).toLocaleString('en')} items, ` : ''}${b.outbox.toLocaleString('en')} outbox rows`,
+      );
       lastSaid = performance.now();
     }
     await sleep(1000);
@@ -112,7 +128,14 @@ interface Case {
   /** The ceiling's statement for this read, for EXPLAIN ANALYZE when it grows slower with the data. */
   plan?(ws: Workspace): { sql: string; params: unknown[] };
 }
-interface Workspace { label: string; seed: SeedResult; itemIds: string[]; readOption: string; base: string; ceilingBase: string }
+interface Workspace {
+  label: string;
+  seed: SeedResult;
+  itemIds: string[];
+  readOption: string;
+  base: string;
+  ceilingBase: string;
+}
 
 let counter = 0;
 const json = { 'content-type': 'application/json' };
@@ -135,18 +158,61 @@ const cases: Case[] = [
   })),
   ...[1, 100].map((n) => ({
     operation: `create_items (${n})`,
-    ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items`, method: 'POST' as const, headers: auth(ws), requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ listId: ws.seed.lists.projects, items: titles(n) }) }) }] }),
-    ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items`, method: 'POST' as const, headers: json, requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ ownerId: ws.seed.userId, listId: ws.seed.lists.projects, items: titles(n) }) }) }] }),
+    ours: (ws: Workspace) => ({
+      url: `${ws.base}/api/v1/items`,
+      method: 'POST' as const,
+      headers: auth(ws),
+      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ listId: ws.seed.lists.projects, items: titles(n) }) }) }],
+    }),
+    ceiling: (ws: Workspace) => ({
+      url: `${ws.ceilingBase}/items`,
+      method: 'POST' as const,
+      headers: json,
+      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ ownerId: ws.seed.userId, listId: ws.seed.lists.projects, items: titles(n) }) }) }],
+    }),
   })),
   ...[1, 200].map((n) => ({
     operation: `update_items (${n})`,
-    ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items`, method: 'PATCH' as const, headers: auth(ws), requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }) }] }),
-    ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items`, method: 'PATCH' as const, headers: json, requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }) }] }),
+    ours: (ws: Workspace) => ({
+      url: `${ws.base}/api/v1/items`,
+      method: 'PATCH' as const,
+      headers: auth(ws),
+      requests: [
+        {
+          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
+        },
+      ],
+    }),
+    ceiling: (ws: Workspace) => ({
+      url: `${ws.ceilingBase}/items`,
+      method: 'PATCH' as const,
+      headers: json,
+      requests: [
+        {
+          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
+        },
+      ],
+    }),
   })),
   ...(['count', 'sum'] as const).map((mode) => ({
     operation: `query_items (${mode})`,
-    ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items/query`, method: 'POST' as const, headers: auth(ws), body: JSON.stringify({ listId: ws.seed.bigListId, mode, ...(mode === 'sum' ? { sumPropertyId: 'Pages' } : {}), where: [{ property: 'State', op: 'eq', value: 'Read' }] }) }),
-    ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items/query`, method: 'POST' as const, headers: json, body: JSON.stringify({ listId: ws.seed.bigListId, mode, optionId: ws.readOption }) }),
+    ours: (ws: Workspace) => ({
+      url: `${ws.base}/api/v1/items/query`,
+      method: 'POST' as const,
+      headers: auth(ws),
+      body: JSON.stringify({
+        listId: ws.seed.bigListId,
+        mode,
+        ...(mode === 'sum' ? { sumPropertyId: 'Pages' } : {}),
+        where: [{ property: 'State', op: 'eq', value: 'Read' }],
+      }),
+    }),
+    ceiling: (ws: Workspace) => ({
+      url: `${ws.ceilingBase}/items/query`,
+      method: 'POST' as const,
+      headers: json,
+      body: JSON.stringify({ listId: ws.seed.bigListId, mode, optionId: ws.readOption }),
+    }),
     plan: (ws: Workspace) => ({ sql: mode === 'sum' ? SQL.querySum : SQL.queryCount, params: [ws.seed.bigListId, ws.readOption] }),
   })),
   {
@@ -164,7 +230,12 @@ function pickIds(ws: Workspace, n: number): string[] {
 
 async function load(options: autocannon.Options, connections: number): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
   const result = await autocannon({ ...options, connections, duration: SECONDS, pipelining: 1 });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
 }
 
 async function main(): Promise<void> {
@@ -189,7 +260,14 @@ async function main(): Promise<void> {
     // Keyword search only while measuring the API: embedding 110,000 seeded items would keep a
     // core busy for many minutes and the table would measure the backlog, not the operations.
     // Search has its own benchmark (make bench-search); memory with the model loaded is below.
-    const serverEnv = { DATABASE_URL: pg.url, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '1000000000', EMBEDDINGS: 'none' };
+    const serverEnv = {
+      DATABASE_URL: pg.url,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '1000000000',
+      EMBEDDINGS: 'none',
+    };
     const ours = startProcess(['dist/src/main.js'], serverEnv);
     const ceiling = startProcess(['--import', 'tsx', 'bench/ceiling.ts'], { DATABASE_URL: pg.url, PORT: String(ceilingPort) });
     children.push(ours, ceiling);
@@ -199,7 +277,12 @@ async function main(): Promise<void> {
     const idleRss = await rssMb(ours.pid!);
 
     const workspace = async (label: string, seed: SeedResult): Promise<Workspace> => {
-      const ids = (await db('items').where({ owner_id: seed.userId, list_id: seed.lists.tasks }).whereNull('deleted_at').orderByRaw('random()').limit(2000).pluck('id')) as string[];
+      const ids = (await db('items')
+        .where({ owner_id: seed.userId, list_id: seed.lists.tasks })
+        .whereNull('deleted_at')
+        .orderByRaw('random()')
+        .limit(2000)
+        .pluck('id')) as string[];
       const list = (await db('lists').where({ id: seed.bigListId }).first()) as { properties: { id: string; options?: { id: string; label: string }[] }[] };
       const readOption = list.properties.find((p) => p.id === 'p_state')!.options!.find((o) => o.label === 'Read')!.id;
       return { label, seed, itemIds: ids, readOption, base: `http://127.0.0.1:${port}`, ceilingBase: `http://127.0.0.1:${ceilingPort}` };
@@ -269,12 +352,24 @@ async function main(): Promise<void> {
 
     const findings: string[] = [];
     const plans: Record<string, string> = {};
-    const byKey = (op: string, data: string, conn: number, target: string) => rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
+    const byKey = (op: string, data: string, conn: number, target: string) =>
+      rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
     const table = rows
       .filter((r) => r.target === 'listkeeper')
       .map((r) => {
         const ceil = byKey(r.operation, r.data, r.connections, 'ceiling')!;
-        return { operation: r.operation, data: r.data, connections: r.connections, rps: r.rps, p50: r.p50, p99: r.p99, ceilingRps: ceil.rps, ceilingP50: ceil.p50, ratio: ceil.rps ? Number((ceil.rps / Math.max(1, r.rps)).toFixed(2)) : null, errors: r.errors + ceil.errors };
+        return {
+          operation: r.operation,
+          data: r.data,
+          connections: r.connections,
+          rps: r.rps,
+          p50: r.p50,
+          p99: r.p99,
+          ceilingRps: ceil.rps,
+          ceilingP50: ceil.p50,
+          ratio: ceil.rps ? Number((ceil.rps / Math.max(1, r.rps)).toFixed(2)) : null,
+          errors: r.errors + ceil.errors,
+        };
       });
     for (const c of cases) {
       const s = byKey(c.operation, '10k', 8, 'listkeeper');
@@ -289,11 +384,15 @@ async function main(): Promise<void> {
       }
     }
     for (const row of table) {
-      if (row.errors > 0) findings.push(`${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts); that row's figures are not valid`);
+      if (row.errors > 0)
+        findings.push(
+          `${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts); that row's figures are not valid`,
+        );
     }
     for (const row of table) {
       const read = !row.operation.startsWith('create') && !row.operation.startsWith('update');
-      if (read && row.connections === 32 && row.data === '100k' && (row.ratio ?? 0) > 2) findings.push(`${row.operation}: ${row.ratio}x below its ceiling at 32 connections (goal 2x)`);
+      if (read && row.connections === 32 && row.data === '100k' && (row.ratio ?? 0) > 2)
+        findings.push(`${row.operation}: ${row.ratio}x below its ceiling at 32 connections (goal 2x)`);
     }
     const result = {
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
@@ -318,15 +417,26 @@ async function main(): Promise<void> {
   }
 }
 
-function printTable(result: { table: Record<string, unknown>[]; memory: object; startToReadyMs: number[]; twoProcesses: object; findings: string[]; plans: Record<string, string>; machine: object }): void {
+function printTable(result: {
+  table: Record<string, unknown>[];
+  memory: object;
+  startToReadyMs: number[];
+  twoProcesses: object;
+  findings: string[];
+  plans: Record<string, string>;
+  machine: object;
+}): void {
   const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors'];
   const widths = cols.map((c) => Math.max(c.length, ...result.table.map((r) => String(r[c]).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${line(cols)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
   for (const r of result.table) process.stdout.write(`${line(cols.map((c) => String(r[c])))}\n`);
-  process.stdout.write(`\nmachine: ${JSON.stringify(result.machine)}\nmemory (MB): ${JSON.stringify(result.memory)}\nstart to /readyz on an existing data folder (ms): ${result.startToReadyMs.join(', ')}\ntwo processes: ${JSON.stringify(result.twoProcesses)}\n`);
+  process.stdout.write(
+    `\nmachine: ${JSON.stringify(result.machine)}\nmemory (MB): ${JSON.stringify(result.memory)}\nstart to /readyz on an existing data folder (ms): ${result.startToReadyMs.join(', ')}\ntwo processes: ${JSON.stringify(result.twoProcesses)}\n`,
+  );
   process.stdout.write(`findings:\n${result.findings.map((f) => `  - ${f}`).join('\n') || '  none'}\n`);
-  for (const [operation, plan] of Object.entries(result.plans)) process.stdout.write(`\nquery plan of ${operation} (100k, the ceiling's statement):\n${plan}\n`);
+  for (const [operation, plan] of Object.entries(result.plans))
+    process.stdout.write(`\nquery plan of ${operation} (100k, the ceiling's statement):\n${plan}\n`);
 }
 
 main().catch((err: unknown) => {

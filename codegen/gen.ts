@@ -91,7 +91,9 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
         }
       : null,
     successStatus: Number(successStatus),
-    errorStatuses: Object.keys(responses).filter((s) => !s.startsWith('2')).map(Number),
+    errorStatuses: Object.keys(responses)
+      .filter((s) => !s.startsWith('2'))
+      .map(Number),
     params: paramList,
     paramsSchema,
     bodySchema,
@@ -119,7 +121,10 @@ async function main(): Promise<void> {
       const tool = asObject(r.tool);
       const inputSchema = asObject(r.inputSchema);
       const description = takesStructuredArguments(inputSchema) ? `${String(r.description)}\n${JSON_STRING_NOTE}` : r.description;
-      const outputSchema = compactOutputSchema(successSchema(asObject(asObject(asObject(bundled.paths)[String(r.path)])[String(r.method).toLowerCase()])), components);
+      const outputSchema = compactOutputSchema(
+        successSchema(asObject(asObject(asObject(bundled.paths)[String(r.path)])[String(r.method).toLowerCase()])),
+        components,
+      );
       return { name: r.operationId, title: tool.title, description, inputSchema, outputSchema, annotations: tool.annotations };
     });
 
@@ -128,7 +133,8 @@ async function main(): Promise<void> {
   const tsHeader = header('//');
   const outputs: Record<string, string> = {
     'src/generated/openapi-document.ts':
-      tsHeader + `/** The bundled OpenAPI document, served at /api/v1/openapi.json. */\nexport const openapiDocument: Record<string, unknown> = ${JSON.stringify(bundled, null, 2)};\n`,
+      tsHeader +
+      `/** The bundled OpenAPI document, served at /api/v1/openapi.json. */\nexport const openapiDocument: Record<string, unknown> = ${JSON.stringify(bundled, null, 2)};\n`,
     'src/generated/api.d.ts': tsHeader + types,
     'src/generated/operations.ts':
       tsHeader +

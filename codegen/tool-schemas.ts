@@ -19,7 +19,21 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 /** Keywords kept in an output schema; everything else is an annotation or a bound. */
-const STRUCTURAL = new Set(['type', 'properties', 'required', 'items', 'prefixItems', 'additionalProperties', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', '$ref']);
+const STRUCTURAL = new Set([
+  'type',
+  'properties',
+  'required',
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  '$ref',
+]);
 /** A component smaller than this (as JSON) is inlined even when used more than once. */
 const MIN_DEF_CHARS = 120;
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
@@ -41,7 +55,8 @@ function forEachSubschema(node: JsonObject, visit: (child: JsonObject) => void):
   for (const [key, value] of Object.entries(node)) {
     if (key === 'properties' && isObject(value)) Object.values(value).forEach((v) => isObject(v) && visit(v));
     else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && isObject(value)) visit(value);
-    else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value)) value.forEach((v) => isObject(v) && visit(v));
+    else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value))
+      value.forEach((v) => isObject(v) && visit(v));
   }
 }
 
@@ -88,7 +103,8 @@ export function compactOutputSchema(schema: JsonObject, components: Record<strin
       if (key === 'additionalProperties' && value === true) continue; // the default
       if (key === 'properties' && isObject(value)) out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? build(v) : v]));
       else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && isObject(value)) out[key] = build(value);
-      else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value)) out[key] = value.map((v) => (isObject(v) ? build(v) : v));
+      else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value))
+        out[key] = value.map((v) => (isObject(v) ? build(v) : v));
       else out[key] = value;
     }
     return simplify(out);
@@ -105,7 +121,12 @@ export function compactOutputSchema(schema: JsonObject, components: Record<strin
   return Object.keys(built.defs).length > 0 ? { ...root, $defs: built.defs } : root;
 }
 
-function buildWithDefs(schema: JsonObject, components: Record<string, JsonObject>, defs: Set<string>, build: (node: JsonObject) => JsonObject): { root: JsonObject; defs: JsonObject } {
+function buildWithDefs(
+  schema: JsonObject,
+  components: Record<string, JsonObject>,
+  defs: Set<string>,
+  build: (node: JsonObject) => JsonObject,
+): { root: JsonObject; defs: JsonObject } {
   const root = build(schema);
   const out: JsonObject = {};
   for (const name of [...defs].sort()) out[name] = build(component(components, name));
@@ -125,7 +146,9 @@ function mergeAllOf(node: JsonObject): JsonObject {
   if (!Array.isArray(parts)) return node;
   const { allOf: _allOf, ...rest } = node;
   const branches = [rest, ...parts].filter(isObject);
-  const plain = branches.every((b) => Object.keys(b).every((k) => ['type', 'properties', 'required'].includes(k)) && (b.type === undefined || b.type === 'object'));
+  const plain = branches.every(
+    (b) => Object.keys(b).every((k) => ['type', 'properties', 'required'].includes(k)) && (b.type === undefined || b.type === 'object'),
+  );
   if (!plain || branches.length !== parts.length + 1) return node;
   const properties: JsonObject = {};
   const required = new Set<string>();

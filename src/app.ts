@@ -48,7 +48,12 @@ export function createApp(deps: AppDeps): Koa {
   // oidc-provider, mounted below, reads its signed cookies through this app: same keys.
   if (deps.oauth) app.keys = deps.oauth.cookieKeys;
   const router = new Router();
-  const guard = bearerGuard({ db: deps.db, config: deps.config, now: () => deps.services.now(), ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}) });
+  const guard = bearerGuard({
+    db: deps.db,
+    config: deps.config,
+    now: () => deps.services.now(),
+    ...(deps.verifyAccessToken ? { verifyAccessToken: deps.verifyAccessToken } : {}),
+  });
   const validateResponses = deps.validateResponses ?? false;
 
   const operationContext = (ctx: Context): OperationContext => ({
@@ -114,10 +119,14 @@ export function createHttpServer(app?: Koa): Server {
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const body = JSON.stringify({
-      error: tooLarge ? `The request line and headers exceed ${MAX_HEADER_BYTES} bytes; send long id lists or queries in smaller calls.` : 'The request is not valid HTTP.',
+      error: tooLarge
+        ? `The request line and headers exceed ${MAX_HEADER_BYTES} bytes; send long id lists or queries in smaller calls.`
+        : 'The request is not valid HTTP.',
       code: 'invalid',
     });
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   return server;
 }
@@ -149,7 +158,11 @@ async function renderErrors(ctx: Context, next: Next): Promise<void> {
     for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
     if (ctx.path === '/mcp' && error.code === 'rateLimited') {
       // MCP clients read JSON-RPC: the limit is also a JSON-RPC error (code -32029).
-      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32029, message: error.message, data: { code: 'rateLimited', retryAfter: Number(error.extra.headers?.['Retry-After'] ?? 60) } } };
+      ctx.body = {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32029, message: error.message, data: { code: 'rateLimited', retryAfter: Number(error.extra.headers?.['Retry-After'] ?? 60) } },
+      };
       return;
     }
     ctx.body = apiError ? apiError.toBody() : { error: error.message, code: 'toolError' };

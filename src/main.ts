@@ -41,7 +41,15 @@ async function main(): Promise<void> {
   );
   const sequencer = startSequencer(database.db, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
-  const app = createApp({ db: database.db, config, services, log, oauth, verifyAccessToken: oauth.verifyAccessToken, ready: async () => (await database.db.raw('select 1')) !== undefined });
+  const app = createApp({
+    db: database.db,
+    config,
+    services,
+    log,
+    oauth,
+    verifyAccessToken: oauth.verifyAccessToken,
+    ready: async () => (await database.db.raw('select 1')) !== undefined,
+  });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);

@@ -6,9 +6,27 @@ describe('loadConfig', () => {
   describe('search settings', () => {
     const cases: [string, Record<string, string>, Partial<SearchConfig>][] = [
       ['defaults to Postgres and the local model: nothing to reach over a network', {}, { backend: 'postgres', embeddings: { kind: 'local' } }],
-      ['takes Meilisearch with its address and key', { SEARCH_BACKEND: 'meilisearch', MEILI_URL: 'http://127.0.0.1:7700', MEILI_API_KEY: 'k' }, { backend: 'meilisearch', meiliUrl: 'http://127.0.0.1:7700', meiliApiKey: 'k' }],
-      ['takes an OpenAI-compatible embedder', { EMBEDDINGS: 'openai', EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', EMBEDDINGS_API_KEY: 's', EMBEDDINGS_DIMENSIONS: '768' }, { embeddings: { kind: 'openai', url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 's', dimensions: 768 } }],
-      ['reads EMBEDDINGS_URL alone as the OpenAI-compatible embedder', { EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_MODEL: 'm' }, { embeddings: { kind: 'openai', url: 'http://e/v1', model: 'm' } }],
+      [
+        'takes Meilisearch with its address and key',
+        { SEARCH_BACKEND: 'meilisearch', MEILI_URL: 'http://127.0.0.1:7700', MEILI_API_KEY: 'k' },
+        { backend: 'meilisearch', meiliUrl: 'http://127.0.0.1:7700', meiliApiKey: 'k' },
+      ],
+      [
+        'takes an OpenAI-compatible embedder',
+        {
+          EMBEDDINGS: 'openai',
+          EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1',
+          EMBEDDINGS_MODEL: 'nomic-embed-text',
+          EMBEDDINGS_API_KEY: 's',
+          EMBEDDINGS_DIMENSIONS: '768',
+        },
+        { embeddings: { kind: 'openai', url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 's', dimensions: 768 } },
+      ],
+      [
+        'reads EMBEDDINGS_URL alone as the OpenAI-compatible embedder',
+        { EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_MODEL: 'm' },
+        { embeddings: { kind: 'openai', url: 'http://e/v1', model: 'm' } },
+      ],
       ['turns embeddings off', { EMBEDDINGS: 'none' }, { embeddings: { kind: 'none' } }],
     ];
     it.each(cases)('%s', (_name, env, expected) => {

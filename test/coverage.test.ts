@@ -8,17 +8,30 @@ import { parse } from 'yaml';
 import { tools } from '../src/generated/tools.js';
 import { handlers } from '../src/operations/index.js';
 
-const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown; responses: Record<string, unknown> }>> };
+const spec = parse(readFileSync('openapi/openapi.yaml', 'utf8')) as {
+  paths: Record<string, Record<string, { operationId: string; 'x-mcp'?: unknown; responses: Record<string, unknown> }>>;
+};
 const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => ['get', 'post', 'patch', 'put', 'delete'].includes(method))
-    .map(([method, op]) => ({ path, method: method.toUpperCase(), operationId: op.operationId, isTool: Boolean(op['x-mcp']), statuses: Object.keys(op.responses) })),
+    .map(([method, op]) => ({
+      path,
+      method: method.toUpperCase(),
+      operationId: op.operationId,
+      isTool: Boolean(op['x-mcp']),
+      statuses: Object.keys(op.responses),
+    })),
 );
 
 describe('operation coverage', () => {
   it('has 21 MCP tools and 3 REST-only event routes', () => {
     expect(operations.filter((o) => o.isTool)).toHaveLength(21);
-    expect(operations.filter((o) => !o.isTool).map((o) => o.operationId).sort()).toEqual(['create_event_subscription', 'delete_event_subscription', 'list_event_subscriptions']);
+    expect(
+      operations
+        .filter((o) => !o.isTool)
+        .map((o) => o.operationId)
+        .sort(),
+    ).toEqual(['create_event_subscription', 'delete_event_subscription', 'list_event_subscriptions']);
   });
 
   it.each(operations)('$operationId has a tool when the spec says so', ({ operationId, isTool }) => {

@@ -111,10 +111,20 @@ async function main(): Promise<void> {
     await migrate(database.knex);
     const user = await createUser(database.knex, { email: 'bench@example.com', name: 'Bench', timezone: 'Europe/London' });
     const key = await createApiKey(database.knex, user.id);
-    const ctx: OperationContext = { principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` }, db: database.knex, config, services, log };
+    const ctx: OperationContext = {
+      principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` },
+      db: database.knex,
+      config,
+      services,
+      log,
+    };
 
     // A realistic item among others: a body of a few blocks, on the Tasks list.
-    const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Task ${i}`, body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`, dueAt: '2026-12-01T09:00:00Z' }));
+    const entries = Array.from({ length: 100 }, (_, i) => ({
+      title: `Task ${i}`,
+      body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`,
+      dueAt: '2026-12-01T09:00:00Z',
+    }));
     const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
     const id = created.items[50]!.id;
     const pairs: Pair[] = [
@@ -135,7 +145,9 @@ async function main(): Promise<void> {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: pair.tool, arguments: pair.args } });
         // Both must answer the same thing before their speed means anything.
         const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
-        const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body })).json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
+        const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body })).json()) as {
+          result?: { isError?: boolean; structuredContent?: unknown };
+        };
         if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
           throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
         }
@@ -147,12 +159,17 @@ async function main(): Promise<void> {
         }
         const restResult = combine(restRounds);
         const mcpResult = combine(mcpRounds);
-        report.push({ pair: `${pair.tool} vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`, rest: restResult, mcp: mcpResult, mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond });
+        report.push({
+          pair: `${pair.tool} vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`,
+          rest: restResult,
+          mcp: mcpResult,
+          mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond,
+        });
         process.stdout.write(
           `\n${pair.tool} (MCP tools/call) vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
             `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
             `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
-            `  MCP throughput = ${(100 * mcpResult.requestsPerSecond / restResult.requestsPerSecond).toFixed(0)}% of REST\n`,
+            `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n`,
         );
       }
     } finally {
@@ -161,7 +178,10 @@ async function main(): Promise<void> {
     }
     const outDir = path.join(here, '..', 'out');
     await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, 'mcp-vs-rest.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, duration, connections, rounds, results: report }, null, 2)}\n`);
+    await writeFile(
+      path.join(outDir, 'mcp-vs-rest.json'),
+      `${JSON.stringify({ at: new Date().toISOString(), node: process.version, duration, connections, rounds, results: report }, null, 2)}\n`,
+    );
     process.stdout.write(`\nwrote bench/out/mcp-vs-rest.json\n`);
   } finally {
     await database.close();

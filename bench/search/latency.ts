@@ -31,10 +31,12 @@ import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { startMeilisearch } from '../../test/support/meili.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const WORDS = ('buy call book pay fix clean renew order send check email plan clear paint water return cancel sort update ' +
+const WORDS = (
+  'buy call book pay fix clean renew order send check email plan clear paint water return cancel sort update ' +
   'milk bread eggs dentist doctor car bike boiler tap gutter garden shed fence invoice report meeting school nursery ' +
   'passport ticket hotel flight train present card birthday party recipe pasta curry soup cake rent tax bank loan ' +
-  'insurance quote plumber electrician window door roof kitchen bathroom bedroom laptop phone printer router').split(' ');
+  'insurance quote plumber electrician window door roof kitchen bathroom bedroom laptop phone printer router'
+).split(' ');
 
 interface LabeledSet {
   lists: { id: string; name: string }[];
@@ -44,16 +46,23 @@ interface LabeledSet {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const total = Number(valueOf(args, '--items') ?? 100_000);
-  const mine = Number(valueOf(args, '--mine') ?? 20_000);
-  const backends = (valueOf(args, '--backends') ?? 'postgres').split(',');
+  const total = Number(flagValue(args, '--items') ?? 100_000);
+  const mine = Number(flagValue(args, '--mine') ?? 20_000);
+  const backends = (flagValue(args, '--backends') ?? 'postgres').split(',');
   const set = JSON.parse(await fs.readFile(path.join(here, 'labeled.json'), 'utf8')) as LabeledSet;
   const reader = randomUUID();
   const embedder = new LocalEmbedder();
   const lists = new Map(set.lists.map((l) => [l.id, l.name]));
   const labeled: SearchDoc[] = set.items.map((it) => ({
-    itemId: randomUUID(), ownerId: reader, readerIds: [reader], listId: reader, listName: lists.get(it.list) ?? '',
-    title: it.title, body: it.body, values: it.values, createdAt: new Date(it.created),
+    itemId: randomUUID(),
+    ownerId: reader,
+    readerIds: [reader],
+    listId: reader,
+    listName: lists.get(it.list) ?? '',
+    title: it.title,
+    body: it.body,
+    values: it.values,
+    createdAt: new Date(it.created),
   }));
   const others = Array.from({ length: 49 }, () => randomUUID());
   /** The generated items in chunks of 2,000, the first `mine` of them (after the labeled ones) the searcher's. */
@@ -82,7 +91,9 @@ async function main(): Promise<void> {
       if (env.direct) {
         const timing = await timeQueries(texts, (text) => env.direct!(reader, text));
         const ratio = (entry.hybrid as Timing).p95Ms / timing.p95Ms;
-        console.log(`direct   p50 ${timing.p50Ms.toFixed(1)} ms  p95 ${timing.p95Ms.toFixed(1)} ms  (embed, then one hybrid query straight to the engine; the backend's hybrid p95 is ${ratio.toFixed(2)}x that)`);
+        console.log(
+          `direct   p50 ${timing.p50Ms.toFixed(1)} ms  p95 ${timing.p95Ms.toFixed(1)} ms  (embed, then one hybrid query straight to the engine; the backend's hybrid p95 is ${ratio.toFixed(2)}x that)`,
+        );
         entry.direct = { ...timing, hybridP95Ratio: ratio };
       }
       report[backend] = entry;
@@ -94,7 +105,11 @@ async function main(): Promise<void> {
   await fs.writeFile(path.join(here, '..', 'out', 'search-latency.json'), JSON.stringify(report, null, 2));
 }
 
-interface Timing { p50Ms: number; p95Ms: number; searches: number }
+interface Timing {
+  p50Ms: number;
+  p95Ms: number;
+  searches: number;
+}
 
 /** Runs every query three times, one after another, and gives the p50 and p95 of their wall-clock times. */
 async function timeQueries(texts: string[], run: (text: string) => Promise<unknown>): Promise<Timing> {
@@ -139,7 +154,9 @@ async function postgresBackend(embedder: LocalEmbedder, sqlRerank = false): Prom
       if (sqlRerank) await knex.raw('update search_passages set embedding_code = null');
       await knex.raw('vacuum analyze search_passages');
       const count = await knex.raw<{ rows: { all: string; mine: string }[] }>(
-        'select count(*) as all, count(*) filter (where reader_ids @> array[?]::uuid[]) as mine from search_passages', [reader]);
+        'select count(*) as all, count(*) filter (where reader_ids @> array[?]::uuid[]) as mine from search_passages',
+        [reader],
+      );
       return `${count.rows[0]!.all} passages, ${count.rows[0]!.mine} readable by the searcher`;
     },
     async close() {
@@ -160,11 +177,25 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
   return {
     index,
     async load(rows) {
-      const task = await client.index(uid).addDocuments(rows.map((r) => ({
-        id: `${r.item_id}_0`, itemId: r.item_id, passageNo: 0, ownerId: r.owner, readerIds: [r.owner], listId: r.owner, listName: 'To do',
-        title: r.title, content: r.content, text: `${r.title}\n${r.content}`, createdAt: Date.now() - Math.random() * 700 * 86_400_000,
-        _vectors: { default: r.embedding },
-      }))).waitTask({ timeout: 1_800_000, interval: 200 });
+      const task = await client
+        .index(uid)
+        .addDocuments(
+          rows.map((r) => ({
+            id: `${r.item_id}_0`,
+            itemId: r.item_id,
+            passageNo: 0,
+            ownerId: r.owner,
+            readerIds: [r.owner],
+            listId: r.owner,
+            listName: 'To do',
+            title: r.title,
+            content: r.content,
+            text: `${r.title}\n${r.content}`,
+            createdAt: Date.now() - Math.random() * 700 * 86_400_000,
+            _vectors: { default: r.embedding },
+          })),
+        )
+        .waitTask({ timeout: 1_800_000, interval: 200 });
       if (task.status !== 'succeeded') throw new Error(`meilisearch task ${task.uid} ${task.status}: ${task.error?.message ?? ''}`);
     },
     async describe(reader) {
@@ -191,7 +222,15 @@ function generated(owner: string) {
   const words = Array.from({ length: 3 + Math.floor(Math.random() * 4) }, () => WORDS[Math.floor(Math.random() * WORDS.length)]!);
   const title = words.slice(0, 3).join(' ');
   const vector = normalize(Float32Array.from({ length: 512 }, () => Math.random() - 0.5));
-  return { item_id: randomUUID(), owner, title, content: words.join(' '), embedding: Array.from(vector), code: encodeVector(vector).toString('base64'), bits: signBits(vector) };
+  return {
+    item_id: randomUUID(),
+    owner,
+    title,
+    content: words.join(' '),
+    embedding: Array.from(vector),
+    code: encodeVector(vector).toString('base64'),
+    bits: signBits(vector),
+  };
 }
 
 async function insertGenerated(knex: Knex, rows: ReturnType<typeof generated>[]): Promise<void> {
@@ -207,7 +246,7 @@ async function insertGenerated(knex: Knex, rows: ReturnType<typeof generated>[])
   await knex.raw('insert into search_words (word) select unnest(?::text[]) on conflict do nothing', [words]);
 }
 
-function valueOf(args: string[], flag: string): string | undefined {
+function flagValue(args: string[], flag: string): string | undefined {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
 }

@@ -65,7 +65,7 @@ class CachingEmbedder implements Embedder {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const backends = (valueOf(args, '--backends') ?? 'postgres,meilisearch').split(',');
+  const backends = (flagValue(args, '--backends') ?? 'postgres,meilisearch').split(',');
   const sweep = args.includes('--sweep');
   const set = JSON.parse(await fs.readFile(path.join(here, 'labeled.json'), 'utf8')) as LabeledSet;
   const readerId = randomUUID();
@@ -73,13 +73,25 @@ async function main(): Promise<void> {
   const ids = new Map(docs.map((d, i) => [d.itemId, set.items[i]!.id]));
 
   const local = new LocalEmbedder();
-  const embedStats = await measureEmbedder(local, set.queries.map((q) => q.text), docs);
-  console.log(`query embedding: p50 ${embedStats.queryP50Ms.toFixed(1)} ms, p95 ${embedStats.queryP95Ms.toFixed(1)} ms; ` +
-    `passages: ${embedStats.passageMsPerText.toFixed(1)} ms/text in batches`);
+  const embedStats = await measureEmbedder(
+    local,
+    set.queries.map((q) => q.text),
+    docs,
+  );
+  console.log(
+    `query embedding: p50 ${embedStats.queryP50Ms.toFixed(1)} ms, p95 ${embedStats.queryP95Ms.toFixed(1)} ms; ` +
+      `passages: ${embedStats.passageMsPerText.toFixed(1)} ms/text in batches`,
+  );
   const embedder = new CachingEmbedder(local);
   await embedder.embed(set.queries.map((q) => q.text));
 
-  const report: Record<string, unknown> = { date: new Date().toISOString(), items: docs.length, queries: set.queries.length, embedder: local.name, embedding: embedStats };
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    items: docs.length,
+    queries: set.queries.length,
+    embedder: local.name,
+    embedding: embedStats,
+  };
   for (const backend of backends) {
     const env = await openBackend(backend, embedder);
     try {
@@ -89,17 +101,26 @@ async function main(): Promise<void> {
       const totalMs = performance.now() - started;
       const embedMs = embedder.spentMs - embeddedBefore;
       const indexing = { items: docs.length, totalMs, embedMs, storeMs: totalMs - embedMs, itemsPerSecond: docs.length / (totalMs / 1000) };
-      console.log(`\n== ${backend}: indexed ${docs.length} items in ${(totalMs / 1000).toFixed(1)} s ` +
-        `(${indexing.itemsPerSecond.toFixed(0)} items/s; embedding ${(embedMs / 1000).toFixed(1)} s, store ${((totalMs - embedMs) / 1000).toFixed(1)} s)`);
+      console.log(
+        `\n== ${backend}: indexed ${docs.length} items in ${(totalMs / 1000).toFixed(1)} s ` +
+          `(${indexing.itemsPerSecond.toFixed(0)} items/s; embedding ${(embedMs / 1000).toFixed(1)} s, store ${((totalMs - embedMs) / 1000).toFixed(1)} s)`,
+      );
       const modes: Record<string, ModeReport> = {};
       for (const mode of MODES) {
         const runs = await runQueries(env.index, set.queries, readerId, ids, mode);
-        modes[mode] = summarize(runs.map((r) => evaluate(r.query, r.ranked)), runs.map((r) => r.ms));
+        modes[mode] = summarize(
+          runs.map((r) => evaluate(r.query, r.ranked)),
+          runs.map((r) => r.ms),
+        );
       }
-      if (env.baselines) for (const [name, index] of Object.entries(env.baselines)) {
-        const runs = await runQueries(index, set.queries, readerId, ids, 'hybrid');
-        modes[name] = summarize(runs.map((r) => evaluate(r.query, r.ranked)), runs.map((r) => r.ms));
-      }
+      if (env.baselines)
+        for (const [name, index] of Object.entries(env.baselines)) {
+          const runs = await runQueries(index, set.queries, readerId, ids, 'hybrid');
+          modes[name] = summarize(
+            runs.map((r) => evaluate(r.query, r.ranked)),
+            runs.map((r) => r.ms),
+          );
+        }
       printTable(modes);
       const entry: Record<string, unknown> = { indexing, modes };
       if (sweep && env.sweep) entry.sweep = await env.sweep(set.queries, readerId, ids);
@@ -177,10 +198,7 @@ class RrfIndex implements SearchIndex {
     throw new Error('baseline only searches');
   }
   async search(q: Parameters<SearchIndex['search']>[0]) {
-    const [kw, sem] = await Promise.all([
-      this.inner.search({ ...q, limit: 50, mode: 'keyword' }),
-      this.inner.search({ ...q, limit: 50, mode: 'semantic' }),
-    ]);
+    const [kw, sem] = await Promise.all([this.inner.search({ ...q, limit: 50, mode: 'keyword' }), this.inner.search({ ...q, limit: 50, mode: 'semantic' })]);
     const fused = new Map<string, { itemId: string; score: number; passage: string }>();
     for (const list of [kw, sem]) {
       list.forEach((hit, rank) => {
@@ -237,7 +255,11 @@ async function sweepMeili(client: Meilisearch, embedder: Embedder, queries: Judg
  */
 class MeiliNativeIndex implements SearchIndex {
   readonly name = 'meili-native';
-  constructor(private readonly client: Meilisearch, private readonly embedder: Embedder, private readonly threshold = 0.75) {}
+  constructor(
+    private readonly client: Meilisearch,
+    private readonly embedder: Embedder,
+    private readonly threshold = 0.75,
+  ) {}
   upsert(): Promise<void> {
     throw new Error('baseline only searches');
   }
@@ -264,7 +286,11 @@ async function sweepGrid<P>(grid: P[], make: (p: P) => SearchIndex, queries: Jud
   for (const params of grid) {
     const runs = await runQueries(make(params), queries, readerId, ids, 'hybrid');
     const evals = runs.map((r) => evaluate(r.query, r.ranked));
-    const fold = (k: number) => summarize(evals.filter((_, i) => i % 2 === k), []).answerable.ndcg10;
+    const fold = (k: number) =>
+      summarize(
+        evals.filter((_, i) => i % 2 === k),
+        [],
+      ).answerable.ndcg10;
     const s = summarize(evals, []);
     rows.push({ params, all: s.answerable.ndcg10, folds: [fold(0), fold(1)], noAnswerMean: s.noAnswer.meanResults });
   }
@@ -325,11 +351,13 @@ function printTable(modes: Record<string, ModeReport>): void {
   console.log(`${'mode'.padEnd(16)}${['all', ...kinds].map((k) => k.padStart(11)).join('')}  recall@10  none:results  p50/p95 ms`);
   for (const [mode, r] of Object.entries(modes)) {
     const cells = [r.answerable.ndcg10, ...kinds.map((k) => r.byKind[k]?.ndcg10 ?? NaN)].map((v) => v.toFixed(3).padStart(11));
-    console.log(`${mode.padEnd(16)}${cells.join('')}  ${r.answerable.recall10.toFixed(3).padStart(9)}  ${r.noAnswer.meanResults.toFixed(2).padStart(12)}  ${r.latency.p50Ms.toFixed(0)}/${r.latency.p95Ms.toFixed(0)}`);
+    console.log(
+      `${mode.padEnd(16)}${cells.join('')}  ${r.answerable.recall10.toFixed(3).padStart(9)}  ${r.noAnswer.meanResults.toFixed(2).padStart(12)}  ${r.latency.p50Ms.toFixed(0)}/${r.latency.p95Ms.toFixed(0)}`,
+    );
   }
 }
 
-function valueOf(args: string[], flag: string): string | undefined {
+function flagValue(args: string[], flag: string): string | undefined {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
 }

@@ -14,7 +14,12 @@ import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */
 export type AccessTokenVerifier = (token: string) => Promise<Principal | null>;
 
-export interface GuardDeps { db: Knex; config: Config; now: () => Date; verifyAccessToken?: AccessTokenVerifier }
+export interface GuardDeps {
+  db: Knex;
+  config: Config;
+  now: () => Date;
+  verifyAccessToken?: AccessTokenVerifier;
+}
 
 export function wwwAuthenticate(config: Config, error?: string): string {
   const base = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`;
@@ -35,7 +40,10 @@ export function bearerGuard(deps: GuardDeps) {
     // One statement counts the token's limit, the address's (left here by addressRateLimit) and
     // looks up an API key: a request costs one round trip before the operation, not three.
     const deferred = ctx.state.deferredAddressCount as DeferredAddressCount | undefined;
-    const buckets = [{ bucket: tokenBucket(token), limit: deps.config.rateLimitPerMinute }, ...(deferred ? [{ bucket: deferred.bucket, limit: deferred.limit }] : [])];
+    const buckets = [
+      { bucket: tokenBucket(token), limit: deps.config.rateLimitPerMinute },
+      ...(deferred ? [{ bucket: deferred.bucket, limit: deferred.limit }] : []),
+    ];
     const isKey = looksLikeApiKey(token);
     const counted = await countRequests(deps.db, buckets, deps.now(), isKey ? apiKeyLookup(token) : undefined);
     if (deferred) deferred.counted = true;
@@ -51,8 +59,12 @@ export function bearerGuard(deps: GuardDeps) {
     }
     const key = counted.extra as { id: string; user_id: string } | null | undefined;
     const principal: Principal | null = isKey
-      ? key ? { userId: key.user_id, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` } : null
-      : deps.verifyAccessToken ? await deps.verifyAccessToken(token) : null;
+      ? key
+        ? { userId: key.user_id, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }
+        : null
+      : deps.verifyAccessToken
+        ? await deps.verifyAccessToken(token)
+        : null;
     if (!principal) {
       const error = unauthorized('This token is not valid: it is unknown, expired, replaced or revoked. Sign in again or create a new API key.');
       error.extra.headers = { 'WWW-Authenticate': wwwAuthenticate(deps.config, 'invalid_token') };

@@ -19,7 +19,11 @@ export function addressBucket(address: string): string {
 const UNCOUNTED_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Where addressRateLimit leaves a count for the bearer guard to make with its own, in one statement. */
-export interface DeferredAddressCount { bucket: string; limit: number; counted: boolean }
+export interface DeferredAddressCount {
+  bucket: string;
+  limit: number;
+  counted: boolean;
+}
 
 /**
  * Koa middleware: the per-address limit, above the per-token one. Every request counts

@@ -39,8 +39,8 @@ const user = program.command('user').description('Accounts.');
 user
   .command('create')
   .description('Create an account with its Tasks, Notes and Life Admin lists.')
-  .requiredOption('--email <email>', 'the person\'s email address')
-  .option('--name <name>', 'the person\'s name')
+  .requiredOption('--email <email>', "the person's email address")
+  .option('--name <name>', "the person's name")
   .option('--timezone <tz>', 'IANA time zone, e.g. Europe/London', 'UTC')
   .action(async (opts: { email: string; name?: string; timezone: string }) => {
     await withDatabase(async ({ db }) => {
@@ -53,7 +53,7 @@ const apikey = program.command('apikey').description('API keys (one per person; 
 apikey
   .command('create')
   .description('Create an API key for an account and print it once.')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .requiredOption('--email <email>', "the account's email address")
   .action(async (opts: { email: string }) => {
     await withDatabase(async ({ db }) => {
       const found = await findUserByEmail(db, opts.email);
@@ -65,8 +65,8 @@ apikey
   });
 apikey
   .command('revoke')
-  .description('Revoke an account\'s API key.')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .description("Revoke an account's API key.")
+  .requiredOption('--email <email>', "the account's email address")
   .action(async (opts: { email: string }) => {
     await withDatabase(async ({ db }) => {
       const found = await findUserByEmail(db, opts.email);
@@ -78,7 +78,7 @@ apikey
 user
   .command('set-password')
   .description('Set the password an account signs in with on the web pages (read from standard input).')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .requiredOption('--email <email>', "the account's email address")
   .action(async (opts: { email: string }) => {
     const password = await readSecret('New password (not shown): ');
     await withDatabase(async ({ db }) => {
@@ -89,7 +89,7 @@ user
     });
   });
 
-const oauth = program.command('oauth').description('The OAuth authorization server\'s keys (README: Key rotation).');
+const oauth = program.command('oauth').description("The OAuth authorization server's keys (README: Key rotation).");
 oauth
   .command('rotate-keys')
   .description('Add a new ES256 signing key and cookie secret; processes use them from their next start.')
@@ -152,7 +152,7 @@ share
   .description('Share an item (the recipient may edit its title and body) or a whole list (every field).')
   .option('--item <id>', 'the item to share')
   .option('--list <id>', 'the list to share')
-  .requiredOption('--with <email>', 'the recipient\'s email address')
+  .requiredOption('--with <email>', "the recipient's email address")
   .action(async (opts: { item?: string; list?: string; with: string }) => {
     if (!opts.item === !opts.list) throw new Error('Give exactly one of --item or --list.');
     await withDatabase(async ({ db }) => {
@@ -176,7 +176,7 @@ const search = program.command('search').description('The search index.');
 search
   .command('reindex')
   .description('Rebuild the search index from the items table, for every account or one. Resumable: an interrupted run continues where it stopped.')
-  .option('--email <email>', 'only this account\'s items')
+  .option('--email <email>', "only this account's items")
   .option('--clear', 'empty the index first (all accounts only), dropping entries of items that no longer exist')
   .option('--restart', 'start from the first item even if an earlier run was interrupted')
   .option('--batch-size <n>', 'items per step (one embedding run and one checkpoint each)', (v) => Number.parseInt(v, 10), 200)
@@ -242,7 +242,7 @@ bench
   .command('seed')
   .description('Create an account with a realistic workspace of N items (lists of every role, bodies, chats, trash); prints its key and list ids as JSON.')
   .requiredOption('--items <n>', 'how many items', (v) => Number.parseInt(v, 10))
-  .option('--email <email>', 'the account\'s email (default: a fresh bench-… address)')
+  .option('--email <email>', "the account's email (default: a fresh bench-… address)")
   .option('--seed <n>', 'random seed, for repeatable data', (v) => Number.parseInt(v, 10), 1)
   .action(async (opts: { items: number; email?: string; seed: number }) => {
     if (!Number.isInteger(opts.items) || opts.items < 1) throw new Error('--items takes a whole number of at least 1.');
@@ -261,35 +261,45 @@ async function accountId(db: Knex, email: string): Promise<string> {
 const automation = program.command('automation').description('Automations: standing orders the service runs on a schedule or on demand.');
 automation
   .command('create')
-  .description('Create an automation from a JSON or YAML file: name, description, status (active, paused, draft), schedule (cron in the account\'s time zone), actions (see the README).')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .description(
+    "Create an automation from a JSON or YAML file: name, description, status (active, paused, draft), schedule (cron in the account's time zone), actions (see the README).",
+  )
+  .requiredOption('--email <email>', "the account's email address")
   .requiredOption('--file <path>', 'the definition, .json or .yaml')
   .action(async (opts: { email: string; file: string }) => {
     const text = await readFile(opts.file, 'utf8');
     const definition: unknown = /\.ya?ml$/i.test(opts.file) ? parseYaml(text) : JSON.parse(text);
     await withDatabase(async ({ db }) => {
       const made = await createAutomation(db, await accountId(db, opts.email), definition, new Date());
-      process.stdout.write(`Created automation '${made.name}' (${made.id}), ${made.status}${made.next_run_at ? `, next run ${made.next_run_at.toISOString()}` : ''}.\n`);
+      process.stdout.write(
+        `Created automation '${made.name}' (${made.id}), ${made.status}${made.next_run_at ? `, next run ${made.next_run_at.toISOString()}` : ''}.\n`,
+      );
     });
   });
 automation
   .command('list')
-  .description('List an account\'s automations.')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .description("List an account's automations.")
+  .requiredOption('--email <email>', "the account's email address")
   .action(async (opts: { email: string }) => {
     await withDatabase(async ({ db }) => {
       const userId = await accountId(db, opts.email);
       const [rows, tz] = [await listAutomations(db, userId), await timeZoneOf(db, userId)];
       if (rows.length === 0) process.stdout.write('No automations.\n');
-      for (const r of rows) process.stdout.write(`${r.id}  ${r.status.padEnd(6)}  ${(r.schedule ?? 'on demand').padEnd(14)}  ${r.next_run_at ? `next ${r.next_run_at.toISOString()} (${tz})` : 'no next run'}  ${r.name}: ${r.description}\n`);
+      for (const r of rows)
+        process.stdout.write(
+          `${r.id}  ${r.status.padEnd(6)}  ${(r.schedule ?? 'on demand').padEnd(14)}  ${r.next_run_at ? `next ${r.next_run_at.toISOString()} (${tz})` : 'no next run'}  ${r.name}: ${r.description}\n`,
+        );
     });
   });
-for (const [name, status, what] of [['pause', 'paused', 'Pause: no scheduled runs (it can still run on demand).'], ['resume', 'active', 'Make active: scheduled runs resume from now.']] as const) {
+for (const [name, status, what] of [
+  ['pause', 'paused', 'Pause: no scheduled runs (it can still run on demand).'],
+  ['resume', 'active', 'Make active: scheduled runs resume from now.'],
+] as const) {
   automation
     .command(name)
     .description(what)
-    .requiredOption('--email <email>', 'the account\'s email address')
-    .requiredOption('--id <id>', 'the automation\'s id')
+    .requiredOption('--email <email>', "the account's email address")
+    .requiredOption('--id <id>', "the automation's id")
     .action(async (opts: { email: string; id: string }) => {
       await withDatabase(async ({ db }) => {
         const row = await setStatus(db, await accountId(db, opts.email), opts.id, status, new Date());
@@ -300,8 +310,8 @@ for (const [name, status, what] of [['pause', 'paused', 'Pause: no scheduled run
 automation
   .command('delete')
   .description('Delete an automation and its run history (its chat item stays on the Notes list).')
-  .requiredOption('--email <email>', 'the account\'s email address')
-  .requiredOption('--id <id>', 'the automation\'s id')
+  .requiredOption('--email <email>', "the account's email address")
+  .requiredOption('--id <id>', "the automation's id")
   .action(async (opts: { email: string; id: string }) => {
     await withDatabase(async ({ db }) => {
       const row = await deleteAutomation(db, await accountId(db, opts.email), opts.id);
@@ -313,7 +323,7 @@ const memory = program.command('memory').description('What the person asked the 
 memory
   .command('add')
   .description('Remember one thing (up to 500 characters).')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .requiredOption('--email <email>', "the account's email address")
   .argument('<text>', 'what to remember')
   .action(async (text: string, opts: { email: string }) => {
     await withDatabase(async ({ db }) => {
@@ -324,7 +334,7 @@ memory
 memory
   .command('list')
   .description('List what is remembered, oldest first, with ids.')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .requiredOption('--email <email>', "the account's email address")
   .action(async (opts: { email: string }) => {
     await withDatabase(async ({ db }) => {
       const rows = await listMemory(db, await accountId(db, opts.email));
@@ -335,7 +345,7 @@ memory
 memory
   .command('remove')
   .description('Forget one thing by its id.')
-  .requiredOption('--email <email>', 'the account\'s email address')
+  .requiredOption('--email <email>', "the account's email address")
   .requiredOption('--id <id>', 'the id shown by memory list')
   .action(async (opts: { email: string; id: string }) => {
     await withDatabase(async ({ db }) => {

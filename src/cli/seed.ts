@@ -9,9 +9,20 @@ import { createApiKey } from '../domain/api-keys.js';
 import { buildOptions, taskColumns, type Property } from '../domain/properties.js';
 import { sequencePending } from '../domain/feed.js';
 
-export interface SeedResult { userId: string; email: string; key: string; lists: Record<string, string>; items: number; bigListId: string; ms: number }
+export interface SeedResult {
+  userId: string;
+  email: string;
+  key: string;
+  lists: Record<string, string>;
+  items: number;
+  bigListId: string;
+  ms: number;
+}
 
-const WORDS = 'plan review call email book renew pay order fix clean write read draft send check update prepare buy visit schedule cancel garden kitchen car insurance passport tax doctor dentist school meeting report invoice budget holiday flight hotel train birthday gift recipe dinner groceries laundry bike repair phone bank pension mortgage rent water electricity internet subscription library project client design launch notes ideas summary agenda quarterly roadmap interview hiring onboarding'.split(' ');
+const WORDS =
+  'plan review call email book renew pay order fix clean write read draft send check update prepare buy visit schedule cancel garden kitchen car insurance passport tax doctor dentist school meeting report invoice budget holiday flight hotel train birthday gift recipe dinner groceries laundry bike repair phone bank pension mortgage rent water electricity internet subscription library project client design launch notes ideas summary agenda quarterly roadmap interview hiring onboarding'.split(
+    ' ',
+  );
 const AUTHORS = ['Le Guin', 'Herbert', 'Austen', 'Tolstoy', 'Morrison', 'Calvino', 'Borges', 'Atwood', 'Ishiguro', 'Woolf'];
 
 /** Mulberry32: a small seeded PRNG, so two runs seed the same data. */
@@ -61,11 +72,21 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
     { id: 'p_tags', name: 'Tags', type: 'multiSelect', options: buildOptions(['fiction', 'history', 'science', 'travel']) },
     { id: 'p_rating', name: 'Rating', type: 'number' },
   ];
-  const [reading] = (await db('lists').insert({ owner_id: user.id, name: 'Reading list', icon: '📚', layout: 'table', properties: JSON.stringify(readingProps) }).returning('id')) as { id: string }[];
-  const [projects] = (await db('lists').insert({ owner_id: user.id, name: 'Projects', icon: '🗂️', layout: 'kanban', properties: JSON.stringify(taskColumns()) }).returning('id')) as { id: string }[];
+  const [reading] = (await db('lists')
+    .insert({ owner_id: user.id, name: 'Reading list', icon: '📚', layout: 'table', properties: JSON.stringify(readingProps) })
+    .returning('id')) as { id: string }[];
+  const [projects] = (await db('lists')
+    .insert({ owner_id: user.id, name: 'Projects', icon: '🗂️', layout: 'kanban', properties: JSON.stringify(taskColumns()) })
+    .returning('id')) as { id: string }[];
   const lists = { tasks: byRole.tasks!, notes: byRole.notes!, lifeAdmin: byRole.life_admin!, reading: reading!.id, projects: projects!.id };
   // Shares of the whole: tasks 40%, reading 20% (the big list), notes 20%, projects 15%, life admin 5%.
-  const plan: [keyof typeof lists, number][] = [['tasks', 0.4], ['reading', 0.2], ['notes', 0.2], ['projects', 0.15], ['lifeAdmin', 0.05]];
+  const plan: [keyof typeof lists, number][] = [
+    ['tasks', 0.4],
+    ['reading', 0.2],
+    ['notes', 0.2],
+    ['projects', 0.15],
+    ['lifeAdmin', 0.05],
+  ];
   const statesOf = readingProps[2]!.options!.map((o) => o.id);
   const tagsOf = readingProps[3]!.options!.map((o) => o.id);
   const now = Date.now();
@@ -94,7 +115,13 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
             has_due_time: isTask ? rand() < 0.5 : null,
             values: JSON.stringify(
               name === 'reading'
-                ? { p_author: pick(AUTHORS), p_pages: 80 + Math.floor(rand() * 900), p_state: pick(statesOf), p_tags: [pick(tagsOf)], p_rating: 1 + Math.floor(rand() * 5) }
+                ? {
+                    p_author: pick(AUTHORS),
+                    p_pages: 80 + Math.floor(rand() * 900),
+                    p_state: pick(statesOf),
+                    p_tags: [pick(tagsOf)],
+                    p_rating: 1 + Math.floor(rand() * 5),
+                  }
                 : {},
             ),
             created_at: created,
@@ -110,14 +137,24 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
           return row;
         });
         const inserted = (await trx('items').insert(rows).returning('id')) as { id: string }[];
-        const chats = inserted.filter(() => rand() < 0.05).flatMap(({ id }) => {
-          const session = crypto.randomUUID();
-          return [
-            { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - 3 * DAY) },
-            { item_id: id, session_id: session, author_kind: 'agent', author_name: 'Your agent', text: sentence(), needs_input: rand() < 0.3, created_at: new Date(now - 2 * DAY) },
-            { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - DAY) },
-          ];
-        });
+        const chats = inserted
+          .filter(() => rand() < 0.05)
+          .flatMap(({ id }) => {
+            const session = crypto.randomUUID();
+            return [
+              { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - 3 * DAY) },
+              {
+                item_id: id,
+                session_id: session,
+                author_kind: 'agent',
+                author_name: 'Your agent',
+                text: sentence(),
+                needs_input: rand() < 0.3,
+                created_at: new Date(now - 2 * DAY),
+              },
+              { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - DAY) },
+            ];
+          });
         if (chats.length) await trx('chat_messages').insert(chats);
         written += rows.length;
         if (!opts.quiet) progress(`seeding ${opts.items} items`, written, opts.items);

@@ -96,7 +96,15 @@ export interface Config {
    */
   outboundAllowPrivate: boolean;
   /** Keep images in this S3-compatible bucket instead of the data folder; null: the data folder. */
-  s3: { bucket: string; endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; prefix: string; forcePathStyle: boolean } | null;
+  s3: {
+    bucket: string;
+    endpoint: string | null;
+    region: string;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+    prefix: string;
+    forcePathStyle: boolean;
+  } | null;
   search: SearchConfig;
 }
 
@@ -137,8 +145,14 @@ export function loadConfig(env: Env = process.env): Config {
     allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
-    mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS).split(',').map((s) => s.trim()).filter(Boolean),
-    mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS).split(',').map((s) => s.trim()).filter(Boolean),
+    mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    mcpAllowedHosts: String(raw.MCP_ALLOWED_HOSTS)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
     webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
     webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
@@ -165,7 +179,8 @@ export function loadConfig(env: Env = process.env): Config {
 function searchConfig(raw: Record<string, unknown>): SearchConfig {
   const backend = raw.SEARCH_BACKEND as SearchConfig['backend'];
   const meiliUrl = raw.MEILI_URL as string | undefined;
-  if (backend === 'meilisearch' && !meiliUrl) throw new Error('Invalid configuration: SEARCH_BACKEND=meilisearch needs MEILI_URL (e.g. http://127.0.0.1:7700).');
+  if (backend === 'meilisearch' && !meiliUrl)
+    throw new Error('Invalid configuration: SEARCH_BACKEND=meilisearch needs MEILI_URL (e.g. http://127.0.0.1:7700).');
   const url = raw.EMBEDDINGS_URL as string | undefined;
   const model = raw.EMBEDDINGS_MODEL as string | undefined;
   // Setting only EMBEDDINGS_URL says which embedder is meant.

@@ -46,6 +46,6 @@ export const unauthorized = (message: string) => new ApiError('unauthorized', me
 
 /** Quotes a received value for an error sentence, cut short so a huge input stays readable. */
 export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -20,7 +20,7 @@ export interface OperationSpec {
   outputSchema: JsonSchema;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema is any JSON; readers narrow what they use
 export type JsonSchema = { [key: string]: any };
 
 /** One MCP tool as tools/list shows it (generated into src/generated/tools.ts). */

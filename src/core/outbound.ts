@@ -26,14 +26,40 @@ export class OutboundError extends Error {}
  */
 const BLOCKED = new net.BlockList();
 const V4: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.31.196.0', 24], ['192.52.193.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
-  ['192.175.48.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.31.196.0', 24],
+  ['192.52.193.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['192.175.48.0', 24],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 const V6: [string, number][] = [
   // ::/96 holds ::, ::1 and the old IPv4-compatible form; 64:ff9b::/96 is NAT64 onto IPv4.
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ];
 for (const [prefix, bits] of V4) BLOCKED.addSubnet(prefix, bits, 'ipv4');
 for (const [prefix, bits] of V6) BLOCKED.addSubnet(prefix, bits, 'ipv6');
@@ -57,7 +83,12 @@ export interface OutboundOptions {
   allowPrivate: boolean;
 }
 
-export interface OutboundResponse { status: number; headers: http.IncomingHttpHeaders; body: Buffer; url: string }
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  url: string;
+}
 
 /** Checks a URL before any request: scheme, and the host when it is an address literal. */
 export function checkUrl(raw: string, allowPrivate: boolean): URL {
@@ -67,9 +98,11 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   } catch {
     throw new OutboundError(`'${raw.slice(0, 200)}' is not an absolute URL.`);
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) throw new OutboundError(`only https URLs are fetched; received ${url.protocol.replace(':', '')}.`);
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
+    throw new OutboundError(`only https URLs are fetched; received ${url.protocol.replace(':', '')}.`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !allowPrivate && !isPublicAddress(host)) throw new OutboundError(`${host} is a private, loopback or reserved address; only public addresses are fetched.`);
+  if (net.isIP(host) && !allowPrivate && !isPublicAddress(host))
+    throw new OutboundError(`${host} is a private, loopback or reserved address; only public addresses are fetched.`);
   return url;
 }
 
@@ -84,7 +117,10 @@ export function guardedLookup(allowPrivate: boolean): net.LookupFunction {
       if (err) return callback(err, '', 0);
       const blocked = addresses.find((a) => !isPublicAddress(a.address));
       if (blocked && !allowPrivate) {
-        const refusal = Object.assign(new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are reached.`), { code: 'EBLOCKEDADDRESS' });
+        const refusal = Object.assign(
+          new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are reached.`),
+          { code: 'EBLOCKEDADDRESS' },
+        );
         return callback(refusal, '', 0);
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
@@ -186,12 +222,17 @@ export async function checkCallbackUrl(raw: string, allowPrivate: boolean): Prom
   if (!schemes.includes(url.protocol)) {
     throw new CallbackUrlError(`url must be https${allowPrivate ? ' or http' : ''}; received ${url.protocol.replace(':', '')}.`, 'invalid_url');
   }
-  if (url.username || url.password) throw new CallbackUrlError('url must not carry a user name or password; put a token in its path or query instead.', 'invalid_url');
+  if (url.username || url.password)
+    throw new CallbackUrlError('url must not carry a user name or password; put a token in its path or query instead.', 'invalid_url');
   if (allowPrivate) return url;
   const addresses = await resolve(hostOf(url)).catch(() => null);
   if (!addresses || addresses.length === 0) throw new CallbackUrlError(`url host '${url.hostname}' does not resolve.`, 'unresolvable');
   const blocked = addresses.find(isBlockedAddress);
-  if (blocked) throw new CallbackUrlError(`url host '${url.hostname}' resolves to ${blocked}, a private, loopback or reserved address; webhooks go to public addresses only.`, 'blocked_address');
+  if (blocked)
+    throw new CallbackUrlError(
+      `url host '${url.hostname}' resolves to ${blocked}, a private, loopback or reserved address; webhooks go to public addresses only.`,
+      'blocked_address',
+    );
   return url;
 }
 

@@ -10,7 +10,6 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-
 /**
  * Long-lived parts the operations use besides the database. Grows as search, jobs and
  * uploads land; kept in one object so tests can build a service set without a server.

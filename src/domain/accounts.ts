@@ -3,7 +3,13 @@ import type { Knex } from 'knex';
 import { createDefaultLists } from './lists.js';
 import { invalid } from '../core/errors.js';
 
-export interface UserRow { id: string; email: string; name: string; timezone: string; created_at: Date }
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  timezone: string;
+  created_at: Date;
+}
 
 /** True when `tz` is an IANA time zone this Node knows. */
 export function isTimeZone(tz: string): boolean {

@@ -2,7 +2,12 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../core/context.js';
 
-export interface ActivityEntry { action: string; summary: string; itemId?: string | null; listId?: string | null }
+export interface ActivityEntry {
+  action: string;
+  summary: string;
+  itemId?: string | null;
+  listId?: string | null;
+}
 
 /** Records one write in the caller's activity log, in the caller's transaction. */
 export async function recordActivity(trx: Knex, principal: Principal, entry: ActivityEntry): Promise<void> {

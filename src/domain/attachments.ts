@@ -8,7 +8,13 @@ import type { AttachmentRow, ItemRowDto } from './rows.js';
 import { signedFileUrl } from '../files/signing.js';
 import { DOWNLOAD_URL_SECONDS } from './uploads.js';
 
-interface AttachmentDto { id: string; bucketPath: string; mimeType: string; bytes: number | null; url?: string }
+interface AttachmentDto {
+  id: string;
+  bucketPath: string;
+  mimeType: string;
+  bytes: number | null;
+  url?: string;
+}
 /** An attachment row as read for showing it. */
 
 async function toDtos(ctx: OperationContext, rows: AttachmentRow[], withUrls: boolean): Promise<AttachmentDto[]> {

@@ -52,19 +52,31 @@ export function chatMessageDto(row: ChatMessageRow): ChatMessageDto {
  */
 async function stampNext(trx: Knex, itemId: string): Promise<{ sessionId: string; at: Date }> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`chat:${itemId}`]);
-  const last = (await trx('chat_messages').where({ item_id: itemId }).orderBy('created_at', 'desc').first('session_id', 'created_at')) as { session_id: string; created_at: Date } | undefined;
+  const last = (await trx('chat_messages').where({ item_id: itemId }).orderBy('created_at', 'desc').first('session_id', 'created_at')) as
+    | { session_id: string; created_at: Date }
+    | undefined;
   const now = ((await trx.raw(`SELECT date_trunc('milliseconds', clock_timestamp()) AS now`)) as { rows: { now: Date }[] }).rows[0]!.now;
   const at = last && last.created_at.getTime() >= now.getTime() ? new Date(last.created_at.getTime() + 1) : now;
   return { sessionId: last?.session_id ?? randomUUID(), at };
 }
 
 /** The chat of one item, oldest first, after `since` (exclusive); `truncated` when more follow. */
-export async function readChat(db: Knex, itemId: string, options: { since?: string | undefined; limit: number }): Promise<{ sessionId: string | null; messages: ChatMessageDto[]; truncated: boolean }> {
+export async function readChat(
+  db: Knex,
+  itemId: string,
+  options: { since?: string | undefined; limit: number },
+): Promise<{ sessionId: string | null; messages: ChatMessageDto[]; truncated: boolean }> {
   const query = db('chat_messages').where({ item_id: itemId });
   // The instant goes to Postgres as sent, so a `since` finer than a millisecond is compared exactly.
   if (options.since) query.where('created_at', '>', options.since);
-  const rows = (await query.orderBy('created_at').orderBy('id').limit(options.limit + 1)) as ChatMessageRow[];
-  const session = rows[0]?.session_id ?? ((await db('chat_messages').where({ item_id: itemId }).first('session_id')) as { session_id: string } | undefined)?.session_id ?? null;
+  const rows = (await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(options.limit + 1)) as ChatMessageRow[];
+  const session =
+    rows[0]?.session_id ??
+    ((await db('chat_messages').where({ item_id: itemId }).first('session_id')) as { session_id: string } | undefined)?.session_id ??
+    null;
   return { sessionId: session, messages: rows.slice(0, options.limit).map(chatMessageDto), truncated: rows.length > options.limit };
 }
 
@@ -111,7 +123,16 @@ export async function postAgentMessage(trx: Knex, itemId: string, post: AgentPos
 export async function postServiceMessage(trx: Knex, itemId: string, post: { text: string; authorName: string; messageKey: string }): Promise<ChatMessageRow> {
   const { sessionId, at } = await stampNext(trx, itemId);
   const [row] = (await trx('chat_messages')
-    .insert({ item_id: itemId, session_id: sessionId, author_kind: 'service', author_name: post.authorName, text: post.text, message_key: post.messageKey, created_at: at, updated_at: at })
+    .insert({
+      item_id: itemId,
+      session_id: sessionId,
+      author_kind: 'service',
+      author_name: post.authorName,
+      text: post.text,
+      message_key: post.messageKey,
+      created_at: at,
+      updated_at: at,
+    })
     .onConflict(trx.raw('(item_id, message_key) WHERE message_key IS NOT NULL'))
     .merge(['text', 'updated_at'])
     .returning('*')) as ChatMessageRow[];
@@ -124,16 +145,40 @@ export async function postServiceMessage(trx: Knex, itemId: string, post: { text
  * answer: `task.awaitingAgent` goes out with reason `reply`, naming that agent. Reading one's
  * own chat marks the agents' messages read.
  */
-export async function postPersonMessage(db: Knex, item: Pick<ItemDbRow, 'id' | 'title'>, list: Pick<ListRow, 'properties'>, person: { id: string; name: string }, text: string): Promise<{ row: ChatMessageRow; released: boolean }> {
+export async function postPersonMessage(
+  db: Knex,
+  item: Pick<ItemDbRow, 'id' | 'title'>,
+  list: Pick<ListRow, 'properties'>,
+  person: { id: string; name: string },
+  text: string,
+): Promise<{ row: ChatMessageRow; released: boolean }> {
   return db.transaction(async (trx) => {
     const { sessionId, at } = await stampNext(trx, item.id);
-    const latest = (await trx('chat_messages').where({ item_id: item.id }).whereIn('author_kind', ['agent', 'person']).orderBy('created_at', 'desc').first()) as ChatMessageRow | undefined;
+    const latest = (await trx('chat_messages').where({ item_id: item.id }).whereIn('author_kind', ['agent', 'person']).orderBy('created_at', 'desc').first()) as
+      | ChatMessageRow
+      | undefined;
     const answers = latest?.author_kind === 'agent' && latest.needs_input;
     const [row] = (await trx('chat_messages')
-      .insert({ item_id: item.id, session_id: sessionId, author_kind: 'person', author_name: person.name, author_user_id: person.id, text, created_at: at, updated_at: at, read_at: at })
+      .insert({
+        item_id: item.id,
+        session_id: sessionId,
+        author_kind: 'person',
+        author_name: person.name,
+        author_user_id: person.id,
+        text,
+        created_at: at,
+        updated_at: at,
+        read_at: at,
+      })
       .returning('*')) as ChatMessageRow[];
     await trx('chat_messages').where({ item_id: item.id }).whereNot({ author_kind: 'person' }).whereNull('read_at').update({ read_at: at });
-    await trx('activity').insert({ user_id: person.id, action: 'chat.replied', summary: `Wrote in the chat of '${item.title ?? '(untitled)'}'`.slice(0, 300), item_id: item.id, via_connection: false });
+    await trx('activity').insert({
+      user_id: person.id,
+      action: 'chat.replied',
+      summary: `Wrote in the chat of '${item.title ?? '(untitled)'}'`.slice(0, 300),
+      item_id: item.id,
+      via_connection: false,
+    });
     const released = Boolean(answers && keepsStatus(list));
     if (released) await emitAwaitingAgent(trx, item, 'reply', latest!.author_name, at);
     return { row: row!, released };
@@ -175,7 +220,10 @@ export async function mainConversation(db: Knex, userId: string, limit = 100): P
     .whereNull('i.deleted_at')
     .where((q) =>
       q.where('i.owner_id', userId).orWhereExists(function sharedWith(this: Knex.QueryBuilder) {
-        this.select(db.raw('1')).from('shares as s').where('s.recipient_id', userId).andWhere((s) => s.whereRaw('s.item_id = i.id').orWhereRaw('s.list_id = i.list_id'));
+        this.select(db.raw('1'))
+          .from('shares as s')
+          .where('s.recipient_id', userId)
+          .andWhere((s) => s.whereRaw('s.item_id = i.id').orWhereRaw('s.list_id = i.list_id'));
       }),
     )
     .orderBy('m.created_at', 'desc')

@@ -25,7 +25,12 @@ export async function enqueueEnrich(ctx: OperationContext, trx: Knex, itemIds: s
   for (const row of rows) await emit(trx, ENRICH_TOPIC, row.id, { ownerId: ctx.principal.userId, writtenAt: row.updated_at.toISOString() });
 }
 
-export interface DueInTitle { dueAt: Date; hasDueTime: boolean; phrase: string; title: string }
+export interface DueInTitle {
+  dueAt: Date;
+  hasDueTime: boolean;
+  phrase: string;
+  title: string;
+}
 
 const DANGLING = /\s+(?:on|at|by|due|before|until|for)$/i;
 
@@ -36,14 +41,23 @@ export function readDueFromTitle(title: string, timeZone: string, now: Date): Du
   const start = found.start;
   const hasDueTime = start.isCertain('hour');
   const [year, month, day] = [start.get('year')!, start.get('month')!, start.get('day')!];
-  const dueAt = hasDueTime ? localToUtc(year, month, day, start.get('hour') ?? 0, start.get('minute') ?? 0, timeZone) : localToUtc(year, month, day, 0, 0, timeZone);
+  const dueAt = hasDueTime
+    ? localToUtc(year, month, day, start.get('hour') ?? 0, start.get('minute') ?? 0, timeZone)
+    : localToUtc(year, month, day, 0, 0, timeZone);
   let cleaned = `${title.slice(0, found.index)} ${title.slice(found.index + found.text.length)}`.replace(/\s+/g, ' ').trim();
-  cleaned = cleaned.replace(DANGLING, '').replace(/^[,;:\-–]+\s*|\s*[,;:\-–]+$/g, '').trim();
+  cleaned = cleaned
+    .replace(DANGLING, '')
+    .replace(/^[,;:\-–]+\s*|\s*[,;:\-–]+$/g, '')
+    .trim();
   if (cleaned && /^[A-Z]/.test(title) && /^[a-z]/.test(cleaned)) cleaned = cleaned[0]!.toUpperCase() + cleaned.slice(1);
   return { dueAt, hasDueTime, phrase: found.text, title: cleaned || title };
 }
 
-const STOPWORDS = new Set('the and for with from that this into about your my our their have has get buy call make take list lists item items task tasks note notes one line per every all any some'.split(' '));
+const STOPWORDS = new Set(
+  'the and for with from that this into about your my our their have has get buy call make take list lists item items task tasks note notes one line per every all any some'.split(
+    ' ',
+  ),
+);
 
 function words(text: string): Set<string> {
   return new Set(
@@ -78,7 +92,7 @@ export function suggestList(title: string, current: ListRow, lists: ListRow[]): 
 /** Runs the pass on one item; returns the guidance note written, or null when the item is gone or changed. */
 export async function enrichItem(db: Knex, itemId: string, writtenAt: Date, now: Date): Promise<string | null> {
   const item = (await db('items').where({ id: itemId }).whereNull('deleted_at').first()) as ItemDbRow | undefined;
-  if (!item || !item.title || item.updated_at.getTime() !== writtenAt.getTime()) return null;
+  if (!item?.title || item.updated_at.getTime() !== writtenAt.getTime()) return null;
   const user = (await db('users').where({ id: item.owner_id }).first('timezone')) as { timezone: string };
   const lists = await liveLists(db, item.owner_id);
   const list = lists.find((l) => l.id === item.list_id);
@@ -91,17 +105,25 @@ export async function enrichItem(db: Knex, itemId: string, writtenAt: Date, now:
     patch.has_due_time = due.hasDueTime;
     patch.title = due.title;
     const local = localNow(due.dueAt, user.timezone);
-    notes.push(`Enrich read '${due.phrase}' in the title as due ${local.today}${due.hasDueTime ? ` ${local.localTime}` : ''} (${user.timezone}) and took it out of the title.`);
+    notes.push(
+      `Enrich read '${due.phrase}' in the title as due ${local.today}${due.hasDueTime ? ` ${local.localTime}` : ''} (${user.timezone}) and took it out of the title.`,
+    );
   } else if (due && item.due_at !== null) {
     notes.push(`Enrich saw '${due.phrase}' in the title but kept the due date that was set.`);
   } else {
     notes.push('Enrich found no date in the title.');
   }
   const suggestion = suggestList((patch.title as string | undefined) ?? item.title, list, lists);
-  if (suggestion) notes.push(`It may belong on '${suggestion.list.name}' (${suggestion.list.id}) rather than '${list.name}': ${suggestion.matched.map((w) => `'${w}'`).join(', ')} ${suggestion.matched.length > 1 ? 'match' : 'matches'} ${suggestion.where}. Move it with move_items if so.`);
+  if (suggestion)
+    notes.push(
+      `It may belong on '${suggestion.list.name}' (${suggestion.list.id}) rather than '${list.name}': ${suggestion.matched.map((w) => `'${w}'`).join(', ')} ${suggestion.matched.length > 1 ? 'match' : 'matches'} ${suggestion.where}. Move it with move_items if so.`,
+    );
   const note = notes.join(' ');
   // Only the item as it was written: if the person or an agent changed it meanwhile (even
   // between the read above and this write), their edit wins and the pass leaves it alone.
-  const updated = await db('items').where({ id: item.id, updated_at: item.updated_at }).whereNull('deleted_at').update({ ...patch, guidance_note: note, updated_at: now });
+  const updated = await db('items')
+    .where({ id: item.id, updated_at: item.updated_at })
+    .whereNull('deleted_at')
+    .update({ ...patch, guidance_note: note, updated_at: now });
   return updated ? note : null;
 }

@@ -52,7 +52,13 @@ export const EVENT_NAMES: string[] = EVENT_CATALOG.map((e) => e.name);
  * Emits `task.awaitingAgent` for a task, through the outbox in `trx` (so it is sent if and only
  * if the change that caused it commits).
  */
-export async function emitAwaitingAgent(trx: Knex, task: { id: string; title: string | null }, reason: AwaitingReason, agentName: string, at: Date): Promise<EventOccurrence> {
+export async function emitAwaitingAgent(
+  trx: Knex,
+  task: { id: string; title: string | null },
+  reason: AwaitingReason,
+  agentName: string,
+  at: Date,
+): Promise<EventOccurrence> {
   const occurrence: EventOccurrence = {
     eventId: `evt_${randomUUID().replace(/-/g, '')}`,
     name: AWAITING_AGENT,

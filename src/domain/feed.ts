@@ -58,7 +58,9 @@ export async function sequencePending(db: Knex): Promise<number> {
   return total;
 }
 
-export interface Sequencer { stop(): Promise<void> }
+export interface Sequencer {
+  stop(): Promise<void>;
+}
 
 /**
  * Positions changes in the background every `intervalMs`, so a feed reader finds at most the
@@ -98,19 +100,34 @@ export function parseCursor(value: string): Cursor {
   if (position) return { kind: 'position', at: position[1]!, seq: Number(position[2]) };
   const at = canonicalInstant(text);
   if (at) return { kind: 'instant', at };
-  throw invalid(`changedSince '${value}' is neither an ISO 8601 instant nor a nextChangedSince from an earlier call; pass one of those verbatim.`, 'changedSince');
+  throw invalid(
+    `changedSince '${value}' is neither an ISO 8601 instant nor a nextChangedSince from an earlier call; pass one of those verbatim.`,
+    'changedSince',
+  );
 }
 
-export interface FeedPage<Row> { rows: (Row & { feed_stamp: string; feed_seq: number })[]; hasMore: boolean; next: string; serverTime: string }
+export interface FeedPage<Row> {
+  rows: (Row & { feed_stamp: string; feed_seq: number })[];
+  hasMore: boolean;
+  next: string;
+  serverTime: string;
+}
 
 /** One page of the feed over `listIds`, oldest change first, from a consistent snapshot. */
 export async function readFeed<Row>(db: Knex, listIds: string[], cursor: Cursor, limit: number): Promise<FeedPage<Row>> {
   await sequencePending(db);
   return db.transaction(
     async (trx) => {
-      const clock = (await trx.raw(`SELECT to_char(last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stamp, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now FROM feed_clock WHERE id = 1`)) as { rows: { stamp: string; now: string }[] };
+      const clock = (await trx.raw(
+        `SELECT to_char(last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stamp, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now FROM feed_clock WHERE id = 1`,
+      )) as { rows: { stamp: string; now: string }[] };
       const { stamp, now } = clock.rows[0]!;
-      const query = trx('items').whereIn('list_id', listIds).whereNotNull('feed_seq').select('*', trx.raw(`${STAMP} AS feed_stamp`)).orderBy('feed_seq').limit(limit + 1);
+      const query = trx('items')
+        .whereIn('list_id', listIds)
+        .whereNotNull('feed_seq')
+        .select('*', trx.raw(`${STAMP} AS feed_stamp`))
+        .orderBy('feed_seq')
+        .limit(limit + 1);
       if (cursor.kind === 'position') query.where('feed_seq', '>', cursor.seq);
       else query.where('feed_at', '>', cursor.at);
       const rows = (await query) as FeedPage<Row>['rows'];

@@ -14,8 +14,17 @@ import { fileStore, isBucketPath } from '../files/store.js';
 import type { ImageType } from '../files/sniff.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath, type UploadRow } from './uploads.js';
 
-export interface ImageRequest { index: number; itemId: string; urls: string[] }
-export interface ImageFailure { index: number; itemId: string | null; url: string; reason: string }
+export interface ImageRequest {
+  index: number;
+  itemId: string;
+  urls: string[];
+}
+export interface ImageFailure {
+  index: number;
+  itemId: string | null;
+  url: string;
+  reason: string;
+}
 export interface ImageResult {
   attached: number;
   failures: ImageFailure[];
@@ -23,7 +32,11 @@ export interface ImageResult {
   downloadedPaths: string[];
 }
 
-interface StoredImage { bucketPath: string; mimeType: ImageType; bytes: number }
+interface StoredImage {
+  bucketPath: string;
+  mimeType: ImageType;
+  bytes: number;
+}
 /** Each downloaded URL: where it is stored now, or why it could not be. */
 export type Downloads = Map<string, StoredImage | { error: string }>;
 
@@ -34,14 +47,21 @@ export async function downloadImages(ctx: OperationContext, urls: string[]): Pro
   const pending = [...new Set(urls.filter((u) => !isBucketPath(u)))];
   const out: Downloads = new Map();
   const worker = async () => {
-    for (let url = pending.shift(); url !== undefined; url = pending.shift()) out.set(url, await downloadOne(ctx, url).catch((err: unknown) => ({ error: reasonOf(err) })));
+    for (let url = pending.shift(); url !== undefined; url = pending.shift())
+      out.set(url, await downloadOne(ctx, url).catch((err: unknown) => ({ error: reasonOf(err) })));
   };
   await Promise.all(Array.from({ length: Math.min(DOWNLOAD_CONCURRENCY, pending.length) }, worker));
   return out;
 }
 
 async function downloadOne(ctx: OperationContext, url: string): Promise<StoredImage> {
-  const response = await outboundRequest(url, { maxBytes: MAX_IMAGE_BYTES, maxRedirects: 3, timeoutMs: 20000, allowPrivate: ctx.config.outboundAllowPrivate, headers: { accept: 'image/png, image/jpeg, image/heic, image/webp' } });
+  const response = await outboundRequest(url, {
+    maxBytes: MAX_IMAGE_BYTES,
+    maxRedirects: 3,
+    timeoutMs: 20000,
+    allowPrivate: ctx.config.outboundAllowPrivate,
+    headers: { accept: 'image/png, image/jpeg, image/heic, image/webp' },
+  });
   if (response.status < 200 || response.status >= 300) throw new OutboundError(`the server answered HTTP ${response.status}.`);
   let mimeType: ImageType | null = null;
   const checked = checkedImage([response.body], MAX_IMAGE_BYTES, null, (type) => (mimeType = type));
@@ -80,7 +100,15 @@ export async function attachImages(ctx: OperationContext, trx: Knex, requests: I
       const stored = downloads.get(url);
       if (!stored) fail('Not a bucket path from create_image_upload, nor an image URL this call downloaded. The item was saved without it.');
       else if ('error' in stored) fail(stored.error);
-      else rows.push({ item_id: request.itemId, owner_id: ctx.principal.userId, bucket_path: stored.bucketPath, mime_type: stored.mimeType, bytes: stored.bytes, source_url: url });
+      else
+        rows.push({
+          item_id: request.itemId,
+          owner_id: ctx.principal.userId,
+          bucket_path: stored.bucketPath,
+          mime_type: stored.mimeType,
+          bytes: stored.bytes,
+          source_url: url,
+        });
     }
   }
   if (rows.length) await trx('attachments').insert(rows);
@@ -98,7 +126,9 @@ export async function discardUnattached(ctx: OperationContext, downloads: Downlo
   const store = fileStore(ctx.config);
   for (const stored of downloads.values()) {
     if ('error' in stored || kept.has(stored.bucketPath)) continue;
-    await store.remove(stored.bucketPath).catch((err: unknown) => ctx.log.warn({ err, bucketPath: stored.bucketPath }, 'could not delete an unattached download'));
+    await store
+      .remove(stored.bucketPath)
+      .catch((err: unknown) => ctx.log.warn({ err, bucketPath: stored.bucketPath }, 'could not delete an unattached download'));
   }
 }
 

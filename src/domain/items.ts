@@ -7,13 +7,16 @@ import type { Knex } from 'knex';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
-import { TASK_STATUSES, type AttachmentRow, type ChatRow, type ItemDbRow, type ItemRowDto, type TaskStatus } from './rows.js';
+import type { AttachmentRow, ChatRow, ItemDbRow, ItemRowDto, TaskStatus } from './rows.js';
 
 export { TASK_STATUSES, type ItemDbRow, type ItemRowDto, type TaskStatus } from './rows.js';
 
 /** How the caller reaches an item: their own, on a list shared with them, or shared one by one. */
 export type Access = 'own' | 'all' | 'titleAndBody';
-export interface AccessibleItem { row: ItemDbRow; access: Access }
+export interface AccessibleItem {
+  row: ItemDbRow;
+  access: Access;
+}
 
 /**
  * Live items among `ids` that `userId` may reach, with how; ids they may not reach are absent.
@@ -23,7 +26,9 @@ export interface AccessibleItem { row: ItemDbRow; access: Access }
  */
 export async function loadAccessible(trx: Knex, userId: string, ids: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, AccessibleItem>> {
   if (ids.length === 0) return new Map();
-  const query = trx('items as i').whereIn('i.id', [...new Set(ids)]).whereNull('i.deleted_at');
+  const query = trx('items as i')
+    .whereIn('i.id', [...new Set(ids)])
+    .whereNull('i.deleted_at');
   if (options.forUpdate) query.orderBy('i.id').forUpdate();
   const rows = (await query.select('i.*', trx.raw(`${ACCESS_SQL} AS access`, [userId, userId, userId]))) as (ItemDbRow & { access: Access | null })[];
   const out = new Map<string, AccessibleItem>();
@@ -37,13 +42,31 @@ const ACCESS_SQL = `CASE WHEN i.owner_id = ? THEN 'own'
       WHEN EXISTS (SELECT 1 FROM shares s WHERE s.recipient_id = ? AND s.item_id = i.id) THEN 'titleAndBody'
  END`;
 
-const LIST_COLUMNS = ['id', 'owner_id', 'name', 'icon', 'instructions', 'title_label', 'layout', 'system_role', 'properties', 'created_at', 'updated_at', 'deleted_at', 'purges_at'] as const satisfies readonly (keyof ListRow)[];
+const LIST_COLUMNS = [
+  'id',
+  'owner_id',
+  'name',
+  'icon',
+  'instructions',
+  'title_label',
+  'layout',
+  'system_role',
+  'properties',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'purges_at',
+] as const satisfies readonly (keyof ListRow)[];
 
 /**
  * One live item that `userId` may reach, with its list, attachments (oldest first) and the
  * last 50 messages of its chat (newest first), in one statement; null when they may not.
  */
-export async function loadItemForReading(db: Knex, userId: string, id: string): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[] } | null> {
+export async function loadItemForReading(
+  db: Knex,
+  userId: string,
+  id: string,
+): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[] } | null> {
   const listSelect = LIST_COLUMNS.map((c) => `l.${c} AS "list.${c}"`).join(', ');
   const result = await db.raw<{ rows: Record<string, unknown>[] }>(
     `SELECT i.*, ${ACCESS_SQL} AS access, ${listSelect},
@@ -124,8 +147,13 @@ export function parseDueAt(value: string, timeZone: string): { dueAt: Date; hasD
 }
 
 /** Status columns for a status change: `completedAt` is set on completion and cleared when reopened. */
-export function statusColumns(current: Pick<ItemDbRow, 'task_status' | 'completed_at'> | null, next: TaskStatus, now: Date): { task_status: TaskStatus; completed_at: Date | null } {
-  if (next === 'completed') return { task_status: next, completed_at: current?.task_status === 'completed' && current.completed_at ? current.completed_at : now };
+export function statusColumns(
+  current: Pick<ItemDbRow, 'task_status' | 'completed_at'> | null,
+  next: TaskStatus,
+  now: Date,
+): { task_status: TaskStatus; completed_at: Date | null } {
+  if (next === 'completed')
+    return { task_status: next, completed_at: current?.task_status === 'completed' && current.completed_at ? current.completed_at : now };
   return { task_status: next, completed_at: null };
 }
 

@@ -15,7 +15,10 @@ export function mergeBody(current: string | null, text: string, mode: LegacyMode
       return { body: base.trim() === '' ? text : `${text}${newline}${newline}${base}` };
     case 'insertAfter': {
       const at = anchor ? base.indexOf(anchor) : -1;
-      if (!anchor || at < 0) return { error: `anchor ${JSON.stringify(anchor ?? '')} was not found in the body; pass a verbatim snippet of an existing line (get_item shows the body).` };
+      if (!anchor || at < 0)
+        return {
+          error: `anchor ${JSON.stringify(anchor ?? '')} was not found in the body; pass a verbatim snippet of an existing line (get_item shows the body).`,
+        };
       const lineEnd = base.indexOf('\n', at + anchor.length);
       if (lineEnd < 0) return { body: `${base}${newline}${text}` };
       return { body: `${base.slice(0, lineEnd + 1)}${text}${newline}${base.slice(lineEnd + 1)}` };

@@ -92,7 +92,12 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
     if (update.name !== undefined && update.name !== null) {
       const name = update.name.trim();
       if (!name) throw invalid(`updateProperty.name is blank; send the new name, or leave it out to keep '${before.name}'.`, 'updateProperty.name');
-      checkName(name, properties.filter((p) => p.id !== before.id), titleLabel, 'updateProperty.name');
+      checkName(
+        name,
+        properties.filter((p) => p.id !== before.id),
+        titleLabel,
+        'updateProperty.name',
+      );
       if (name !== before.name) summary.push(`property '${before.name}' renamed to '${name}'`);
       after.name = name;
     }
@@ -102,11 +107,15 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
       throw toolError(`'${before.name}' is the reserved ${before.id} task column: it can be renamed, never retyped; leave out updateProperty.type.`);
     }
     if (before.type === 'status' && reoption) {
-      throw toolError(`'${before.name}' is the reserved status task column: its options (todo, inProgress, completed) are fixed; leave out updateProperty.options.`);
+      throw toolError(
+        `'${before.name}' is the reserved status task column: its options (todo, inProgress, completed) are fixed; leave out updateProperty.options.`,
+      );
     }
     const type = retype ? update.type! : before.type;
     if (reoption && !isSelectType(type)) {
-      throw toolError(`updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`);
+      throw toolError(
+        `updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`,
+      );
     }
     if (retype || reoption) {
       after.type = type;
@@ -128,7 +137,8 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
     if (id.trim().toLowerCase() === 'title') throw toolError(TITLE_REFUSAL);
     const property = properties.find((p) => p.id === id);
     if (!property) throw toolError(`deletePropertyIds names '${id}', which is not a property of list '${list.name}'; ${validIds()}.`);
-    if (isReserved(id)) throw toolError(`'${property.name}' is the reserved ${id} task column: it can be renamed, never removed; take '${id}' out of deletePropertyIds.`);
+    if (isReserved(id))
+      throw toolError(`'${property.name}' is the reserved ${id} task column: it can be renamed, never removed; take '${id}' out of deletePropertyIds.`);
     if (id === update?.id) throw toolError(`'${id}' is both in updateProperty and in deletePropertyIds; either change it or delete it.`);
     const name = list.properties.find((p) => p.id === id)!.name;
     migrations.push({ propertyId: id, propertyName: name, change: `deleting '${name}'`, migrate: (v) => deletedValue(v, property) });
@@ -147,7 +157,9 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
     summary.push(`added ${added.map((p) => `'${p.name}'`).join(', ')}`);
   }
   if (properties.length > MAX_PROPERTIES) {
-    throw toolError(`List '${list.name}' would have ${properties.length} properties; a list holds at most ${MAX_PROPERTIES}: add fewer or delete some in the same call.`);
+    throw toolError(
+      `List '${list.name}' would have ${properties.length} properties; a list holds at most ${MAX_PROPERTIES}: add fewer or delete some in the same call.`,
+    );
   }
   checkTitleLabel(titleLabel, properties);
   return { columns, properties, migrations, summary };
@@ -177,10 +189,14 @@ function reorder(properties: Property[], order: string[]): Property[] {
   if (missing.length || unknown.length || twice.length) {
     const problems = [
       missing.length ? `missing ${missing.map((id) => `${id} ('${properties.find((p) => p.id === id)!.name}')`).join(', ')}` : '',
-      unknown.length ? `not a property of this list ${unknown.map((id) => shown(id)).join(', ')}${unknown.some((id) => id.toLowerCase() === 'title') ? ' (the title column is always first and is not named)' : ''}` : '',
+      unknown.length
+        ? `not a property of this list ${unknown.map((id) => shown(id)).join(', ')}${unknown.some((id) => id.toLowerCase() === 'title') ? ' (the title column is always first and is not named)' : ''}`
+        : '',
       twice.length ? `named twice ${twice.join(', ')}` : '',
     ].filter(Boolean);
-    throw toolError(`columnOrder must name every property the list keeps exactly once, by id (properties added in the same call go last): ${problems.join('; ')}. Send e.g. ${JSON.stringify(ids)}.`);
+    throw toolError(
+      `columnOrder must name every property the list keeps exactly once, by id (properties added in the same call go last): ${problems.join('; ')}. Send e.g. ${JSON.stringify(ids)}.`,
+    );
   }
   return order.map((id) => properties.find((p) => p.id === id)!);
 }
@@ -201,7 +217,9 @@ export interface LostValues {
  */
 export async function migrateValues(trx: Knex.Transaction, listId: string, migrations: PropertyMigration[], now: Date): Promise<LostValues[]> {
   if (migrations.length === 0) return [];
-  const lost = new Map<string, LostValues>(migrations.map((m) => [m.propertyId, { propertyId: m.propertyId, propertyName: m.propertyName, change: m.change, items: 0, examples: [] }]));
+  const lost = new Map<string, LostValues>(
+    migrations.map((m) => [m.propertyId, { propertyId: m.propertyId, propertyName: m.propertyName, change: m.change, items: 0, examples: [] }]),
+  );
   const ids = migrations.map((m) => m.propertyId);
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {

@@ -102,7 +102,9 @@ export async function openItemCounts(trx: Knex, listIds: string[]): Promise<Map<
 /** A property as the API shows it; `suppressOptions` replaces options with their count. */
 export function propertyDto(p: Property, suppressOptions = false): ListDto['properties'][number] {
   if (!p.options) return { id: p.id, name: p.name, type: p.type };
-  return suppressOptions ? { id: p.id, name: p.name, type: p.type, optionCount: p.options.length } : { id: p.id, name: p.name, type: p.type, options: p.options };
+  return suppressOptions
+    ? { id: p.id, name: p.name, type: p.type, optionCount: p.options.length }
+    : { id: p.id, name: p.name, type: p.type, options: p.options };
 }
 
 /** The List shape of the API. */

@@ -8,7 +8,12 @@ import { isUuid } from './ids.js';
 
 export const MEMORY_MAX_CHARS = 500;
 
-export interface MemoryRow { id: string; user_id: string; text: string; created_at: Date }
+export interface MemoryRow {
+  id: string;
+  user_id: string;
+  text: string;
+  created_at: Date;
+}
 
 export async function addMemory(db: Knex, userId: string, text: string): Promise<MemoryRow> {
   const clean = text.trim();

@@ -25,7 +25,11 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
   // Lists first, then items, in the order update_list and delete_list take them, so that they
   // and concurrent moves wait for each other instead of deadlocking; lists in id order.
   const seen = (await ownLive().select('list_id')) as { list_id: string }[];
-  const lockLists = async (listIds: string[]) => (await trx('lists').whereIn('id', [...new Set(listIds)]).orderBy('id').forUpdate()) as ListRow[];
+  const lockLists = async (listIds: string[]) =>
+    (await trx('lists')
+      .whereIn('id', [...new Set(listIds)])
+      .orderBy('id')
+      .forUpdate()) as ListRow[];
   const lists = await lockLists([target.id, ...seen.map((r) => r.list_id)]);
   const own = (await ownLive().forUpdate()) as ItemDbRow[];
   // An item moved by someone else meanwhile: lock its list too.
@@ -60,15 +64,23 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
       [destination.id, now, ...changing.flatMap((m) => [m.row.id, JSON.stringify(m.values)])],
     );
     if (JSON.stringify(properties) !== JSON.stringify(destination.properties)) {
-      await trx('lists').where({ id: destination.id }).update({ properties: JSON.stringify(properties), updated_at: now });
+      await trx('lists')
+        .where({ id: destination.id })
+        .update({ properties: JSON.stringify(properties), updated_at: now });
     }
     await recordActivity(trx, principal, {
       action: 'items.moved',
-      summary: `Moved ${changing.length} item${changing.length === 1 ? '' : 's'} to '${destination.name}': ${changing.map((m) => m.row.title ?? '(untitled)').slice(0, 5).join(', ')}`,
+      summary: `Moved ${changing.length} item${changing.length === 1 ? '' : 's'} to '${destination.name}': ${changing
+        .map((m) => m.row.title ?? '(untitled)')
+        .slice(0, 5)
+        .join(', ')}`,
       listId: destination.id,
     });
   }
-  const rows = (await trx('items').whereIn('id', moves.map((m) => m.row.id))) as ItemDbRow[];
+  const rows = (await trx('items').whereIn(
+    'id',
+    moves.map((m) => m.row.id),
+  )) as ItemDbRow[];
   const order = new Map(input.itemIds.map((id, i) => [id, i] as const));
   rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const list = { ...destination, properties };

@@ -38,7 +38,9 @@ export function passwordProblem(password: string): string | null {
 export async function setUserPassword(db: Knex, userId: string, password: string): Promise<void> {
   const problem = passwordProblem(password);
   if (problem) throw invalid(problem, 'password');
-  await db('users').where({ id: userId }).update({ password_hash: await hashPassword(password) });
+  await db('users')
+    .where({ id: userId })
+    .update({ password_hash: await hashPassword(password) });
   // Other browsers signed in with the old password are signed out.
   await db('sessions').where({ user_id: userId }).delete();
 }

@@ -8,8 +8,17 @@ import { ApiError, invalid } from '../core/errors.js';
 export type PropertyType = 'text' | 'number' | 'select' | 'multiSelect' | 'date' | 'checkbox' | 'url' | 'email' | 'status';
 export const OWN_PROPERTY_TYPES: PropertyType[] = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'];
 
-export interface PropertyOption { id: string; label: string; color?: string | null }
-export interface Property { id: string; name: string; type: PropertyType; options?: PropertyOption[] }
+export interface PropertyOption {
+  id: string;
+  label: string;
+  color?: string | null;
+}
+export interface Property {
+  id: string;
+  name: string;
+  type: PropertyType;
+  options?: PropertyOption[];
+}
 
 export const STATUS_ID = 'status';
 export const DUE_DATE_ID = 'dueDate';
@@ -53,12 +62,20 @@ export function buildOptions(input: OptionInput[] | null | undefined, keep: Prop
     // An option keeps its id when named by id, else by label; each kept option is kept once.
     const free = keep.filter((o) => !out.some((u) => u.id === o.id));
     const kept = free.find((o) => 'id' in option && o.id === option.id) ?? free.find((o) => o.label.toLowerCase() === label.toLowerCase());
-    out.push({ id: kept?.id ?? shortId('o_'), label, ...(option.color !== undefined ? { color: option.color } : kept?.color !== undefined ? { color: kept.color } : {}) });
+    out.push({
+      id: kept?.id ?? shortId('o_'),
+      label,
+      ...(option.color !== undefined ? { color: option.color } : kept?.color !== undefined ? { color: kept.color } : {}),
+    });
   }
   return out;
 }
 
-interface PropertyInput { name: string; type: string; options?: OptionInput[] | null }
+interface PropertyInput {
+  name: string;
+  type: string;
+  options?: OptionInput[] | null;
+}
 
 /** New own properties from input; names must be unique among `existing` and each other. */
 export function buildProperties(inputs: PropertyInput[], existing: Property[], field: string, titleLabel: string | null): Property[] {
@@ -68,10 +85,16 @@ export function buildProperties(inputs: PropertyInput[], existing: Property[], f
     const name = input.name.trim();
     if (!name) throw invalid(`${field}[${index}].name is empty; give the property a name.`, `${field}[${index}].name`);
     if (name.toLowerCase() === titleName || name.toLowerCase() === 'title') {
-      throw new ApiError('toolError', `${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`, { field: `${field}[${index}].name` });
+      throw new ApiError(
+        'toolError',
+        `${field}[${index}] '${name}' would duplicate the title column; every item already has a title (rename its heading with titleLabel).`,
+        { field: `${field}[${index}].name` },
+      );
     }
     if (names.has(name.toLowerCase())) {
-      throw new ApiError('toolError', `${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, { field: `${field}[${index}].name` });
+      throw new ApiError('toolError', `${field}[${index}] '${name}' duplicates a property name; names must be unique in a list.`, {
+        field: `${field}[${index}].name`,
+      });
     }
     names.add(name.toLowerCase());
     const type = input.type as PropertyType;

@@ -11,11 +11,20 @@ import { TASK_STATUSES } from './items.js';
 import { toolError } from '../core/errors.js';
 
 export type WhereOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in' | 'isEmpty' | 'isNotEmpty';
-export interface WhereClause { property: string; op: WhereOp; value?: unknown }
+export interface WhereClause {
+  property: string;
+  op: WhereOp;
+  value?: unknown;
+}
 
 type Kind = 'text' | 'number' | 'date' | 'bool' | 'option' | 'options' | 'status';
 
-interface Target { label: string; kind: Kind; sql: string; property?: Property }
+interface Target {
+  label: string;
+  kind: Kind;
+  sql: string;
+  property?: Property;
+}
 
 const ORDERED: WhereOp[] = ['lt', 'lte', 'gt', 'gte'];
 const SQL_OP: Record<string, string> = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' };
@@ -33,9 +42,19 @@ export function target(properties: Property[], key: string, keepsTasks: { status
   const ref = `("values"->>'${property.id.replace(/'/g, "''")}')`;
   switch (property.type) {
     case 'number':
-      return { label: property.name, kind: 'number', sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'number' THEN (${ref})::numeric END)`, property };
+      return {
+        label: property.name,
+        kind: 'number',
+        sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'number' THEN (${ref})::numeric END)`,
+        property,
+      };
     case 'checkbox':
-      return { label: property.name, kind: 'bool', sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'boolean' THEN (${ref})::boolean END)`, property };
+      return {
+        label: property.name,
+        kind: 'bool',
+        sql: `(CASE WHEN jsonb_typeof("values"->'${property.id}') = 'boolean' THEN (${ref})::boolean END)`,
+        property,
+      };
     case 'date':
       return { label: property.name, kind: 'date', sql: ref, property };
     case 'select':
@@ -53,13 +72,20 @@ export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], propert
     const t = target(properties, clause.property, keeps);
     const where = `where[${index}]`;
     if (clause.op === 'isEmpty' || clause.op === 'isNotEmpty') {
-      const empty = t.kind === 'options' ? `(${t.sql} IS NULL OR ${t.sql} = '[]'::jsonb)` : t.kind === 'text' || t.kind === 'option' ? `(${t.sql} IS NULL OR ${t.sql} = '')` : `(${t.sql} IS NULL)`;
+      const empty =
+        t.kind === 'options'
+          ? `(${t.sql} IS NULL OR ${t.sql} = '[]'::jsonb)`
+          : t.kind === 'text' || t.kind === 'option'
+            ? `(${t.sql} IS NULL OR ${t.sql} = '')`
+            : `(${t.sql} IS NULL)`;
       q.whereRaw(clause.op === 'isEmpty' ? empty : `NOT ${empty}`);
       return;
     }
     if (clause.value === undefined || clause.value === null) throw toolError(`${where}: op '${clause.op}' needs a value.`);
     if (ORDERED.includes(clause.op) && !['number', 'date', 'text'].includes(t.kind)) {
-      throw toolError(`${where}: '${t.label}' is a ${t.property?.type ?? t.kind} and cannot be compared with ${clause.op}; use eq, ne, in, isEmpty or isNotEmpty.`);
+      throw toolError(
+        `${where}: '${t.label}' is a ${t.property?.type ?? t.kind} and cannot be compared with ${clause.op}; use eq, ne, in, isEmpty or isNotEmpty.`,
+      );
     }
     if (clause.op === 'in') {
       const values = Array.isArray(clause.value) ? clause.value : [clause.value];
@@ -79,7 +105,12 @@ export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], propert
     const value = bind(t, clause.value, where);
     if (t.kind === 'options') {
       const set = JSON.stringify([value].flat());
-      q.whereRaw(clause.op === 'eq' ? `(${t.sql} @> ?::jsonb AND ${t.sql} <@ ?::jsonb)` : `NOT (coalesce(${t.sql}, '[]'::jsonb) @> ?::jsonb AND coalesce(${t.sql}, '[]'::jsonb) <@ ?::jsonb)`, [set, set]);
+      q.whereRaw(
+        clause.op === 'eq'
+          ? `(${t.sql} @> ?::jsonb AND ${t.sql} <@ ?::jsonb)`
+          : `NOT (coalesce(${t.sql}, '[]'::jsonb) @> ?::jsonb AND coalesce(${t.sql}, '[]'::jsonb) <@ ?::jsonb)`,
+        [set, set],
+      );
       return;
     }
     const cast = t.kind === 'date' ? '::timestamptz' : '';
@@ -108,7 +139,8 @@ function bind(t: Target, value: unknown, where: string): string | number | boole
       case 'bool':
       case 'date':
         if (t.property) return resolveValues([t.property], [{ property: t.property.id, value }]).set[t.property.id] as string | number | boolean;
-        if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new ValueError(`'${t.label}' compares with an ISO 8601 date; received ${JSON.stringify(value)}.`);
+        if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
+          throw new ValueError(`'${t.label}' compares with an ISO 8601 date; received ${JSON.stringify(value)}.`);
         return value;
       default:
         return String(value);
@@ -123,15 +155,29 @@ function optionIds(t: Target, value: unknown): string[] {
   const labels = Array.isArray(value) ? value : [value];
   return labels.map((label) => {
     const option = t.property!.options?.find((o) => o.id === label || o.label.toLowerCase() === String(label).toLowerCase());
-    if (!option) throw new ValueError(`'${t.label}' has no option ${JSON.stringify(label)}; options: ${(t.property!.options ?? []).map((o) => o.label).join(', ')}.`);
+    if (!option)
+      throw new ValueError(`'${t.label}' has no option ${JSON.stringify(label)}; options: ${(t.property!.options ?? []).map((o) => o.label).join(', ')}.`);
     return option.id;
   });
 }
 
-const ARRAY_CAST: Record<Kind, string> = { text: 'text', option: 'text', status: 'text', number: 'numeric', bool: 'boolean', date: 'timestamptz', options: 'text' };
+const ARRAY_CAST: Record<Kind, string> = {
+  text: 'text',
+  option: 'text',
+  status: 'text',
+  number: 'numeric',
+  bool: 'boolean',
+  date: 'timestamptz',
+  options: 'text',
+};
 
 /** ORDER BY for a sort key; omitted, newest first. */
-export function applySort(q: Knex.QueryBuilder, sort: { property: string; direction?: 'asc' | 'desc' } | null | undefined, properties: Property[], keeps: { status: boolean; due: boolean }): void {
+export function applySort(
+  q: Knex.QueryBuilder,
+  sort: { property: string; direction?: 'asc' | 'desc' } | null | undefined,
+  properties: Property[],
+  keeps: { status: boolean; due: boolean },
+): void {
   if (!sort) {
     q.orderByRaw('created_at DESC, created_seq DESC');
     return;

@@ -6,7 +6,12 @@
 import type { Knex } from 'knex';
 import { hashToken } from './api-keys.js';
 
-export interface RateDecision { allowed: boolean; limit: number; remaining: number; resetSeconds: number }
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
 
 /** Counts one request against `bucket` and says whether it may pass. */
 export async function countRequest(db: Knex, bucket: string, limit: number, now: Date = new Date()): Promise<RateDecision> {
@@ -15,14 +20,22 @@ export async function countRequest(db: Knex, bucket: string, limit: number, now:
 }
 
 /** A scalar SQL query run in the same statement as the counting (saves a round trip). */
-export interface Piggyback { sql: string; bindings: Knex.RawBinding[] }
+export interface Piggyback {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
 
 /**
  * Counts one request against each bucket, in one statement (rows locked in bucket order, so
  * concurrent requests sharing buckets never wait on each other in a cycle), and says for each
  * whether it may pass, in the order given; `extra`'s value comes back as `.extra`.
  */
-export async function countRequests(db: Knex, buckets: { bucket: string; limit: number }[], now: Date = new Date(), extra?: Piggyback): Promise<RateDecision[] & { extra?: unknown }> {
+export async function countRequests(
+  db: Knex,
+  buckets: { bucket: string; limit: number }[],
+  now: Date = new Date(),
+  extra?: Piggyback,
+): Promise<RateDecision[] & { extra?: unknown }> {
   const windowStart = new Date(Math.floor(now.getTime() / 60000) * 60000);
   const sorted = [...new Set(buckets.map((b) => b.bucket))].sort();
   const result = await db.raw<{ rows: { counts: Record<string, number>; extra: unknown }[] }>(
@@ -52,5 +65,8 @@ export function tokenBucket(token: string): string {
 }
 
 async function sweepOldWindows(db: Knex, current: Date): Promise<void> {
-  await db('rate_limits').where('window_start', '<', new Date(current.getTime() - 120000)).delete().catch(() => undefined);
+  await db('rate_limits')
+    .where('window_start', '<', new Date(current.getTime() - 120000))
+    .delete()
+    .catch(() => undefined);
 }

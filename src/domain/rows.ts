@@ -33,5 +33,16 @@ export interface ItemDbRow {
   edited_at: Date | null;
 }
 
-export interface AttachmentRow { id: string; item_id: string; bucket_path: string; mime_type: string; bytes: number | null }
-export interface ChatRow { author_kind: 'person' | 'service' | 'agent'; author_name: string; text: string; needs_input: boolean }
+export interface AttachmentRow {
+  id: string;
+  item_id: string;
+  bucket_path: string;
+  mime_type: string;
+  bytes: number | null;
+}
+export interface ChatRow {
+  author_kind: 'person' | 'service' | 'agent';
+  author_name: string;
+  text: string;
+  needs_input: boolean;
+}

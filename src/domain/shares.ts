@@ -6,7 +6,14 @@
 import type { Knex } from 'knex';
 import { emit } from './outbox.js';
 
-export interface ShareRow { id: string; owner_id: string; recipient_id: string; item_id: string | null; list_id: string | null; created_at: Date }
+export interface ShareRow {
+  id: string;
+  owner_id: string;
+  recipient_id: string;
+  item_id: string | null;
+  list_id: string | null;
+  created_at: Date;
+}
 
 /** Shares an item or a list of its owner with a recipient; returns the share. */
 export async function createShare(db: Knex, target: { itemId?: string; listId?: string }, recipientId: string): Promise<ShareRow> {

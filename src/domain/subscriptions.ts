@@ -75,7 +75,8 @@ export async function listSubscriptions(db: Knex, userId: string): Promise<Subsc
 
 async function ensureRoom(trx: Knex, userId: string): Promise<void> {
   const { n } = (await trx('event_subscriptions').where({ user_id: userId }).count('* as n').first()) as { n: number };
-  if (Number(n) >= MAX_SUBSCRIPTIONS) throw new SubscriptionLimitError(`You hold ${MAX_SUBSCRIPTIONS} event subscriptions, the most allowed; delete one first.`);
+  if (Number(n) >= MAX_SUBSCRIPTIONS)
+    throw new SubscriptionLimitError(`You hold ${MAX_SUBSCRIPTIONS} event subscriptions, the most allowed; delete one first.`);
 }
 
 /** A REST subscription to every event, pending until its URL answers the challenge. */
@@ -84,7 +85,9 @@ export async function createSubscription(db: Knex, input: { userId: string; url:
     // One person's subscriptions are counted and added one at a time.
     await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`subscriptions:${input.userId}`]);
     await ensureRoom(trx, input.userId);
-    const [row] = (await trx('event_subscriptions').insert({ user_id: input.userId, via: 'rest', url: input.url, secret: input.secret, events: EVENT_NAMES }).returning('*')) as SubscriptionRow[];
+    const [row] = (await trx('event_subscriptions')
+      .insert({ user_id: input.userId, via: 'rest', url: input.url, secret: input.secret, events: EVENT_NAMES })
+      .returning('*')) as SubscriptionRow[];
     await emit(trx, VERIFY_TOPIC, row!.id);
     return row!;
   });
@@ -95,12 +98,21 @@ export async function createSubscription(db: Knex, input: { userId: string; url:
  * refreshes it (new expiry, new secret); a new URL, or a retired subscription, starts over with
  * a fresh verification.
  */
-export async function upsertClientSubscription(db: Knex, input: { userId: string; clientKey: string; event: string; url: string; secret: string; expiresAt: Date }): Promise<SubscriptionRow> {
+export async function upsertClientSubscription(
+  db: Knex,
+  input: { userId: string; clientKey: string; event: string; url: string; secret: string; expiresAt: Date },
+): Promise<SubscriptionRow> {
   return db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`subscriptions:${input.userId}`]);
-    const existing = (await trx('event_subscriptions').where({ user_id: input.userId, via: 'mcp', client_key: input.clientKey }).whereRaw('events[1] = ?', [input.event]).first()) as SubscriptionRow | undefined;
+    const existing = (await trx('event_subscriptions')
+      .where({ user_id: input.userId, via: 'mcp', client_key: input.clientKey })
+      .whereRaw('events[1] = ?', [input.event])
+      .first()) as SubscriptionRow | undefined;
     if (existing && existing.url === input.url && existing.status !== 'retired') {
-      const [row] = (await trx('event_subscriptions').where({ id: existing.id }).update({ secret: input.secret, expires_at: input.expiresAt }).returning('*')) as SubscriptionRow[];
+      const [row] = (await trx('event_subscriptions')
+        .where({ id: existing.id })
+        .update({ secret: input.secret, expires_at: input.expiresAt })
+        .returning('*')) as SubscriptionRow[];
       return row!;
     }
     let row: SubscriptionRow;
@@ -113,7 +125,15 @@ export async function upsertClientSubscription(db: Knex, input: { userId: string
     } else {
       await ensureRoom(trx, input.userId);
       [row] = (await trx('event_subscriptions')
-        .insert({ user_id: input.userId, via: 'mcp', client_key: input.clientKey, url: input.url, secret: input.secret, events: [input.event], expires_at: input.expiresAt })
+        .insert({
+          user_id: input.userId,
+          via: 'mcp',
+          client_key: input.clientKey,
+          url: input.url,
+          secret: input.secret,
+          events: [input.event],
+          expires_at: input.expiresAt,
+        })
         .returning('*')) as [SubscriptionRow];
     }
     await emit(trx, VERIFY_TOPIC, row.id);
@@ -127,7 +147,10 @@ export async function removeSubscription(db: Knex, userId: string, id: string): 
 }
 
 /** MCP `events/unsubscribe`: removes the client's subscription to `event` (at `url`, when given). */
-export async function removeClientSubscription(db: Knex, input: { userId: string; clientKey: string; event: string; url?: string | undefined }): Promise<boolean> {
+export async function removeClientSubscription(
+  db: Knex,
+  input: { userId: string; clientKey: string; event: string; url?: string | undefined },
+): Promise<boolean> {
   const query = db('event_subscriptions').where({ user_id: input.userId, via: 'mcp', client_key: input.clientKey }).whereRaw('events[1] = ?', [input.event]);
   if (input.url) query.where({ url: input.url });
   return (await query.delete()) > 0;

@@ -13,7 +13,14 @@ export const UPLOAD_VALID_SECONDS = 7200;
 /** Lifetime of the signed download URLs on attachments (`includeImageUrls`). */
 export const DOWNLOAD_URL_SECONDS = 900;
 
-export interface UploadRow { bucket_path: string; owner_id: string; mime_type: ImageType; expires_at: Date; bytes: number | null; uploaded_at: Date | null }
+export interface UploadRow {
+  bucket_path: string;
+  owner_id: string;
+  mime_type: ImageType;
+  expires_at: Date;
+  bytes: number | null;
+  uploaded_at: Date | null;
+}
 
 /** A new file's bucket path: `u/<owner id>/<file id>.<ext>`. */
 export function newBucketPath(ownerId: string, mimeType: ImageType): string {
@@ -21,9 +28,21 @@ export function newBucketPath(ownerId: string, mimeType: ImageType): string {
 }
 
 /** Reserves `count` slots for `mimeType`, each with a signed PUT URL valid UPLOAD_VALID_SECONDS. */
-export async function createUploadSlots(db: Knex, baseUrl: string, ownerId: string, mimeType: ImageType, count: number, now: Date): Promise<{ uploadUrl: string; bucketPath: string }[]> {
+export async function createUploadSlots(
+  db: Knex,
+  baseUrl: string,
+  ownerId: string,
+  mimeType: ImageType,
+  count: number,
+  now: Date,
+): Promise<{ uploadUrl: string; bucketPath: string }[]> {
   const expiresAt = new Date(now.getTime() + UPLOAD_VALID_SECONDS * 1000);
-  const rows = Array.from({ length: count }, () => ({ bucket_path: newBucketPath(ownerId, mimeType), owner_id: ownerId, mime_type: mimeType, expires_at: expiresAt }));
+  const rows = Array.from({ length: count }, () => ({
+    bucket_path: newBucketPath(ownerId, mimeType),
+    owner_id: ownerId,
+    mime_type: mimeType,
+    expires_at: expiresAt,
+  }));
   await db('uploads').insert(rows);
   return Promise.all(rows.map(async (r) => ({ uploadUrl: await signedFileUrl(db, baseUrl, 'PUT', r.bucket_path, expiresAt), bucketPath: r.bucket_path })));
 }
@@ -36,7 +55,12 @@ export class ImageRejected extends Error {}
  * rest) or its first bytes are not an image of type `expected` (any of the four when null).
  * `onType` learns the sniffed type.
  */
-export async function* checkedImage(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, maxBytes: number, expected: ImageType | null, onType: (type: ImageType) => void = () => undefined): AsyncGenerator<Buffer> {
+export async function* checkedImage(
+  source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
+  maxBytes: number,
+  expected: ImageType | null,
+  onType: (type: ImageType) => void = () => undefined,
+): AsyncGenerator<Buffer> {
   let size = 0;
   let head: Buffer | null = Buffer.alloc(0);
   const check = (bytes: Buffer) => {

@@ -57,7 +57,8 @@ export function resolveValues(properties: Property[], input: unknown): ResolvedV
 
 function statusFromValue(property: Property, value: RawValue): string {
   const option = matchOption(property.options ?? [], String(value));
-  if (!option) throw new ValueError(`'${property.name}' takes ${property.options!.map((o) => `${o.id} (${o.label})`).join(', ')}; received '${String(value)}'.`);
+  if (!option)
+    throw new ValueError(`'${property.name}' takes ${property.options!.map((o) => `${o.id} (${o.label})`).join(', ')}; received '${String(value)}'.`);
   return option.id;
 }
 
@@ -79,7 +80,8 @@ function optionFor(property: Property, raw: string | number, newOptions: Map<str
 }
 
 function coerce(property: Property, value: RawValue, newOptions: Map<string, PropertyOption[]>): StoredValue {
-  const wrong = (expected: string) => new ValueError(`'${property.name}' is a ${property.type} property and takes ${expected}; received ${JSON.stringify(value)}.`);
+  const wrong = (expected: string) =>
+    new ValueError(`'${property.name}' is a ${property.type} property and takes ${expected}; received ${JSON.stringify(value)}.`);
   switch (property.type) {
     case 'number': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value.replace(/,/g, '')) : NaN;

@@ -13,7 +13,10 @@ export function filesSecret(db: Knex): Promise<Buffer> {
   let secret = secrets.get(db);
   if (!secret) {
     secret = (async () => {
-      await db('service_secrets').insert({ name: 'files', secret: randomBytes(32) }).onConflict('name').ignore();
+      await db('service_secrets')
+        .insert({ name: 'files', secret: randomBytes(32) })
+        .onConflict('name')
+        .ignore();
       const row = (await db('service_secrets').where({ name: 'files' }).first('secret')) as { secret: Buffer };
       return row.secret;
     })();
@@ -35,11 +38,20 @@ export async function signedFileUrl(db: Knex, baseUrl: string, method: 'GET' | '
 }
 
 /** Why a signed URL is refused, or null when it holds at `now`. */
-export async function checkSignature(db: Knex, method: 'GET' | 'PUT', bucketPath: string, expiresParam: unknown, sigParam: unknown, now: Date): Promise<string | null> {
-  if (typeof expiresParam !== 'string' || typeof sigParam !== 'string' || !/^\d{1,12}$/.test(expiresParam)) return 'This URL is not signed; ask the API for a fresh one.';
+export async function checkSignature(
+  db: Knex,
+  method: 'GET' | 'PUT',
+  bucketPath: string,
+  expiresParam: unknown,
+  sigParam: unknown,
+  now: Date,
+): Promise<string | null> {
+  if (typeof expiresParam !== 'string' || typeof sigParam !== 'string' || !/^\d{1,12}$/.test(expiresParam))
+    return 'This URL is not signed; ask the API for a fresh one.';
   const expected = Buffer.from(signature(await filesSecret(db), method, bucketPath, Number(expiresParam)));
   const given = Buffer.from(sigParam);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'The signature of this URL does not match; ask the API for a fresh one.';
-  if (Number(expiresParam) * 1000 < now.getTime()) return `This URL expired at ${new Date(Number(expiresParam) * 1000).toISOString()}; ask the API for a fresh one.`;
+  if (Number(expiresParam) * 1000 < now.getTime())
+    return `This URL expired at ${new Date(Number(expiresParam) * 1000).toISOString()}; ask the API for a fresh one.`;
   return null;
 }

@@ -16,7 +16,8 @@ import type { FileStore } from './file-store.js';
 export type { FileStore };
 
 /** Bucket paths the service hands out: `u/<owner id>/<file id>.<ext>`; nothing else is ever a path. */
-const BUCKET_PATH = /^u\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|heic|webp)$/;
+const BUCKET_PATH =
+  /^u\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|heic|webp)$/;
 
 export function isBucketPath(value: string): boolean {
   return BUCKET_PATH.test(value);

@@ -11,11 +11,15 @@ import type { Config } from '../core/config.js';
 import { checkSignature } from '../files/signing.js';
 import { fileStore, isBucketPath } from '../files/store.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, type UploadRow } from '../domain/uploads.js';
-import { ApiError, invalid, notFound, toolError } from '../core/errors.js';
+import { type ApiError, invalid, notFound, toolError } from '../core/errors.js';
 
 export const FILES_ROOT = '/files/';
 
-export interface FileRouteDeps { db: Knex; config: Config; now(): Date }
+export interface FileRouteDeps {
+  db: Knex;
+  config: Config;
+  now(): Date;
+}
 
 function refuse(ctx: Context, message: string): void {
   ctx.status = 403;
@@ -44,7 +48,8 @@ export function putFile(deps: FileRouteDeps) {
     const type = ctx.request.type;
     if (type !== slot.mime_type) throw invalid(`Content-Type must be ${slot.mime_type}, the type this slot was made for; received '${type || 'none'}'.`);
     const declared = ctx.request.length;
-    if (declared !== undefined && declared > MAX_IMAGE_BYTES) throw refusedMidBody(ctx, `The image is ${declared} bytes; at most ${MAX_IMAGE_BYTES} (10 MB) are accepted.`);
+    if (declared !== undefined && declared > MAX_IMAGE_BYTES)
+      throw refusedMidBody(ctx, `The image is ${declared} bytes; at most ${MAX_IMAGE_BYTES} (10 MB) are accepted.`);
     let bytes: number;
     try {
       bytes = await fileStore(deps.config).write(bucketPath, checkedImage(ctx.req, MAX_IMAGE_BYTES, slot.mime_type));
@@ -52,7 +57,12 @@ export function putFile(deps: FileRouteDeps) {
       if (err instanceof ImageRejected) throw refusedMidBody(ctx, `Upload refused: ${err.message}`);
       throw err;
     }
-    const [row] = (await deps.db('uploads').where({ bucket_path: bucketPath }).whereNull('uploaded_at').update({ bytes, uploaded_at: deps.now() }).returning('*')) as UploadRow[];
+    const [row] = (await deps
+      .db('uploads')
+      .where({ bucket_path: bucketPath })
+      .whereNull('uploaded_at')
+      .update({ bytes, uploaded_at: deps.now() })
+      .returning('*')) as UploadRow[];
     if (!row) throw toolError(`Slot ${bucketPath} received another upload at the same time; reserve a new slot.`);
     ctx.status = 200;
     ctx.body = { bucketPath, mimeType: row.mime_type, bytes };
@@ -75,7 +85,9 @@ export function getFile(deps: FileRouteDeps) {
     const bucketPath = await signedPath(ctx, deps, 'GET');
     if (!bucketPath) return;
     const attachment = (await deps.db('attachments').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined;
-    const upload = attachment ? undefined : ((await deps.db('uploads').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined);
+    const upload = attachment
+      ? undefined
+      : ((await deps.db('uploads').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined);
     const file = await fileStore(deps.config).read(bucketPath);
     if (!file || !(attachment ?? upload)) throw notFound(`No file ${bucketPath}.`);
     ctx.status = 200;

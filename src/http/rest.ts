@@ -68,7 +68,9 @@ export async function handleRest(ctx: Context, options: RestOptions): Promise<vo
   const route = matchRoute(ctx.method, ctx.path.slice(API_ROOT.length) || '/');
   if (!route) throw notFound(`No route ${ctx.method} ${ctx.path}; the OpenAPI document at ${API_ROOT}/openapi.json lists every route.`);
   if ('methods' in route) {
-    throw new ApiError('methodNotAllowed', `${ctx.method} is not supported on ${ctx.path}; use ${route.methods.join(', ')}.`, { headers: { Allow: route.methods.join(', ') } });
+    throw new ApiError('methodNotAllowed', `${ctx.method} is not supported on ${ctx.path}; use ${route.methods.join(', ')}.`, {
+      headers: { Allow: route.methods.join(', ') },
+    });
   }
   const { spec } = route;
   const params: Record<string, unknown> = { ...queryParams(ctx, spec), ...route.params };
@@ -85,7 +87,10 @@ function queryParams(ctx: Context, spec: OperationSpec): Record<string, unknown>
   for (const [name, value] of Object.entries(ctx.query)) {
     if (value === undefined) continue;
     if (arrays.has(name)) {
-      const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      const parts = (Array.isArray(value) ? value : [value])
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       out[name] = parts;
     } else {
       out[name] = Array.isArray(value) ? value[value.length - 1] : value;

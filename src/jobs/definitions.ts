@@ -11,7 +11,12 @@ import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } 
 
 export const PURGE_JOB = 'trash.purge';
 
-export interface JobDeps { db: Knex; log: Logger; now(): Date; config: Config }
+export interface JobDeps {
+  db: Knex;
+  log: Logger;
+  now(): Date;
+  config: Config;
+}
 
 /** Webhook delivery settings from the configuration (its defaults when none is given). */
 export function webhookSettings(config: Config = loadConfig({})): WebhookSettings {

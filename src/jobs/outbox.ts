@@ -7,11 +7,20 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 
-export interface OutboxRow { id: number; topic: string; subject_id: string; payload: Record<string, unknown>; attempts: number }
+export interface OutboxRow {
+  id: number;
+  topic: string;
+  subject_id: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
 /** Handles a batch of one topic's rows; throwing leaves them for a retry. */
 export type OutboxConsumer = (rows: OutboxRow[]) => Promise<void>;
 
-export interface OutboxPump { drain(): Promise<number>; stop(): Promise<void> }
+export interface OutboxPump {
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 /** Starts polling the outbox every `intervalMs`; `drain()` processes everything available now. */
 export function startOutboxPump(db: Knex, consumers: Record<string, OutboxConsumer>, log: Logger, intervalMs = 250): OutboxPump {

@@ -19,7 +19,6 @@ export interface JobDefinition<T extends object = object> {
   schedule?: { cron: string; tz?: string };
 }
 
-
 /**
  * pg-boss runs its SQL through `executeSql(text, values)` with $n placeholders; knex binds
  * `?`. Rewrites one into the other so pg-boss can insert a job on a knex transaction.

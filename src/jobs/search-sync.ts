@@ -10,7 +10,12 @@ export function searchSync(db: Knex, index: SearchIndex, log: Logger): OutboxCon
   return async function indexItemChanges(rows) {
     const started = performance.now();
     // A status or due-date change leaves the text as it was: its vectors are kept, not computed again.
-    const result = await syncItems(db, index, rows.map((r) => r.subject_id), { reuseVectors: true });
+    const result = await syncItems(
+      db,
+      index,
+      rows.map((r) => r.subject_id),
+      { reuseVectors: true },
+    );
     log.debug({ ...result, rows: rows.length, ms: Math.round(performance.now() - started), backend: index.name }, 'search index updated');
   };
 }

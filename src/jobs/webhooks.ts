@@ -60,7 +60,9 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
   const queue = async (deliveryIds: string[]) => {
     for (const id of deliveryIds) {
       const jobId = await deps.jobs.send(WEBHOOK_JOB, { deliveryId: id }, deliveryJobOptions(deps.settings));
-      await db('webhook_deliveries').where({ id }).update({ job_id: jobId ?? 'sent' });
+      await db('webhook_deliveries')
+        .where({ id })
+        .update({ job_id: jobId ?? 'sent' });
     }
   };
   return {
@@ -90,11 +92,18 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
     async [VERIFY_TOPIC](rows) {
       for (const row of rows) {
         const sub = (await db('event_subscriptions').where({ id: row.subject_id }).first()) as SubscriptionRow | undefined;
-        if (!sub || sub.status !== 'pending') continue;
-        let pending = (await db('webhook_deliveries').where({ subscription_id: sub.id, kind: 'verification', status: 'pending' }).first('id', 'job_id')) as { id: string; job_id: string | null } | undefined;
+        if (sub?.status !== 'pending') continue;
+        let pending = (await db('webhook_deliveries').where({ subscription_id: sub.id, kind: 'verification', status: 'pending' }).first('id', 'job_id')) as
+          | { id: string; job_id: string | null }
+          | undefined;
         if (!pending) {
           [pending] = (await db('webhook_deliveries')
-            .insert({ subscription_id: sub.id, message_id: `msg_verification_${randomUUID().replace(/-/g, '')}`, kind: 'verification', payload: JSON.stringify({ type: 'verification' }) })
+            .insert({
+              subscription_id: sub.id,
+              message_id: `msg_verification_${randomUUID().replace(/-/g, '')}`,
+              kind: 'verification',
+              payload: JSON.stringify({ type: 'verification' }),
+            })
             .returning(['id', 'job_id'])) as [{ id: string; job_id: string | null }];
         }
         if (!pending.job_id) await queue([pending.id]);
@@ -118,7 +127,7 @@ class Retired extends Error {}
 export async function deliver(deps: { db: Knex; log: Logger; now(): Date; settings: WebhookSettings }, deliveryId: string, retryCount: number): Promise<void> {
   const { db } = deps;
   const delivery = (await db('webhook_deliveries').where({ id: deliveryId }).first()) as DeliveryRow | undefined;
-  if (!delivery || delivery.status !== 'pending') return;
+  if (delivery?.status !== 'pending') return;
   const sub = (await db('event_subscriptions').where({ id: delivery.subscription_id }).first()) as SubscriptionRow | undefined;
   if (!sub || sub.status === 'retired' || (sub.expires_at && sub.expires_at <= deps.now())) {
     await db('webhook_deliveries').where({ id: deliveryId }).update({ status: 'discarded', finished_at: deps.now() });
@@ -150,7 +159,12 @@ export async function deliver(deps: { db: Knex; log: Logger; now(): Date; settin
 /** Sends the challenge; the subscription becomes active when the answer echoes it. */
 async function verify(deps: { db: Knex; now(): Date; settings: WebhookSettings }, sub: SubscriptionRow): Promise<void> {
   const challenge = randomBytes(24).toString('base64url');
-  const answer = await postSigned(deps.settings, sub, `msg_verification_${randomBytes(12).toString('hex')}`, JSON.stringify({ type: 'verification', challenge }));
+  const answer = await postSigned(
+    deps.settings,
+    sub,
+    `msg_verification_${randomBytes(12).toString('hex')}`,
+    JSON.stringify({ type: 'verification', challenge }),
+  );
   if (answer.status === 410) throw new Retired();
   let echoed: unknown;
   try {
@@ -168,7 +182,9 @@ async function verify(deps: { db: Knex; now(): Date; settings: WebhookSettings }
 
 async function record(db: Knex, sub: SubscriptionRow, deliveryId: string, answer: Answer): Promise<void> {
   const reason = ok(answer.status) ? null : (answer.error ?? category(answer.status));
-  await db('webhook_deliveries').where({ id: deliveryId }).update({ last_status: answer.status || null, last_error: reason });
+  await db('webhook_deliveries')
+    .where({ id: deliveryId })
+    .update({ last_status: answer.status || null, last_error: reason });
   if (reason) await db('event_subscriptions').where({ id: sub.id }).update({ last_error: reason });
 }
 
@@ -192,7 +208,11 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** An answer: its status (0 when none came) and body, or the failure's category. */
-interface Answer { status: number; body: string; error?: string }
+interface Answer {
+  status: number;
+  body: string;
+  error?: string;
+}
 
 /**
  * One signed POST: Standard Webhooks headers plus X-MCP-Subscription-Id, a fresh timestamp and

@@ -60,7 +60,8 @@ function parse<T>(schema: z.ZodType<T>, params: unknown): T {
 }
 
 function knownEvent(name: string): void {
-  if (!EVENT_NAMES.includes(name)) throw new McpError(EVENTS_ERROR.notFound, `Unknown event '${name}'; events/list has: ${EVENT_NAMES.join(', ')}.`, { kind: 'event' });
+  if (!EVENT_NAMES.includes(name))
+    throw new McpError(EVENTS_ERROR.notFound, `Unknown event '${name}'; events/list has: ${EVENT_NAMES.join(', ')}.`, { kind: 'event' });
 }
 
 /** Registers the three methods on a (per-request) MCP server. */
@@ -82,7 +83,7 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
     const maxMs = ctx.config.mcpEventsTtlSeconds * 1000;
     const ttl = Math.max(MIN_TTL_MS, Math.min(maxMs, params.ttlMs ?? maxMs));
     const now = ctx.services.now();
-    let row;
+    let row: Awaited<ReturnType<typeof upsertClientSubscription>>;
     try {
       row = await upsertClientSubscription(ctx.db, {
         userId: ctx.principal.userId,
@@ -113,8 +114,18 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
   server.setRequestHandler(UnsubscribeRequest, async (request) => {
     const params = parse(UnsubscribeParams, request.params);
     knownEvent(params.name);
-    const removed = await removeClientSubscription(ctx.db, { userId: ctx.principal.userId, clientKey: ctx.principal.tokenId, event: params.name, url: params.delivery?.url });
-    if (!removed) throw new McpError(EVENTS_ERROR.notFound, `This client holds no subscription to '${params.name}'${params.delivery?.url ? ` at ${params.delivery.url}` : ''}.`, { kind: 'subscription' });
+    const removed = await removeClientSubscription(ctx.db, {
+      userId: ctx.principal.userId,
+      clientKey: ctx.principal.tokenId,
+      event: params.name,
+      url: params.delivery?.url,
+    });
+    if (!removed)
+      throw new McpError(
+        EVENTS_ERROR.notFound,
+        `This client holds no subscription to '${params.name}'${params.delivery?.url ? ` at ${params.delivery.url}` : ''}.`,
+        { kind: 'subscription' },
+      );
     return {};
   });
 }

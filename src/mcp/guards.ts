@@ -65,7 +65,10 @@ export function mcpTransportGuards(config: Config): Middleware[] {
     const parsed = host ? parseHost(host) : null;
     const allowed = parsed !== null && rules.some((r) => r.hostname === parsed.hostname && (r.port === null || r.port === parsed.port));
     if (!allowed) {
-      forbid(ctx, `Host '${host}' is not served at /mcp (DNS rebinding protection). Call the service by the host of BASE_URL or a loopback address, or add this host to MCP_ALLOWED_HOSTS.`);
+      forbid(
+        ctx,
+        `Host '${host}' is not served at /mcp (DNS rebinding protection). Call the service by the host of BASE_URL or a loopback address, or add this host to MCP_ALLOWED_HOSTS.`,
+      );
       return;
     }
     await next();

@@ -18,7 +18,7 @@ import { EVENTS_CAPABILITY, registerEventMethods } from './events.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
 const INSTRUCTIONS =
-  'listkeeper keeps the person\'s lists and items. Start with get_context for an overview. ' +
+  "listkeeper keeps the person's lists and items. Start with get_context for an overview. " +
   'Tools that take objects or arrays also accept them as JSON strings.';
 
 const toolByName = new Map<string, ToolDefinition>(tools.map((t) => [t.name, t]));
@@ -42,9 +42,14 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
 }
 
 function buildServer(opContext: OperationContext, validateResponses: boolean): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, experimental: { events: EVENTS_CAPABILITY } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, experimental: { events: EVENTS_CAPABILITY } },
+    instructions: INSTRUCTIONS,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools as never }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses));
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses),
+  );
   registerEventMethods(server, opContext);
   return server;
 }

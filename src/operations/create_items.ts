@@ -7,7 +7,7 @@ import { itemRowDto, parseDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, t
 import { getUser } from '../domain/accounts.js';
 import { recordActivity } from '../domain/activity.js';
 import { linkRoots } from '../domain/links.js';
-import { ApiError, invalid, notFound } from '../core/errors.js';
+import { ApiError, notFound } from '../core/errors.js';
 import { attachImages, discardUnattached, downloadImages, type ImageRequest } from '../domain/images.js';
 import { enqueueEnrich } from '../domain/enrich.js';
 
@@ -36,7 +36,10 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
   const { db, principal, services, config } = ctx;
   const user = await getUser(db, principal.userId);
   const now = services.now();
-  const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
+  const downloads = await downloadImages(
+    ctx,
+    input.items.flatMap((e) => e.imageUrls ?? []),
+  );
   const attached = new Set<string>();
   let committed = false;
   try {
@@ -61,7 +64,11 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
       });
 
       // The same externalId again returns the item already made, also within one batch.
-      const existingRows = await findByExternalIds(trx, principal.userId, prepared.map((p) => p.externalId).filter((x): x is string => x !== null));
+      const existingRows = await findByExternalIds(
+        trx,
+        principal.userId,
+        prepared.map((p) => p.externalId).filter((x): x is string => x !== null),
+      );
       const existing: ItemDbRow[] = [];
       const seenExternal = new Set<string>();
       const toInsert: Prepared[] = [];
@@ -83,11 +90,23 @@ export const create_items: Handler<'create_items'> = async (ctx, input) => {
       }
 
       if (properties !== list.properties) {
-        await trx('lists').where({ id: list.id }).update({ properties: JSON.stringify(properties), updated_at: now });
+        await trx('lists')
+          .where({ id: list.id })
+          .update({ properties: JSON.stringify(properties), updated_at: now });
       }
       const inserted = toInsert.length
         ? ((await trx('items')
-            .insert(toInsert.map((p) => ({ ...p.insert, owner_id: principal.userId, list_id: list.id, values: JSON.stringify(p.values), created_at: now, updated_at: now, edited_at: now })))
+            .insert(
+              toInsert.map((p) => ({
+                ...p.insert,
+                owner_id: principal.userId,
+                list_id: list.id,
+                values: JSON.stringify(p.values),
+                created_at: now,
+                updated_at: now,
+                edited_at: now,
+              })),
+            )
             .returning('*')) as ItemDbRow[])
         : [];
       const merged = await Promise.all(merges.map(({ target, entry }) => mergeInto(trx, target, entry, now)));
@@ -143,20 +162,29 @@ function resolveMatchOn(list: ListRow, keys: string[]): string[] {
   return keys.map((key) => {
     if (key.toLowerCase() === 'title') return 'title';
     const property = findProperty(list.properties, key);
-    if (!property) throw new ApiError('toolError', `matchOn names unknown property '${key}'; valid: title, ${propertyNames(list.properties)}.`, { field: 'matchOn' });
+    if (!property)
+      throw new ApiError('toolError', `matchOn names unknown property '${key}'; valid: title, ${propertyNames(list.properties)}.`, { field: 'matchOn' });
     return property.id;
   });
 }
 
 /** Validates and normalises one entry; throws ValueError with the reason it fails. */
-function prepareEntry(entry: Entry, index: number, list: ListRow, timeZone: string, now: Date, enrichAll: boolean): { item: Prepared; newProperties: ListRow['properties'] } {
+function prepareEntry(
+  entry: Entry,
+  index: number,
+  list: ListRow,
+  timeZone: string,
+  now: Date,
+  enrichAll: boolean,
+): { item: Prepared; newProperties: ListRow['properties'] } {
   const resolved = resolveValues(list.properties, entry.values);
   const taskStatus = entry.taskStatus ?? resolved.taskStatus ?? null;
   const dueText = entry.dueAt ?? resolved.dueAt ?? null;
   const insert: Record<string, unknown> = { title: entry.title ?? null, body: entry.body ?? null, external_id: entry.externalId ?? null };
   if (taskStatus !== null) {
     if (!keepsStatus(list)) throw new ValueError(`taskStatus: list '${list.name}' keeps no status; leave it out or use a list with task columns.`);
-    if (!TASK_STATUSES.includes(taskStatus as TaskStatus)) throw new ValueError(`taskStatus must be one of ${TASK_STATUSES.join(', ')}; received '${taskStatus}'.`);
+    if (!TASK_STATUSES.includes(taskStatus as TaskStatus))
+      throw new ValueError(`taskStatus must be one of ${TASK_STATUSES.join(', ')}; received '${taskStatus}'.`);
     Object.assign(insert, statusColumns(null, taskStatus as TaskStatus, now));
   } else if (keepsStatus(list)) {
     insert.task_status = 'todo';
@@ -171,14 +199,24 @@ function prepareEntry(entry: Entry, index: number, list: ListRow, timeZone: stri
   const values: StoredValues = {};
   for (const [id, value] of Object.entries(resolved.set)) if (value !== null) values[id] = value;
   return {
-    item: { index, insert, values, body: entry.body ?? null, imageUrls: entry.imageUrls ?? [], enrich: entry.enrich ?? enrichAll, externalId: entry.externalId ?? null },
+    item: {
+      index,
+      insert,
+      values,
+      body: entry.body ?? null,
+      imageUrls: entry.imageUrls ?? [],
+      enrich: entry.enrich ?? enrichAll,
+      externalId: entry.externalId ?? null,
+    },
     newProperties: withNewOptions(list.properties, resolved.newOptions),
   };
 }
 
 async function findByExternalIds(trx: Knex, ownerId: string, externalIds: string[]): Promise<Map<string, ItemDbRow>> {
   if (externalIds.length === 0) return new Map();
-  const rows = (await trx('items').where({ owner_id: ownerId }).whereIn('external_id', [...new Set(externalIds)])) as ItemDbRow[];
+  const rows = (await trx('items')
+    .where({ owner_id: ownerId })
+    .whereIn('external_id', [...new Set(externalIds)])) as ItemDbRow[];
   return new Map(rows.map((r) => [r.external_id!, r]));
 }
 
@@ -211,7 +249,9 @@ async function findMatches(trx: Knex, listId: string, keys: string[], entries: P
     .orderBy('created_at')) as ItemDbRow[];
   const out = new Map<number, ItemDbRow>();
   for (const w of wanted) {
-    const hit = candidates.find((c) => (w.title === null || c.title === w.title) && Object.entries(w.values).every(([k, v]) => JSON.stringify(c.values[k]) === JSON.stringify(v)));
+    const hit = candidates.find(
+      (c) => (w.title === null || c.title === w.title) && Object.entries(w.values).every(([k, v]) => JSON.stringify(c.values[k]) === JSON.stringify(v)),
+    );
     if (hit) out.set(w.entry.index, hit);
   }
   return out;

@@ -20,11 +20,20 @@ export const delete_items: Handler<'delete_items'> = async ({ db, principal, ser
     const ownIds = new Set(own.map((r) => r.id));
     const live = own.filter((r) => r.deleted_at === null).map((r) => r.id);
     const deleted = live.length
-      ? ((await trx('items').whereIn('id', live).update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, updated_at: now }).returning('*')) as ItemDbRow[])
+      ? ((await trx('items')
+          .whereIn('id', live)
+          .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, updated_at: now })
+          .returning('*')) as ItemDbRow[])
       : [];
     const already = own.filter((r) => r.deleted_at !== null);
     if (deleted.length) {
-      await recordActivity(trx, principal, { action: 'items.deleted', summary: `Deleted ${deleted.length} item${deleted.length > 1 ? 's' : ''}: ${deleted.map((r) => r.title ?? '(untitled)').slice(0, 5).join(', ')}` });
+      await recordActivity(trx, principal, {
+        action: 'items.deleted',
+        summary: `Deleted ${deleted.length} item${deleted.length > 1 ? 's' : ''}: ${deleted
+          .map((r) => r.title ?? '(untitled)')
+          .slice(0, 5)
+          .join(', ')}`,
+      });
     }
     return {
       deleted: deleted.length,

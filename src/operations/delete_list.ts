@@ -33,7 +33,9 @@ export const delete_list: Handler<'delete_list'> = async ({ db, principal, confi
       .first(trx.raw('count(*)::int AS n'), trx.raw('count(archived_at)::int AS archived'))) as { n: number; archived: number };
     if (live.n > 0 && input.confirmDeleteItems !== true) {
       const archived = live.archived ? ` (${live.archived} of them archived)` : '';
-      throw toolError(`List '${list.name}' still holds ${live.n} item${live.n === 1 ? '' : 's'}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`);
+      throw toolError(
+        `List '${list.name}' still holds ${live.n} item${live.n === 1 ? '' : 's'}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`,
+      );
     }
 
     const itemsDeleted = await trx('items')
@@ -41,7 +43,11 @@ export const delete_list: Handler<'delete_list'> = async ({ db, principal, confi
       .whereNull('deleted_at')
       .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: list.id, updated_at: now });
     await trx('lists').where({ id: list.id }).update({ deleted_at: now, purges_at: purgesAt, updated_at: now });
-    await recordActivity(trx, principal, { action: 'list.deleted', summary: `Deleted list '${list.name}' with ${itemsDeleted} item${itemsDeleted === 1 ? '' : 's'}`, listId: list.id });
+    await recordActivity(trx, principal, {
+      action: 'list.deleted',
+      summary: `Deleted list '${list.name}' with ${itemsDeleted} item${itemsDeleted === 1 ? '' : 's'}`,
+      listId: list.id,
+    });
     return { deleted: true, id: list.id, name: list.name, itemsDeleted };
   });
 };

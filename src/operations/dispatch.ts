@@ -9,7 +9,7 @@ import { operationTable } from '../generated/operations.js';
 import type { JsonSchema, OperationSpec } from '../core/operation-spec.js';
 import type { OperationContext, OperationId } from '../core/context.js';
 import { handlers } from './index.js';
-import { ApiError, invalid, shown } from '../core/errors.js';
+import { type ApiError, invalid, shown } from '../core/errors.js';
 import { canonicalInstant } from '../domain/time.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -92,7 +92,10 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     throw invalid(`${operationId} takes no body; received ${shown(raw.body)}. Its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`);
   } else if (raw.body !== undefined && Object.keys(raw.body as object).length > 0) {
     const names = Object.keys(raw.body as object);
-    throw invalid(`${operationId} takes no ${names.length > 1 ? 'fields' : 'field'} ${names.map((n) => `'${n}'`).join(', ')}; its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`, names[0]);
+    throw invalid(
+      `${operationId} takes no ${names.length > 1 ? 'fields' : 'field'} ${names.map((n) => `'${n}'`).join(', ')}; its parameters are: ${[...op.paramNames].join(', ') || 'none'}.`,
+      names[0],
+    );
   }
   const output = await handler(ctx, { ...params, ...body } as never);
   if (options.validateOutput && !op.output(output)) {
@@ -103,6 +106,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
 }
 
 // U+0000, or a surrogate half without its partner: Postgres text cannot hold either as sent.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is the character refused
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**

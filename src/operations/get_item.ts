@@ -29,7 +29,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
   const body = row.body ?? '';
   const cells: Record<string, string> = {};
   for (const p of list.properties) {
-    const text = p.id === 'status' ? base.taskStatus ?? '' : p.id === 'dueDate' ? base.dueAt ?? '' : valueText(p, row.values[p.id]);
+    const text = p.id === 'status' ? (base.taskStatus ?? '') : p.id === 'dueDate' ? (base.dueAt ?? '') : valueText(p, row.values[p.id]);
     if (text !== '') cells[p.name] = text;
   }
   const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true, found.attachments);
@@ -48,7 +48,13 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
     attachments,
     bodyImages: bodyImages(body, attachments),
     guidance: await itemGuidance(db, row, list, services.now(), found.chat),
-    label: row.title?.trim() || firstValueText(row.values, list.properties.map((p) => p.id)) || list.name,
+    label:
+      row.title?.trim() ||
+      firstValueText(
+        row.values,
+        list.properties.map((p) => p.id),
+      ) ||
+      list.name,
     properties: list.properties.map((p) => propertyDto(p)),
     ...itemUrls(config, row.id),
   };

@@ -23,14 +23,24 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
     listId: list?.id ?? null,
     listName: list?.name ?? null,
     listIcon: list?.icon ?? null,
-    ...(list && list.properties.length ? { properties: list.properties.map((p) => propertyDto(p)) } : {}),
+    ...(list?.properties.length ? { properties: list.properties.map((p) => propertyDto(p)) } : {}),
     links: linkRoots(config),
   };
   if (input.changedSince !== undefined) {
-    if (input.query !== undefined) throw new ApiError('toolError', 'query cannot be combined with changedSince: the changes feed returns every change; search with query in a separate call.', { field: 'query' });
+    if (input.query !== undefined)
+      throw new ApiError(
+        'toolError',
+        'query cannot be combined with changedSince: the changes feed returns every change; search with query in a separate call.',
+        { field: 'query' },
+      );
     return { ...header, ...(await changes(db, lists, input.changedSince, input.limit ?? 50)) };
   }
-  const rows = await filtered(db, lists.map((l) => l.id), input, list === null || keepsStatus(list));
+  const rows = await filtered(
+    db,
+    lists.map((l) => l.id),
+    input,
+    list === null || keepsStatus(list),
+  );
   const byId = new Map(lists.map((l) => [l.id, l]));
   const items = rows.map((row) => itemRowDto(row, byId.get(row.list_id)!));
   return { ...header, count: items.length, items: input.includeImageUrls ? await withImageUrls(ctx, items) : items };
@@ -64,10 +74,16 @@ async function filtered(db: Knex, listIds: string[], input: Input, statusApplies
   range('completed_at', input.completedAfter, input.completedBefore);
   switch (input.sort ?? 'due') {
     case 'created':
-      q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'created_seq', order: 'desc' }]);
+      q.orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'created_seq', order: 'desc' },
+      ]);
       break;
     case 'updated':
-      q.orderBy([{ column: 'updated_at', order: 'desc' }, { column: 'created_seq', order: 'desc' }]);
+      q.orderBy([
+        { column: 'updated_at', order: 'desc' },
+        { column: 'created_seq', order: 'desc' },
+      ]);
       break;
     case 'completed':
       q.orderByRaw('completed_at DESC NULLS LAST, created_seq DESC');
@@ -78,10 +94,23 @@ async function filtered(db: Knex, listIds: string[], input: Input, statusApplies
   return (await q.limit(input.limit ?? 50)) as ItemDbRow[];
 }
 
-async function changes(db: Knex, lists: ListRow[], changedSince: string, limit: number): Promise<Pick<Output, 'count' | 'items' | 'deleted' | 'serverTime' | 'hasMore' | 'nextChangedSince'>> {
+async function changes(
+  db: Knex,
+  lists: ListRow[],
+  changedSince: string,
+  limit: number,
+): Promise<Pick<Output, 'count' | 'items' | 'deleted' | 'serverTime' | 'hasMore' | 'nextChangedSince'>> {
   const cursor = parseCursor(changedSince);
-  const page = await readFeed<ItemDbRow>(db, lists.map((l) => l.id), cursor, limit);
-  const byId = await listsById(db, lists.map((l) => l.id));
+  const page = await readFeed<ItemDbRow>(
+    db,
+    lists.map((l) => l.id),
+    cursor,
+    limit,
+  );
+  const byId = await listsById(
+    db,
+    lists.map((l) => l.id),
+  );
   const live = page.rows.filter((r) => r.deleted_at === null);
   const gone = page.rows.filter((r) => r.deleted_at !== null);
   return {

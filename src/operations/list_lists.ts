@@ -4,7 +4,10 @@ import { listDto, liveLists, openItemCounts } from '../domain/lists.js';
 /** GET /lists: every live list with properties, role and open item count. */
 export const list_lists: Handler<'list_lists'> = async ({ db, principal }, input) => {
   const lists = await liveLists(db, principal.userId);
-  const counts = await openItemCounts(db, lists.map((l) => l.id));
+  const counts = await openItemCounts(
+    db,
+    lists.map((l) => l.id),
+  );
   return {
     total: lists.length,
     tasksListId: lists.find((l) => l.system_role === 'tasks')?.id ?? null,

@@ -15,7 +15,13 @@ export const post_chat_message: Handler<'post_chat_message'> = async (ctx, input
   if (input.message.trim() === '') throw invalid('message is empty; send the Markdown text to post.', 'message');
   const agentName = input.agentName?.trim() || DEFAULT_AGENT_NAME;
   const { row } = await db.transaction(async (trx) => {
-    const posted = await postAgentMessage(trx, input.id, { text: input.message, agentName, needsInput: input.needsInput ?? false, messageKey: input.messageKey ?? null, userId: principal.userId });
+    const posted = await postAgentMessage(trx, input.id, {
+      text: input.message,
+      agentName,
+      needsInput: input.needsInput ?? false,
+      messageKey: input.messageKey ?? null,
+      userId: principal.userId,
+    });
     const title = item.row.title ?? '(untitled)';
     await recordActivity(trx, principal, {
       action: posted.updated ? 'chat.updated' : 'chat.posted',

@@ -34,10 +34,14 @@ export const query_items: Handler<'query_items'> = async (ctx, input) => {
     if (!property) throw toolError(`Unknown property '${input.sumPropertyId}'; valid: ${propertyNames(list.properties)}.`);
     if (property.type !== 'number') {
       const numbers = list.properties.filter((p) => p.type === 'number').map((p) => p.name);
-      throw toolError(`sumPropertyId '${property.name}' is a ${property.type} property; sum needs a number property${numbers.length ? ` (${numbers.join(', ')})` : ', and this list has none'}.`);
+      throw toolError(
+        `sumPropertyId '${property.name}' is a ${property.type} property; sum needs a number property${numbers.length ? ` (${numbers.join(', ')})` : ', and this list has none'}.`,
+      );
     }
-    const [row] = (await base()
-      .select(db.raw('count(*)::int AS n'), db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]))) as { n: number; total: number }[];
+    const [row] = (await base().select(
+      db.raw('count(*)::int AS n'),
+      db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
+    )) as { n: number; total: number }[];
     return { ...header, count: row!.n, sum: row!.total, sumPropertyId: property.id, items: [], offset: 0, hasMore: false };
   }
   if (mode === 'count') {
@@ -45,7 +49,10 @@ export const query_items: Handler<'query_items'> = async (ctx, input) => {
     return { ...header, count: Number(row!.n), sum: null, sumPropertyId: null, items: [], offset: 0, hasMore: false };
   }
   const limit = input.limit ?? 50;
-  const q = base().select('*', db.raw('count(*) OVER () AS total_matching')).offset(offset).limit(limit + 1);
+  const q = base()
+    .select('*', db.raw('count(*) OVER () AS total_matching'))
+    .offset(offset)
+    .limit(limit + 1);
   applySort(q, input.sort ?? null, list.properties, keeps);
   const rows = (await q) as (ItemDbRow & { total_matching: number })[];
   const page = rows.slice(0, limit);

@@ -18,7 +18,12 @@ export const restore_deleted: Handler<'restore_deleted'> = async ({ db, principa
   const now = services.now();
   return db.transaction(async (trx) => {
     const result = input.type === 'list' ? await restoreList(trx, principal.userId, input.id, now) : await restoreItem(trx, principal.userId, input.id, now);
-    if (result.restored) await recordActivity(trx, principal, { action: `${input.type}.restored`, summary: `Restored ${input.type} '${result.title ?? '(untitled)'}'${result.restoredItems ? ` with ${result.restoredItems} items` : ''}`, ...(input.type === 'list' ? { listId: input.id } : { itemId: input.id }) });
+    if (result.restored)
+      await recordActivity(trx, principal, {
+        action: `${input.type}.restored`,
+        summary: `Restored ${input.type} '${result.title ?? '(untitled)'}'${result.restoredItems ? ` with ${result.restoredItems} items` : ''}`,
+        ...(input.type === 'list' ? { listId: input.id } : { itemId: input.id }),
+      });
     return result;
   });
 };
@@ -34,7 +39,10 @@ async function restoreList(trx: Knex, ownerId: string, id: string, now: Date): P
     if (live) await trx('lists').where({ id }).update({ system_role: null });
   }
   await trx('lists').where({ id }).update({ deleted_at: null, purges_at: null, updated_at: now });
-  const restoredItems = await trx('items').where({ deleted_with_list: id }).whereNotNull('deleted_at').update({ deleted_at: null, purges_at: null, deleted_with_list: null, updated_at: now });
+  const restoredItems = await trx('items')
+    .where({ deleted_with_list: id })
+    .whereNotNull('deleted_at')
+    .update({ deleted_at: null, purges_at: null, deleted_with_list: null, updated_at: now });
   return { ...base, restored: true, alreadyLive: false, restoredItems };
 }
 
@@ -45,12 +53,16 @@ async function restoreItem(trx: Knex, ownerId: string, id: string, now: Date): P
   if (!item.deleted_at) return { ...base, restored: false, alreadyLive: true, movedToDefaultList: false };
   let list = (await trx('lists').where({ id: item.list_id }).first()) as ListRow;
   if (list.deleted_at && !item.list_purged) {
-    throw toolError(`Item '${item.title ?? id}' was on the list '${list.name}', which is in the trash too; restore the list (type list, id ${list.id}) and it comes back with its items.`);
+    throw toolError(
+      `Item '${item.title ?? id}' was on the list '${list.name}', which is in the trash too; restore the list (type list, id ${list.id}) and it comes back with its items.`,
+    );
   }
   if (list.deleted_at) {
     // The purge parked it on a hub list that was itself deleted since: make the default afresh.
     list = await resolveList(trx, ownerId, item.task_status !== null ? 'tasks' : 'notes');
   }
-  await trx('items').where({ id }).update({ deleted_at: null, purges_at: null, deleted_with_list: null, list_purged: false, list_id: list.id, updated_at: now });
+  await trx('items')
+    .where({ id })
+    .update({ deleted_at: null, purges_at: null, deleted_with_list: null, list_purged: false, list_id: list.id, updated_at: now });
   return { ...base, restored: true, alreadyLive: false, movedToDefaultList: item.list_purged };
 }

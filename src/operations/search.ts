@@ -17,9 +17,22 @@ export const search: Handler<'search'> = async (ctx, input) => {
   const limit = input.limit ?? 10;
   const after = input.after ? new Date(input.after) : undefined;
   const before = input.before ? new Date(input.before) : undefined;
-  const hits = await searchIndex(ctx, { readerId: principal.userId, text: input.q, limit: limit + SLACK, ...(after ? { after } : {}), ...(before ? { before } : {}) });
-  const reachable = await loadAccessible(db, principal.userId, hits.map((h) => h.itemId));
-  const lists = await listsById(db, [...reachable.values()].map((r) => r.row.list_id));
+  const hits = await searchIndex(ctx, {
+    readerId: principal.userId,
+    text: input.q,
+    limit: limit + SLACK,
+    ...(after ? { after } : {}),
+    ...(before ? { before } : {}),
+  });
+  const reachable = await loadAccessible(
+    db,
+    principal.userId,
+    hits.map((h) => h.itemId),
+  );
+  const lists = await listsById(
+    db,
+    [...reachable.values()].map((r) => r.row.list_id),
+  );
   const results: OpOutput<'search'>['results'] = [];
   for (const hit of hits) {
     const row = reachable.get(hit.itemId)?.row;

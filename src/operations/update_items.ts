@@ -1,7 +1,17 @@
 import type { Knex } from 'knex';
 import type { Handler, OpInput, OpOutput, OperationContext } from '../core/context.js';
 import { keepsDueDate, keepsStatus, type ListRow } from '../domain/lists.js';
-import { itemRowDto, listsById, loadAccessible, parseDueAt, statusColumns, TASK_STATUSES, type AccessibleItem, type ItemDbRow, type TaskStatus } from '../domain/items.js';
+import {
+  itemRowDto,
+  listsById,
+  loadAccessible,
+  parseDueAt,
+  statusColumns,
+  TASK_STATUSES,
+  type AccessibleItem,
+  type ItemDbRow,
+  type TaskStatus,
+} from '../domain/items.js';
 import { resolveValues, ValueError, withNewOptions } from '../domain/values.js';
 import { mergeBody, type LegacyMode } from '../domain/legacy-body.js';
 import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../domain/body/index.js';
@@ -44,8 +54,10 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   if (mode === 'insertAfter' && !input.anchor) throw invalid('mode insertAfter needs an anchor: a verbatim snippet of the line to insert after.', 'anchor');
   const user = await getUser(db, principal.userId);
   const now = services.now();
-  const due = input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : parseDueAt(input.dueAt, user.timezone);
-  if (due === null && input.dueAt!.trim().toLowerCase() !== 'none') throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none'.`, 'dueAt');
+  const due =
+    input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : parseDueAt(input.dueAt, user.timezone);
+  if (due === null && input.dueAt!.trim().toLowerCase() !== 'none')
+    throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none'.`, 'dueAt');
 
   const ids = input.items.map((e) => e.itemId);
   const written: ResultItem[] = [];
@@ -53,11 +65,19 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const imageFailures: OpOutput<'update_items'>['imageFailures'] = [];
   let refusal: { error: Refusal; entry: Entry; index: number } | null = null;
 
-  const downloads = await downloadImages(ctx, input.items.flatMap((e) => e.imageUrls ?? []));
+  const downloads = await downloadImages(
+    ctx,
+    input.items.flatMap((e) => e.imageUrls ?? []),
+  );
   const attached = new Set<string>();
   const trx = await db.transaction();
   try {
-    const { accessible, lists } = await lockTargets(trx, principal.userId, ids, input.items.some((e) => e.values !== undefined && e.values !== null));
+    const { accessible, lists } = await lockTargets(
+      trx,
+      principal.userId,
+      ids,
+      input.items.some((e) => e.values !== undefined && e.values !== null),
+    );
     for (const entry of input.items) {
       const found = accessible.get(entry.itemId);
       if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '', { store: false });
@@ -77,7 +97,14 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
         break;
       }
     }
-    if (written.length) await recordActivity(trx, principal, { action: 'items.updated', summary: `Updated ${written.length} item${written.length > 1 ? 's' : ''}: ${written.slice(0, 5).map((i) => i.title ?? '(untitled)').join(', ')}` });
+    if (written.length)
+      await recordActivity(trx, principal, {
+        action: 'items.updated',
+        summary: `Updated ${written.length} item${written.length > 1 ? 's' : ''}: ${written
+          .slice(0, 5)
+          .map((i) => i.title ?? '(untitled)')
+          .join(', ')}`,
+      });
     await trx.commit();
   } catch (err) {
     await trx.rollback();
@@ -92,8 +119,12 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   if (refusal) {
     const { error, entry, index } = refusal;
     const writtenIds = written.map((i) => i.id);
-    const note = writtenIds.length ? ` ${writtenIds.length} item${writtenIds.length > 1 ? 's' : ''} before it ${writtenIds.length > 1 ? 'were' : 'was'} written (details.writtenItemIds); the rest were not.` : ' Nothing was written.';
-    throw new ApiError(error.code, `items[${index}] (${entry.itemId}): ${error.message}${note}`, { details: { writtenItemIds: writtenIds, refusedItemId: entry.itemId, refusedIndex: index, ...error.extra } });
+    const note = writtenIds.length
+      ? ` ${writtenIds.length} item${writtenIds.length > 1 ? 's' : ''} before it ${writtenIds.length > 1 ? 'were' : 'was'} written (details.writtenItemIds); the rest were not.`
+      : ' Nothing was written.';
+    throw new ApiError(error.code, `items[${index}] (${entry.itemId}): ${error.message}${note}`, {
+      details: { writtenItemIds: writtenIds, refusedItemId: entry.itemId, refusedIndex: index, ...error.extra },
+    });
   }
   return { updated: written.length, items: written, imagesAttached, imageFailures, links: linkRoots(config) };
 };
@@ -105,10 +136,19 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
  * each other's changes. Lists are locked for update only when an entry sets values (which may
  * add select options to them).
  */
-async function lockTargets(trx: Knex, userId: string, ids: string[], setsValues: boolean): Promise<{ accessible: Map<string, AccessibleItem>; lists: Map<string, ListRow> }> {
+async function lockTargets(
+  trx: Knex,
+  userId: string,
+  ids: string[],
+  setsValues: boolean,
+): Promise<{ accessible: Map<string, AccessibleItem>; lists: Map<string, ListRow> }> {
   const lock = setsValues ? 'update' : 'share';
   const seen = await loadAccessible(trx, userId, ids);
-  const lists = await listsById(trx, [...seen.values()].map((a) => a.row.list_id), { lock });
+  const lists = await listsById(
+    trx,
+    [...seen.values()].map((a) => a.row.list_id),
+    { lock },
+  );
   const accessible = await loadAccessible(trx, userId, ids, { forUpdate: true });
   // An item moved to another list between the two reads: lock that list too (out of order, rare).
   const missing = [...accessible.values()].map((a) => a.row.list_id).filter((id) => !lists.has(id));
@@ -152,7 +192,7 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
   let taskStatus = input.taskStatus ?? undefined;
   let dueChange = args.due;
   if (entry.values !== undefined && entry.values !== null) {
-    let resolved;
+    let resolved: ReturnType<typeof resolveValues>;
     try {
       resolved = resolveValues(list.properties, entry.values);
     } catch (err) {
@@ -184,7 +224,10 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
   }
   if (dueChange !== undefined) {
     if (!keepsDueDate(list)) throw new Refusal('toolError', `list '${list.name}' keeps no due date, so dueAt cannot be set on this item.`);
-    Object.assign(patch, dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime });
+    Object.assign(
+      patch,
+      dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime },
+    );
   }
   const assigned = assignment(row, list, entry);
   if (assigned !== undefined) patch.assigned_agent = assigned;
@@ -195,7 +238,9 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
     else favorited = await setRecipientFavorite(trx, ctx.principal.userId, row.id, input.favorited);
   }
   if (properties !== list.properties) {
-    await trx('lists').where({ id: list.id }).update({ properties: JSON.stringify(properties) });
+    await trx('lists')
+      .where({ id: list.id })
+      .update({ properties: JSON.stringify(properties) });
     args.lists.set(list.id, { ...list, properties });
   }
   let updated = row;
@@ -215,7 +260,8 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
 /** The new `assigned_agent` when the entry changes it ("" unassigns), else undefined. Tasks only. */
 function assignment(row: ItemDbRow, list: ListRow, entry: Entry): string | null | undefined {
   if (entry.assignedAgent === undefined || entry.assignedAgent === null) return undefined;
-  if (!keepsStatus(list)) throw new Refusal('toolError', `assignedAgent is for tasks, and list '${list.name}' keeps no status; move the item to a tasks list first.`);
+  if (!keepsStatus(list))
+    throw new Refusal('toolError', `assignedAgent is for tasks, and list '${list.name}' keeps no status; move the item to a tasks list first.`);
   const name = entry.assignedAgent.trim() || null;
   return name === row.assigned_agent ? undefined : name;
 }
@@ -227,7 +273,10 @@ function refuseOwnerFields(entry: Entry, input: Input, access: AccessibleItem['a
     ...(['taskStatus', 'dueAt', 'archived'] as const).filter((f) => input[f] !== undefined && input[f] !== null),
   ];
   if (named.length) {
-    throw new Refusal('toolError', `this item is shared with you one by one: ${named.join(', ')} belong${named.length === 1 ? 's' : ''} to its owner; you may change its title and body.`);
+    throw new Refusal(
+      'toolError',
+      `this item is shared with you one by one: ${named.join(', ')} belong${named.length === 1 ? 's' : ''} to its owner; you may change its title and body.`,
+    );
   }
 }
 
@@ -250,10 +299,14 @@ function changeBody(row: ItemDbRow, entry: Entry, mode: LegacyMode, anchor: stri
   }
   const result = applyEdits(row.body ?? '', edits);
   if (!result.ok) {
-    throw new Refusal('toolError', `edits[${result.editIndex}]: ${result.error} Nothing was written on this item; details.body has its current body with fresh handles.`, {
-      body: result.editable.text,
-      bodyVersion: result.version,
-    });
+    throw new Refusal(
+      'toolError',
+      `edits[${result.editIndex}]: ${result.error} Nothing was written on this item; details.body has its current body with fresh handles.`,
+      {
+        body: result.editable.text,
+        bodyVersion: result.version,
+      },
+    );
   }
   return { body: result.body, applied: result.applied };
 }

@@ -35,7 +35,11 @@ export const update_list: Handler<'update_list'> = async ({ db, principal, servi
         .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: now })
         .returning('*')) as ListRow[];
       if (plan.summary.length) {
-        await recordActivity(trx, principal, { action: 'list.updated', summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`, listId: list.id });
+        await recordActivity(trx, principal, {
+          action: 'list.updated',
+          summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`,
+          listId: list.id,
+        });
       }
       return updated!;
     });

@@ -76,7 +76,13 @@ export class MeiliSearchIndex implements SearchIndex {
     if (docs.length === 0) return;
     await this.ready();
     const rows = docs.flatMap((doc) => toPassages(doc.title, doc.body, doc.values).map((passage) => ({ doc, passage })));
-    const stored = this.embedder && options.reuseVectors ? await this.storedVectors(docs.map((d) => d.itemId), this.embedder.dimensions) : new Map();
+    const stored =
+      this.embedder && options.reuseVectors
+        ? await this.storedVectors(
+            docs.map((d) => d.itemId),
+            this.embedder.dimensions,
+          )
+        : new Map();
     const vectors = this.embedder ? await reuseOrEmbed(this.embedder, rows, stored) : null;
     const documents: PassageDocument[] = rows.map(({ doc, passage }, i) => ({
       id: `${doc.itemId}_${passage.no}`,
@@ -121,7 +127,12 @@ export class MeiliSearchIndex implements SearchIndex {
   async remove(itemIds: string[]): Promise<void> {
     if (itemIds.length === 0) return;
     await this.ready();
-    succeeded(await this.client.index(this.uid).deleteDocuments({ filter: itemFilter(itemIds) }).waitTask(WAIT));
+    succeeded(
+      await this.client
+        .index(this.uid)
+        .deleteDocuments({ filter: itemFilter(itemIds) })
+        .waitTask(WAIT),
+    );
   }
 
   async clear(): Promise<void> {

@@ -27,12 +27,7 @@ interface Section {
 }
 
 /** Splits an item into passages along headings and paragraphs, so a match deep in a long note comes back as itself. */
-export function toPassages(
-  title: string | null,
-  body: string | null,
-  values?: string,
-  limits: PassageLimits = DEFAULT_LIMITS,
-): Passage[] {
+export function toPassages(title: string | null, body: string | null, values?: string, limits: PassageLimits = DEFAULT_LIMITS): Passage[] {
   const cleanTitle = (title ?? '').trim();
   const sections = toSections(body ?? '');
   const chunks: string[] = [];
@@ -78,9 +73,7 @@ function toSections(body: string): Section[] {
   }
   flush();
   // A heading with nothing under it still says something (e.g. "## Done"), so keep it as its own text.
-  return sections
-    .map((s) => (s.blocks.length === 0 && s.heading ? { heading: null, blocks: [[s.heading]] } : s))
-    .filter((s) => s.blocks.length > 0);
+  return sections.map((s) => (s.blocks.length === 0 && s.heading ? { heading: null, blocks: [[s.heading]] } : s)).filter((s) => s.blocks.length > 0);
 }
 
 /** Packs paragraphs into chunks of at most maxLines/maxChars, merging short ones up to minLines. */

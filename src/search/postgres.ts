@@ -66,9 +66,7 @@ export class PostgresSearchIndex implements SearchIndex {
 
   async upsert(docs: SearchDoc[], options: { reuseVectors?: boolean } = {}): Promise<void> {
     if (docs.length === 0) return;
-    const rows = docs.flatMap((doc) =>
-      toPassages(doc.title, doc.body, doc.values).map((p) => ({ doc, passage: p })),
-    );
+    const rows = docs.flatMap((doc) => toPassages(doc.title, doc.body, doc.values).map((p) => ({ doc, passage: p })));
     // Embedding happens before the transaction so no connection is held while the model runs.
     const vectors = this.embedder ? await this.vectorsOf(this.embedder, rows, options.reuseVectors === true) : null;
     const records = rows.map(({ doc, passage }, i) => {
@@ -285,7 +283,11 @@ function quoteWord(word: string): string {
 /** Scores every candidate passage, keeps the best passage per item and drops what is below the floor. */
 function bestPerItem(rows: CandidateRow[], mode: 'hybrid' | 'keyword' | 'semantic', fusion: FusionParams): SearchHit[] {
   const best = new Map<string, SearchHit>();
-  const scores = fusedScores(rows.map((row) => ({ cosine: row.cosine, keyword: Number(row.keyword), rank: row.rank })), mode, fusion);
+  const scores = fusedScores(
+    rows.map((row) => ({ cosine: row.cosine, keyword: Number(row.keyword), rank: row.rank })),
+    mode,
+    fusion,
+  );
   for (const [i, row] of rows.entries()) {
     const score = scores[i]!;
     if (score === null) continue;

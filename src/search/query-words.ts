@@ -13,7 +13,10 @@ const FILLER = new Set(
 
 /** Lower-cases and strips accents, so "Café" and "cafe" compare equal in Node as they do through unaccent. */
 export function foldWord(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return word
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Splits text into folded word tokens (letters and digits). */

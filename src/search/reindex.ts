@@ -73,9 +73,7 @@ export async function planReindex(db: Knex, identity: IndexIdentity): Promise<st
     await saveState(trx, IDENTITY_KEY, identity);
     if (!(await trx('items').first('id'))) return null;
     await saveState(trx, FULL, { afterId: null, done: 0, identity, startedAt: new Date().toISOString() } satisfies Checkpoint);
-    return stored
-      ? `the index was built with ${describe(stored)} and this process uses ${describe(identity)}`
-      : 'items were saved before search indexed them';
+    return stored ? `the index was built with ${describe(stored)} and this process uses ${describe(identity)}` : 'items were saved before search indexed them';
   });
 }
 
@@ -83,7 +81,12 @@ export async function planReindex(db: Knex, identity: IndexIdentity): Promise<st
  * Works through an unfinished rebuild of all accounts (planned at start, or a `listkeeper search reindex` that was
  * interrupted), unless another process is already on it; null when there is nothing to do or it is busy.
  */
-export async function continueReindex(db: Knex, index: SearchIndex, identity: IndexIdentity, options: Pick<ReindexOptions, 'onProgress' | 'batchSize' | 'signal'> = {}): Promise<ReindexProgress | null> {
+export async function continueReindex(
+  db: Knex,
+  index: SearchIndex,
+  identity: IndexIdentity,
+  options: Pick<ReindexOptions, 'onProgress' | 'batchSize' | 'signal'> = {},
+): Promise<ReindexProgress | null> {
   if (!(await readState<Checkpoint>(db, FULL))) return null;
   try {
     return await reindex(db, index, identity, options);

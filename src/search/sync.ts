@@ -38,9 +38,24 @@ export async function loadSearchDocs(db: Knex, ids: string[]): Promise<{ docs: S
   const rows = (await db('items as i')
     .join('lists as l', 'l.id', 'i.list_id')
     .whereIn('i.id', unique)
-    .select('i.id', 'i.owner_id', 'i.list_id', 'i.title', 'i.body', 'i.values', 'i.created_at', 'i.deleted_at', 'l.name as list_name', 'l.properties', db.raw('i.xmin::text as version'))) as SearchRow[];
+    .select(
+      'i.id',
+      'i.owner_id',
+      'i.list_id',
+      'i.title',
+      'i.body',
+      'i.values',
+      'i.created_at',
+      'i.deleted_at',
+      'l.name as list_name',
+      'l.properties',
+      db.raw('i.xmin::text as version'),
+    )) as SearchRow[];
   const live = rows.filter((r) => r.deleted_at === null);
-  const readers = await readersOf(db, live.map((r) => r.id));
+  const readers = await readersOf(
+    db,
+    live.map((r) => r.id),
+  );
   const liveIds = new Set(live.map((r) => r.id));
   return {
     docs: live.map((r) => ({
@@ -64,7 +79,12 @@ export async function loadSearchDocs(db: Knex, ids: string[]): Promise<{ docs: S
  * `listkeeper search reindex`) may handle the same item at once, and the one that read the older state may write
  * last; so after writing, the items whose row changed since it was read (its xmin moved) are done again.
  */
-export async function syncItems(db: Knex, index: SearchIndex, ids: string[], options: { reuseVectors?: boolean } = {}): Promise<{ indexed: number; removed: number }> {
+export async function syncItems(
+  db: Knex,
+  index: SearchIndex,
+  ids: string[],
+  options: { reuseVectors?: boolean } = {},
+): Promise<{ indexed: number; removed: number }> {
   let pending = [...new Set(ids)];
   let indexed = 0;
   let removed = 0;

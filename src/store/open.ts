@@ -5,13 +5,21 @@ import type { Config } from '../core/config.js';
 import { createDb, migrate } from './db.js';
 import { attachRunningPostgres, startEmbeddedPostgres } from './embedded/index.js';
 
-export interface OpenDatabase { db: Knex; url: string; close(): Promise<void> }
+export interface OpenDatabase {
+  db: Knex;
+  url: string;
+  close(): Promise<void>;
+}
 
 /**
  * Starts or connects to Postgres and applies pending migrations. With `attach`, an embedded
  * cluster that another process (the running server) already serves is used as it is.
  */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: (line: string) => void = () => undefined, options: { attach?: boolean } = {}): Promise<OpenDatabase> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  log: (line: string) => void = () => undefined,
+  options: { attach?: boolean } = {},
+): Promise<OpenDatabase> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | null = null;
   if (!url && options.attach) url = await attachRunningPostgres(path.join(config.dataDir, 'pg'));

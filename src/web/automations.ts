@@ -11,7 +11,18 @@ import { parse as parseYaml } from 'yaml';
 import type { Config } from '../core/config.js';
 import type { Services } from '../core/services.js';
 import { ApiError } from '../core/errors.js';
-import { automationDto, createAutomation, deleteAutomation, getAutomation, lastRuns, listAutomations, setStatus, timeZoneOf, type AutomationDto, type RunRow } from '../domain/automations/automations.js';
+import {
+  automationDto,
+  createAutomation,
+  deleteAutomation,
+  getAutomation,
+  lastRuns,
+  listAutomations,
+  setStatus,
+  timeZoneOf,
+  type AutomationDto,
+  type RunRow,
+} from '../domain/automations/automations.js';
 import { startManualRun } from '../domain/automations/runs.js';
 import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';
 import { localNow } from '../domain/time.js';
@@ -22,7 +33,12 @@ import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
 export const AUTOMATIONS_PATH = '/settings/automations';
 export const MEMORY_PATH = '/settings/memory';
 
-export interface SettingsPagesDeps { db: Knex; config: Config; services: Services; cookieKeys: string[] }
+export interface SettingsPagesDeps {
+  db: Knex;
+  config: Config;
+  services: Services;
+  cookieKeys: string[];
+}
 
 const EXAMPLE = `name: Weekly review
 schedule: "0 9 * * 1"
@@ -51,7 +67,14 @@ export function settingsPages(deps: SettingsPagesDeps): Middleware {
     const form = await readForm(ctx);
     const origin = ctx.get('origin');
     if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
-      sendPage(ctx, 403, page('Please try again', html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${back}">Reload the page</a> and send it again.</p></div>`));
+      sendPage(
+        ctx,
+        403,
+        page(
+          'Please try again',
+          html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${back}">Reload the page</a> and send it again.</p></div>`,
+        ),
+      );
       return null;
     }
     if (!user) {
@@ -76,13 +99,26 @@ export function settingsPages(deps: SettingsPagesDeps): Middleware {
 
   // ---- Automations ------------------------------------------------------------------------
 
-  async function automationsPage(ctx: Context, user: WebUser, opts: { status?: number; notice?: string; error?: string; definition?: string } = {}): Promise<void> {
+  async function automationsPage(
+    ctx: Context,
+    user: WebUser,
+    opts: { status?: number; notice?: string; error?: string; definition?: string } = {},
+  ): Promise<void> {
     const rows = await listAutomations(db, user.id);
-    const [tz, last] = [await timeZoneOf(db, user.id), await lastRuns(db, rows.map((r) => r.id))];
+    const [tz, last] = [
+      await timeZoneOf(db, user.id),
+      await lastRuns(
+        db,
+        rows.map((r) => r.id),
+      ),
+    ];
     const items = rows.map((row) => {
       const a: AutomationDto = automationDto(row, tz, last.get(row.id));
       const base = `${AUTOMATIONS_PATH}/${a.id}`;
-      const toggle = a.status === 'active' ? button(ctx, `${base}/pause`, 'Pause', 'secondary') : button(ctx, `${base}/resume`, a.status === 'draft' ? 'Activate' : 'Resume', 'secondary');
+      const toggle =
+        a.status === 'active'
+          ? button(ctx, `${base}/pause`, 'Pause', 'secondary')
+          : button(ctx, `${base}/resume`, a.status === 'draft' ? 'Activate' : 'Resume', 'secondary');
       return html`<li><strong><a href="${base}">${a.name}</a></strong> <span class="muted">${a.status}</span><br>
 <span>${a.description}</span><br>
 <span class="muted">${a.schedule ? `Runs at "${a.schedule}" (${tz}); next ${when(a.nextRunAt, tz)}` : 'On demand only'} · last run: ${a.lastRun ? `${a.lastRun.outcome} ${when(a.lastRun.startedAt, tz)}` : 'never'}</span><br>
@@ -121,7 +157,11 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
     try {
       definition = parseYaml(text);
     } catch (err) {
-      return automationsPage(ctx, got.user, { status: 400, error: `The definition is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`, definition: text });
+      return automationsPage(ctx, got.user, {
+        status: 400,
+        error: `The definition is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`,
+        definition: text,
+      });
     }
     try {
       const made = await createAutomation(db, got.user.id, definition, deps.services.now());
@@ -161,17 +201,26 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
   router.get(`${AUTOMATIONS_PATH}/:id`, async (ctx) => {
     const user = await signedIn(ctx, AUTOMATIONS_PATH);
     if (!user) return;
-    let row;
+    let row: Awaited<ReturnType<typeof getAutomation>>;
     try {
       row = await getAutomation(db, user.id, ctx.params.id!);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return sendPage(ctx, 404, page('No such automation', html`${nav(ctx, user)}<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`));
+      return sendPage(
+        ctx,
+        404,
+        page(
+          'No such automation',
+          html`${nav(ctx, user)}<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`,
+        ),
+      );
     }
     const tz = await timeZoneOf(db, user.id);
     const runs = (await db('automation_runs').where({ automation_id: row.id }).orderBy('created_at', 'desc').limit(20)) as RunRow[];
     const list = runs.map(
-      (r) => html`<li><strong>${r.outcome}</strong> <span class="muted">${r.trigger === 'schedule' ? 'on schedule' : 'on request'} · ${when((r.started_at ?? r.created_at).toISOString(), tz)}</span>
+      (
+        r,
+      ) => html`<li><strong>${r.outcome}</strong> <span class="muted">${r.trigger === 'schedule' ? 'on schedule' : 'on request'} · ${when((r.started_at ?? r.created_at).toISOString(), tz)}</span>
 ${r.wrote.length ? html`<ul>${r.wrote.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
 ${r.error ? html`<p class="error">${r.error}</p>` : ''}</li>`,
     );

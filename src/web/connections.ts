@@ -69,7 +69,10 @@ ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps ar
     const user = await requireUser(ctx);
     if (!user) return;
     const done = ctx.query.done;
-    const notices: Record<string, string> = { 'key-revoked': 'Your API key was revoked; it answers 401 from now on.', 'app-revoked': 'The app was disconnected; its tokens no longer work.' };
+    const notices: Record<string, string> = {
+      'key-revoked': 'Your API key was revoked; it answers 401 from now on.',
+      'app-revoked': 'The app was disconnected; its tokens no longer work.',
+    };
     await connectionsPage(ctx, user, typeof done === 'string' && notices[done] ? { notice: notices[done] } : {});
   }
 

@@ -35,7 +35,10 @@ export function registerConsent(router: Router, kit: PageKit): void {
       sendPage(
         ctx,
         400,
-        page('This request has expired', html`<div class="card"><p>This connection request expired or was already used. Go back to your app and connect again.</p></div>`),
+        page(
+          'This request has expired',
+          html`<div class="card"><p>This connection request expired or was already used. Go back to your app and connect again.</p></div>`,
+        ),
       );
       return null;
     }

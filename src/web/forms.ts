@@ -25,6 +25,7 @@ export async function readForm(ctx: Context): Promise<Record<string, string>> {
 export function safeNext(next: unknown, fallback: string): string {
   if (typeof next !== 'string' || next.length > 2000) return fallback;
   if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\\]/.test(next)) return fallback;
   try {
     const url = new URL(next, 'http://listkeeper.invalid');

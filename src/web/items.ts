@@ -22,7 +22,12 @@ export const CONVERSATION_PATH = '/conversation';
 const MAX_MESSAGE = 20000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface ItemPagesDeps { db: Knex; config: Config; cookieKeys: string[]; now(): Date }
+export interface ItemPagesDeps {
+  db: Knex;
+  config: Config;
+  cookieKeys: string[];
+  now(): Date;
+}
 
 const STYLE = new Html(`<style>
 .meta{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:0 0 .5rem}
@@ -63,7 +68,15 @@ export function itemPages(deps: ItemPagesDeps): Middleware {
   }
 
   function notFoundPage(ctx: Context, user: WebUser): void {
-    sendPage(ctx, 404, page('No such item', html`${STYLE}<div class="card"><p>This item is not in your workspace: it may have been deleted, or it belongs to someone else.</p><p><a href="${CONVERSATION_PATH}">Back to your conversation</a></p></div>`, { nav: nav(ctx, user) }));
+    sendPage(
+      ctx,
+      404,
+      page(
+        'No such item',
+        html`${STYLE}<div class="card"><p>This item is not in your workspace: it may have been deleted, or it belongs to someone else.</p><p><a href="${CONVERSATION_PATH}">Back to your conversation</a></p></div>`,
+        { nav: nav(ctx, user) },
+      ),
+    );
   }
 
   async function reachable(id: string, user: WebUser) {
@@ -85,7 +98,8 @@ export function itemPages(deps: ItemPagesDeps): Middleware {
     const when = (d: Date) => formatTime(d, timezone);
     const facts: Html[] = [html`<span>List: ${list.name}</span>`];
     if (keepsStatus(list)) facts.push(html`<span>Status: <strong>${STATUS_TEXT[row.task_status ?? 'todo']}</strong></span>`);
-    if (keepsDueDate(list)) facts.push(html`<span>Due: ${row.due_at ? (row.has_due_time ? when(row.due_at) : formatDay(row.due_at, timezone)) : 'no due date'}</span>`);
+    if (keepsDueDate(list))
+      facts.push(html`<span>Due: ${row.due_at ? (row.has_due_time ? when(row.due_at) : formatDay(row.due_at, timezone)) : 'no due date'}</span>`);
     if (row.assigned_agent) facts.push(html`<span>Assigned to ${row.assigned_agent}</span>`);
     const body = row.body?.trim() ? html`<div class="markdown">${new Html(renderMarkdown(row.body))}</div>` : html`<p class="muted">No notes yet.</p>`;
     const chat = messages.length
@@ -118,14 +132,29 @@ export function itemPages(deps: ItemPagesDeps): Middleware {
     const origin = ctx.get('origin');
     const form = await readForm(ctx);
     if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
-      sendPage(ctx, 403, page('Please try again', html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="/artifacts/${encodeURIComponent(ctx.params.id!)}">Reload the page</a> and send it again.</p></div>`));
+      sendPage(
+        ctx,
+        403,
+        page(
+          'Please try again',
+          html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="/artifacts/${encodeURIComponent(ctx.params.id!)}">Reload the page</a> and send it again.</p></div>`,
+        ),
+      );
       return;
     }
     const item = await reachable(ctx.params.id!, user);
     if (!item) return notFoundPage(ctx, user);
     const text = (form.message ?? '').replace(/\r\n/g, '\n').trim();
     if (text === '' || text.length > MAX_MESSAGE) {
-      sendPage(ctx, 400, page('Nothing sent', html`<div class="card"><p class="error">${text === '' ? 'Write a message first.' : `A message holds at most ${MAX_MESSAGE} characters.`}</p><p><a href="/artifacts/${item.row.id}#chat">Back to the item</a></p></div>`, { nav: nav(ctx, user) }));
+      sendPage(
+        ctx,
+        400,
+        page(
+          'Nothing sent',
+          html`<div class="card"><p class="error">${text === '' ? 'Write a message first.' : `A message holds at most ${MAX_MESSAGE} characters.`}</p><p><a href="/artifacts/${item.row.id}#chat">Back to the item</a></p></div>`,
+          { nav: nav(ctx, user) },
+        ),
+      );
       return;
     }
     await postPersonMessage(db, item.row, item.list, { id: user.id, name: user.name }, text);
@@ -161,7 +190,11 @@ function messageItem(m: ChatMessageRow, when: (d: Date) => string): Html {
 
 /** The first line of a message as plain text, at most 160 characters. */
 function excerpt(text: string): string {
-  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 

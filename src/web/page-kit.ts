@@ -7,7 +7,13 @@ import { html, page, sendPage, type Html } from './html.js';
 import { readForm } from './forms.js';
 import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
 
-export interface WebDeps { db: Knex; config: Config; provider: Provider; cookieKeys: string[]; log: Logger }
+export interface WebDeps {
+  db: Knex;
+  config: Config;
+  provider: Provider;
+  cookieKeys: string[];
+  log: Logger;
+}
 
 /** What the sign-in, consent and connections pages share, built once per app from its deps. */
 export interface PageKit {
@@ -31,7 +37,14 @@ export function pageKit(deps: WebDeps): PageKit {
     const origin = ctx.get('origin');
     const form = await readForm(ctx);
     if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
-      sendPage(ctx, 403, page('Please try again', html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${ctx.path}">Reload the page</a> and send it again.</p></div>`));
+      sendPage(
+        ctx,
+        403,
+        page(
+          'Please try again',
+          html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${ctx.path}">Reload the page</a> and send it again.</p></div>`,
+        ),
+      );
       return null;
     }
     return form;

@@ -21,7 +21,9 @@ export function registerSignIn(router: Router, kit: PageKit): void {
   router.post('/signout', submitSignOut);
 
   function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string }): void {
-    const signUpLink = config.allowSignUp ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>` : html``;
+    const signUpLink = config.allowSignUp
+      ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>`
+      : html``;
     sendPage(
       ctx,
       status,
@@ -99,7 +101,14 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
   }
 
   function signUpClosed(ctx: Context): void {
-    sendPage(ctx, 403, page('Sign-up is closed', html`<div class="card"><p>This listkeeper does not take new accounts. Ask its operator for one, then <a href="/signin">sign in</a>.</p></div>`));
+    sendPage(
+      ctx,
+      403,
+      page(
+        'Sign-up is closed',
+        html`<div class="card"><p>This listkeeper does not take new accounts. Ask its operator for one, then <a href="/signin">sign in</a>.</p></div>`,
+      ),
+    );
   }
 
   async function showSignUp(ctx: Context): Promise<void> {

@@ -21,7 +21,12 @@ import { freePort } from '../support/net.js';
 const CLI = path.resolve('tools/mcp-node22/node_modules/conformance-0.2/dist/index.js');
 const PASSWORD = 'correct horse battery staple';
 
-interface Check { id: string; name: string; status: string; errorMessage?: string }
+interface Check {
+  id: string;
+  name: string;
+  status: string;
+  errorMessage?: string;
+}
 
 async function checksIn(dir: string): Promise<Check[]> {
   const out: Check[] = [];
@@ -49,10 +54,14 @@ describe('MCP conformance: authorization server scenarios', () => {
     for (const file of [NODE22, CLI]) if (!existsSync(file)) throw new Error(`${file} is missing: run 'make mcp-tools'.`);
     const port = await freePort();
     const client = await registerClient(server.baseUrl, 'MCP conformance', `http://127.0.0.1:${port}/callback`);
-    const child = spawn(NODE22, [CLI, 'authorization', '--url', server.baseUrl, '--client-id', client.clientId, '--resource', server.baseUrl, '--port', String(port), '-o', outputDir], {
-      env: { PATH: process.env.PATH ?? '', HOME: outputDir, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      NODE22,
+      [CLI, 'authorization', '--url', server.baseUrl, '--client-id', client.clientId, '--resource', server.baseUrl, '--port', String(port), '-o', outputDir],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: outputDir, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -75,7 +84,12 @@ describe('MCP conformance: authorization server scenarios', () => {
     const checks = await checksIn(outputDir);
     const failures = checks.filter((c) => c.status === 'FAILURE');
     expect({ code, failures }).toEqual({ code: 0, failures: [] });
-    expect(checks.filter((c) => c.status === 'SUCCESS').map((c) => c.id).sort()).toEqual(['authorization-code-grant', 'authorization-server-metadata']);
+    expect(
+      checks
+        .filter((c) => c.status === 'SUCCESS')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(['authorization-code-grant', 'authorization-server-metadata']);
     // The one check short of a success is a warning: client ID metadata documents, which the spec does not publish.
     expect(checks.filter((c) => c.status !== 'SUCCESS').map((c) => [c.id, c.status])).toEqual([['authorization-server-metadata-cimd', 'WARNING']]);
   }, 120_000);

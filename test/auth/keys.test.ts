@@ -39,8 +39,17 @@ describe('OAuth keys and state in Postgres', () => {
   async function connect(app: TestApp, resource = app.baseUrl) {
     const client = await registerClient(app.baseUrl);
     const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(app.baseUrl), authorizeUrl(app.baseUrl, client, challenge, { resource }), { email, password: PASSWORD });
-    const token = await tokenRequest(app.baseUrl, { grant_type: 'authorization_code', code: codeFrom(location), code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+    const { location } = await authorizeInBrowser(new HttpBrowser(app.baseUrl), authorizeUrl(app.baseUrl, client, challenge, { resource }), {
+      email,
+      password: PASSWORD,
+    });
+    const token = await tokenRequest(app.baseUrl, {
+      grant_type: 'authorization_code',
+      code: codeFrom(location),
+      code_verifier: verifier,
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+    });
     expect(token.status).toBe(200);
     return { client, accessToken: String(token.body.access_token), refreshToken: String(token.body.refresh_token) };
   }

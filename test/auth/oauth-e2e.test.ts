@@ -28,7 +28,13 @@ class MemoryOAuthProvider implements OAuthClientProvider {
   constructor(readonly redirectUrl: string) {}
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'E2E Agent', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'E2E Agent',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.information;

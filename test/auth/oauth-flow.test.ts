@@ -13,11 +13,14 @@ describe('OAuth discovery', () => {
   });
   afterAll(async () => server.close());
 
-  it.each(['', '/mcp', '/api/v1'])('serves protected-resource metadata at /.well-known/oauth-protected-resource%s naming the service and the one authorization server', async (suffix) => {
-    const res = await fetch(`${server.baseUrl}/.well-known/oauth-protected-resource${suffix}`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ resource: server.baseUrl, authorization_servers: [server.baseUrl], bearer_methods_supported: ['header'] });
-  });
+  it.each(['', '/mcp', '/api/v1'])(
+    'serves protected-resource metadata at /.well-known/oauth-protected-resource%s naming the service and the one authorization server',
+    async (suffix) => {
+      const res = await fetch(`${server.baseUrl}/.well-known/oauth-protected-resource${suffix}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ resource: server.baseUrl, authorization_servers: [server.baseUrl], bearer_methods_supported: ['header'] });
+    },
+  );
 
   it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])('serves authorization server metadata at %s', async (path) => {
     const res = await fetch(`${server.baseUrl}${path}`);
@@ -35,7 +38,8 @@ describe('OAuth discovery', () => {
     expect(meta.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
     expect(meta.grant_types_supported).not.toContain('implicit');
     // Bearer tokens only, and no side doors: no DPoP, no pushed requests, no introspection or userinfo.
-    for (const absent of ['dpop_signing_alg_values_supported', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'userinfo_endpoint']) expect(meta[absent]).toBeUndefined();
+    for (const absent of ['dpop_signing_alg_values_supported', 'pushed_authorization_request_endpoint', 'introspection_endpoint', 'userinfo_endpoint'])
+      expect(meta[absent]).toBeUndefined();
     expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'email', 'offline_access']));
   });
 
@@ -61,14 +65,27 @@ describe('OAuth code flow', () => {
     const browser = new HttpBrowser(server.baseUrl);
     const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, challenge, params), { email: ada.email, password: PASSWORD });
     const code = codeFrom(location);
-    const token = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+    const token = await tokenRequest(server.baseUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+    });
     return { client, browser, token, location: location! };
   }
 
   it('registers a public client by RFC 7591', async () => {
-    const { status, body } = await register(server.baseUrl, { client_name: 'Registrar', redirect_uris: ['https://app.example.com/cb', 'http://localhost:8976/cb'] });
+    const { status, body } = await register(server.baseUrl, {
+      client_name: 'Registrar',
+      redirect_uris: ['https://app.example.com/cb', 'http://localhost:8976/cb'],
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ client_name: 'Registrar', token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/cb', 'http://localhost:8976/cb'] });
+    expect(body).toMatchObject({
+      client_name: 'Registrar',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['https://app.example.com/cb', 'http://localhost:8976/cb'],
+    });
     expect(body.client_secret).toBeUndefined();
   });
 
@@ -132,7 +149,10 @@ describe('OAuth code flow', () => {
     const fresh = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }));
     expect(new URL(fresh.url).pathname).toBe('/signin');
     expect(await fresh.res.text()).toContain('sign in again');
-    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }), { email: ada.email, password: PASSWORD });
+    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge, { prompt: 'login' }), {
+      email: ada.email,
+      password: PASSWORD,
+    });
     codeFrom(location);
   });
 
@@ -154,7 +174,10 @@ describe('OAuth code flow', () => {
       body: JSON.stringify({ name: 'Books' }),
     });
     expect(res.status).toBe(201);
-    const row = (await server.db('activity').where({ user_id: ada.userId }).orderBy('id', 'desc').first('client_name', 'via_connection')) as { client_name: string; via_connection: boolean };
+    const row = (await server.db('activity').where({ user_id: ada.userId }).orderBy('id', 'desc').first('client_name', 'via_connection')) as {
+      client_name: string;
+      via_connection: boolean;
+    };
     expect(row).toEqual({ client_name: 'Logbook Agent', via_connection: true });
   });
 });

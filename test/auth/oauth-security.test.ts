@@ -28,7 +28,13 @@ describe('OAuth security', () => {
     const { verifier, challenge } = pkce();
     const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), person());
     const code = codeFrom(location);
-    const token = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+    const token = await tokenRequest(server.baseUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+    });
     expect(token.status).toBe(200);
     return { client, code, verifier, accessToken: String(token.body.access_token), refreshToken: String(token.body.refresh_token) };
   }
@@ -62,7 +68,13 @@ describe('OAuth security', () => {
       const client = await registerClient(server.baseUrl, 'Two Ports', 'http://127.0.0.1:53682/callback');
       const { verifier, challenge } = pkce();
       const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), person());
-      const token = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code: codeFrom(location), code_verifier: verifier, client_id: client.clientId, redirect_uri: 'http://127.0.0.1:53999/callback' });
+      const token = await tokenRequest(server.baseUrl, {
+        grant_type: 'authorization_code',
+        code: codeFrom(location),
+        code_verifier: verifier,
+        client_id: client.clientId,
+        redirect_uri: 'http://127.0.0.1:53999/callback',
+      });
       expect(token.status).toBe(400);
       expect(token.body.error).toBe('invalid_grant');
     });
@@ -82,7 +94,11 @@ describe('OAuth security', () => {
     });
 
     it('matches the port exactly even for a client that registers as a native app', async () => {
-      const { status, body } = await register(server.baseUrl, { client_name: 'Native', application_type: 'native', redirect_uris: ['http://127.0.0.1:41000/cb'] });
+      const { status, body } = await register(server.baseUrl, {
+        client_name: 'Native',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1:41000/cb'],
+      });
       expect(status).toBe(201);
       const client = { clientId: String(body.client_id), redirectUri: 'http://127.0.0.1:41001/cb' };
       const res = await new HttpBrowser(server.baseUrl).request(authorizeUrl(server.baseUrl, client, pkce().challenge));
@@ -90,14 +106,17 @@ describe('OAuth security', () => {
       expect(res.headers.get('location')).toBeNull();
     });
 
-    it.each(['https://evil.example/', '//evil.example/', '/\\evil.example/', 'javascript:alert(1)', '/%2F%2Fevil.example'])('keeps the browser on the site after sign-in with next=%s', async (next) => {
-      const browser = new HttpBrowser(server.baseUrl);
-      const page = await (await browser.request(`/signin?next=${encodeURIComponent(next)}`)).text();
-      const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next, email: ada.email, password: PASSWORD } });
-      expect(res.status).toBe(303);
-      const location = new URL(res.headers.get('location')!, server.baseUrl);
-      expect(location.origin).toBe(server.baseUrl);
-    });
+    it.each(['https://evil.example/', '//evil.example/', '/\\evil.example/', 'javascript:alert(1)', '/%2F%2Fevil.example'])(
+      'keeps the browser on the site after sign-in with next=%s',
+      async (next) => {
+        const browser = new HttpBrowser(server.baseUrl);
+        const page = await (await browser.request(`/signin?next=${encodeURIComponent(next)}`)).text();
+        const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next, email: ada.email, password: PASSWORD } });
+        expect(res.status).toBe(303);
+        const location = new URL(res.headers.get('location')!, server.baseUrl);
+        expect(location.origin).toBe(server.baseUrl);
+      },
+    );
   });
 
   describe('PKCE', () => {
@@ -125,7 +144,12 @@ describe('OAuth security', () => {
       const client = await registerClient(server.baseUrl);
       const { challenge } = pkce();
       const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), person());
-      const params: Record<string, string> = { grant_type: 'authorization_code', code: codeFrom(location), client_id: client.clientId, redirect_uri: client.redirectUri };
+      const params: Record<string, string> = {
+        grant_type: 'authorization_code',
+        code: codeFrom(location),
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+      };
       if (verifierCase) params.code_verifier = verifierCase === 'challenge' ? challenge : verifierCase;
       const token = await tokenRequest(server.baseUrl, params);
       expect(token.status).toBe(400);
@@ -136,7 +160,13 @@ describe('OAuth security', () => {
   describe('codes and refresh tokens', () => {
     it('refuses a replayed code and revokes what the first exchange issued', async () => {
       const { client, code, verifier, accessToken, refreshToken } = await authorized();
-      const replay = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+      const replay = await tokenRequest(server.baseUrl, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+      });
       expect(replay.status).toBe(400);
       expect(replay.body.error).toBe('invalid_grant');
       expect((await api(accessToken)).status).toBe(401);
@@ -178,7 +208,10 @@ describe('OAuth security', () => {
 
     it('answers 400 for an expired refresh token', async () => {
       const { client, refreshToken } = await authorized();
-      await server.db('oauth_payloads').where({ model: 'RefreshToken' }).update({ expires_at: new Date(Date.now() - 1000) });
+      await server
+        .db('oauth_payloads')
+        .where({ model: 'RefreshToken' })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       const res = await tokenRequest(server.baseUrl, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
@@ -186,7 +219,11 @@ describe('OAuth security', () => {
 
     it('refuses a resource indicator outside the service', async () => {
       const client = await registerClient(server.baseUrl);
-      const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, pkce().challenge, { resource: 'https://other.example/mcp' }), person());
+      const { location } = await authorizeInBrowser(
+        new HttpBrowser(server.baseUrl),
+        authorizeUrl(server.baseUrl, client, pkce().challenge, { resource: 'https://other.example/mcp' }),
+        person(),
+      );
       expect(new URL(location!).searchParams.get('error')).toBe('invalid_target');
     });
 
@@ -238,7 +275,7 @@ describe('OAuth security', () => {
     });
 
     it('answers 401 for a token typed as a plain JWT (an ID token, say)', async () => {
-      expect((await api(await forge({}, { typ: 'JWT' })))).toHaveProperty('status', 401);
+      expect(await api(await forge({}, { typ: 'JWT' }))).toHaveProperty('status', 401);
     });
 
     it('answers 401 for a token signed by a key the service does not hold', async () => {
@@ -271,7 +308,9 @@ describe('OAuth security', () => {
       const csrf = formValue(page, 'csrf');
       expect((await browser.request('/oauth/consent', { form: { interaction, decision: 'allow' } })).status).toBe(403);
       expect((await browser.request('/oauth/consent', { form: { csrf: 'x'.repeat(43), interaction, decision: 'allow' } })).status).toBe(403);
-      expect((await browser.request('/oauth/consent', { form: { csrf, interaction, decision: 'allow' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+      expect(
+        (await browser.request('/oauth/consent', { form: { csrf, interaction, decision: 'allow' }, headers: { origin: 'https://evil.example' } })).status,
+      ).toBe(403);
       // The genuine form still goes through.
       const ok = await browser.request('/oauth/consent', { form: { csrf, interaction, decision: 'allow' } });
       expect(ok.status).toBe(303);

@@ -65,8 +65,7 @@ describe('rate limits across two instances', () => {
       key = await createApiKey(database.knex, user.id);
     });
 
-    const get = (token: string) => (baseUrl: string) =>
-      fetch(`${baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });
+    const get = (token: string) => (baseUrl: string) => fetch(`${baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });
 
     it(`lets exactly ${TOKEN_LIMIT} requests of one API key through, then 429 with Retry-After and code rateLimited`, async () => {
       const responses = await burst(apps, 3 * TOKEN_LIMIT, get(key));
@@ -87,8 +86,17 @@ describe('rate limits across two instances', () => {
       const [a] = apps;
       const client = await registerClient(a!.baseUrl);
       const { verifier, challenge } = pkce();
-      const { location } = await authorizeInBrowser(new HttpBrowser(a!.baseUrl), authorizeUrl(a!.baseUrl, client, challenge), { email: userEmail, password: PASSWORD });
-      const token = await tokenRequest(a!.baseUrl, { grant_type: 'authorization_code', code: codeFrom(location), code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+      const { location } = await authorizeInBrowser(new HttpBrowser(a!.baseUrl), authorizeUrl(a!.baseUrl, client, challenge), {
+        email: userEmail,
+        password: PASSWORD,
+      });
+      const token = await tokenRequest(a!.baseUrl, {
+        grant_type: 'authorization_code',
+        code: codeFrom(location),
+        code_verifier: verifier,
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+      });
       const accessToken = String(token.body.access_token);
       // Issued through instance A; instance B verifies it too (same keys, same database).
       const s = statuses(await burst(apps, 3 * TOKEN_LIMIT, get(accessToken)));
@@ -107,8 +115,18 @@ describe('rate limits across two instances', () => {
     const requests: ((baseUrl: string) => Promise<Response>)[] = [
       (b) => fetch(`${b}/api/v1/lists`),
       (b) => fetch(`${b}/api/v1/lists`, { headers: { Authorization: `Bearer lk_${'q'.repeat(45)}` } }),
-      (b) => fetch(`${b}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) }),
-      (b) => fetch(`${b}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=nope&client_id=nope' }),
+      (b) =>
+        fetch(`${b}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        }),
+      (b) =>
+        fetch(`${b}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=refresh_token&refresh_token=nope&client_id=nope',
+        }),
       (b) => fetch(`${b}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
       (b) => fetch(`${b}/signin`),
       // A bearer token on routes the bearer guard does not cover: counted all the same.

@@ -16,8 +16,17 @@ import { snapshotOf } from '../support/snapshot.js';
 
 const ERROR_CODES = ['invalid', 'unauthorized', 'notFound', 'methodNotAllowed', 'rateLimited', 'toolError'];
 
-interface Sent { method: string; path: string; body?: string; contentType?: string }
-interface Answer { status: number; json: Record<string, unknown> | null; contentType: string | null }
+interface Sent {
+  method: string;
+  path: string;
+  body?: string;
+  contentType?: string;
+}
+interface Answer {
+  status: number;
+  json: Record<string, unknown> | null;
+  contentType: string | null;
+}
 
 describe('bad input', () => {
   let server: TestServer;
@@ -89,10 +98,16 @@ describe('bad input', () => {
     });
 
     it('refuses a JSON null where the body is optional, and any body where there is none', async () => {
-      await refused({ method: 'DELETE', path: `/lists/${ids.list}`, body: 'null' }, { status: 400, code: 'invalid', message: /'body' must be object; received null/ });
+      await refused(
+        { method: 'DELETE', path: `/lists/${ids.list}`, body: 'null' },
+        { status: 400, code: 'invalid', message: /'body' must be object; received null/ },
+      );
       await refused({ method: 'DELETE', path: `/lists/${ids.list}`, body: '[]' }, { status: 400, code: 'invalid', message: /'body' must be object/ });
       for (const body of ['null', '42', '"run"', '[1]']) {
-        await refused({ method: 'POST', path: `/automations/${randomUUID()}/run`, body }, { status: 400, code: 'invalid', message: /run_automation takes no body; received/ });
+        await refused(
+          { method: 'POST', path: `/automations/${randomUUID()}/run`, body },
+          { status: 400, code: 'invalid', message: /run_automation takes no body; received/ },
+        );
       }
       await refused({ method: 'POST', path: `/automations/${randomUUID()}/run`, body: '{"force": true}' }, { status: 400, code: 'invalid', field: 'force' });
     });
@@ -103,18 +118,30 @@ describe('bad input', () => {
     });
 
     it('refuses a head over 64 KiB with 400 invalid', async () => {
-      const answer = await refused({ method: 'GET', path: `/items?ids=${Array.from({ length: 2000 }, () => randomUUID()).join(',')}` }, { status: 400, code: 'invalid' });
+      const answer = await refused(
+        { method: 'GET', path: `/items?ids=${Array.from({ length: 2000 }, () => randomUUID()).join(',')}` },
+        { status: 400, code: 'invalid' },
+      );
       expect(answer.json!.error).toMatch(/exceed 65536 bytes/);
     });
 
     it('refuses unknown fields naming them and what is valid', async () => {
-      await refused({ method: 'POST', path: '/lists', body: JSON.stringify({ name: 'Books', colour: 'red' }) }, { status: 400, code: 'invalid', field: 'colour', message: /'colour' is not a known field; valid: name, icon/ });
+      await refused(
+        { method: 'POST', path: '/lists', body: JSON.stringify({ name: 'Books', colour: 'red' }) },
+        { status: 400, code: 'invalid', field: 'colour', message: /'colour' is not a known field; valid: name, icon/ },
+      );
       await refused({ method: 'GET', path: '/lists?colour=red' }, { status: 400, code: 'invalid', field: 'colour' });
     });
 
     it('refuses a wrong JSON type anywhere in the body, naming where', async () => {
-      await refused({ method: 'POST', path: '/items', body: JSON.stringify({ items: [{ title: 'fine' }, { title: 7 }] }) }, { status: 400, code: 'invalid', field: 'items[1].title' });
-      await refused({ method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], archived: 'yes' }) }, { status: 400, code: 'invalid', field: 'archived' });
+      await refused(
+        { method: 'POST', path: '/items', body: JSON.stringify({ items: [{ title: 'fine' }, { title: 7 }] }) },
+        { status: 400, code: 'invalid', field: 'items[1].title' },
+      );
+      await refused(
+        { method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], archived: 'yes' }) },
+        { status: 400, code: 'invalid', field: 'archived' },
+      );
     });
   });
 
@@ -158,20 +185,41 @@ describe('bad input', () => {
       ['an offset of 24 hours', '2026-01-01T10:00:00+24:00'],
     ])('refuses %s as a time filter with 400 naming it', async (_case, value) => {
       await refused({ method: 'GET', path: `/items?dueAfter=${encodeURIComponent(value)}` }, { status: 400, code: 'invalid', field: 'dueAfter' });
-      await refused({ method: 'POST', path: '/items/query', body: JSON.stringify({ listId: 'tasks', createdBefore: value }) }, { status: 400, code: 'invalid', field: 'createdBefore' });
-      await refused({ method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], dueAt: value }) }, { status: 400, code: 'invalid', field: 'dueAt' });
+      await refused(
+        { method: 'POST', path: '/items/query', body: JSON.stringify({ listId: 'tasks', createdBefore: value }) },
+        { status: 400, code: 'invalid', field: 'createdBefore' },
+      );
+      await refused(
+        { method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], dueAt: value }) },
+        { status: 400, code: 'invalid', field: 'dueAt' },
+      );
       await refused({ method: 'GET', path: `/items?changedSince=${encodeURIComponent(value)}` }, { status: 400, code: 'invalid', field: 'changedSince' });
     });
 
-    it('reads every instant the format admits, offsets past Postgres\' ±15:59 and leap seconds included', async () => {
-      for (const value of ['2026-01-01T10:00:00+23:59', '2026-01-01t10:00:00z', '2016-12-31T23:59:60Z', '0000-01-01T00:00:00+23:59', '9999-12-31T23:59:59-23:59']) {
+    it("reads every instant the format admits, offsets past Postgres' ±15:59 and leap seconds included", async () => {
+      for (const value of [
+        '2026-01-01T10:00:00+23:59',
+        '2026-01-01t10:00:00z',
+        '2016-12-31T23:59:60Z',
+        '0000-01-01T00:00:00+23:59',
+        '9999-12-31T23:59:59-23:59',
+      ]) {
         const answer = await send({ method: 'GET', path: `/items?createdAfter=${encodeURIComponent(value)}&changedSince=${encodeURIComponent(value)}` });
         expect({ value, status: answer.status }).toEqual({ value, status: 200 });
       }
     });
 
     it('reports an unreadable dueAt of one entry under failed and still creates the rest', async () => {
-      const answer = await send({ method: 'POST', path: '/items', body: JSON.stringify({ items: [{ title: 'bad date', dueAt: '2026-02-30' }, { title: 'good date', dueAt: '2026-03-01' }] }) });
+      const answer = await send({
+        method: 'POST',
+        path: '/items',
+        body: JSON.stringify({
+          items: [
+            { title: 'bad date', dueAt: '2026-02-30' },
+            { title: 'good date', dueAt: '2026-03-01' },
+          ],
+        }),
+      });
       expect(answer.status).toBe(201);
       expect(answer.json).toMatchObject({ added: 1, failed: [{ index: 0, reason: expect.stringMatching(/dueAt/) }] });
       expect((answer.json!.items as { title: string }[]).map((i) => i.title)).toEqual(['good date']);
@@ -182,9 +230,30 @@ describe('bad input', () => {
     it.each([
       ['a NUL character in a list name', 'POST', '/lists', { name: 'Bo\u0000oks' }, 'name', /NUL character \(U\+0000\)/],
       ['a NUL character in an item body', 'POST', '/items', { items: [{ title: 'ok', body: 'a\u0000b' }] }, 'items[0].body', /NUL/],
-      ['a NUL character in a value key', 'POST', '/items', { listId: 'LIST', items: [{ title: 'ok', values: { 'Aut\u0000hor': 'x' } }] }, 'items[0].values.Aut\u0000hor', /NUL/],
-      ['a lone high surrogate in a title', 'PATCH', '/items', { items: [{ itemId: 'ITEM', title: 'broken \ud83d' }] }, 'items[0].title', /unpaired UTF-16 surrogate \(U\+D83D\)/],
-      ['a lone low surrogate in a query', 'POST', '/items/query', { listId: 'tasks', where: [{ property: 'title', op: 'contains', value: '\ude00' }] }, 'where[0].value', /unpaired/],
+      [
+        'a NUL character in a value key',
+        'POST',
+        '/items',
+        { listId: 'LIST', items: [{ title: 'ok', values: { 'Aut\u0000hor': 'x' } }] },
+        'items[0].values.Aut\u0000hor',
+        /NUL/,
+      ],
+      [
+        'a lone high surrogate in a title',
+        'PATCH',
+        '/items',
+        { items: [{ itemId: 'ITEM', title: 'broken \ud83d' }] },
+        'items[0].title',
+        /unpaired UTF-16 surrogate \(U\+D83D\)/,
+      ],
+      [
+        'a lone low surrogate in a query',
+        'POST',
+        '/items/query',
+        { listId: 'tasks', where: [{ property: 'title', op: 'contains', value: '\ude00' }] },
+        'where[0].value',
+        /unpaired/,
+      ],
     ])('refuses %s with 400 naming the field', async (_case, method, path, body, field, message) => {
       const text = JSON.stringify(body).replace('LIST', ids.list).replace('ITEM', ids.item);
       await refused({ method, path, body: text }, { status: 400, code: 'invalid', field, message });
@@ -210,10 +279,18 @@ describe('bad input', () => {
       ['control characters other than NUL', 'tab\tnewline\nbell\u0007escape\u001b[31m'],
     ];
     it.each(texts)('stores %s verbatim in names, titles, bodies and values, REST and MCP', async (_case, text) => {
-      const list = await send({ method: 'POST', path: '/lists', body: JSON.stringify({ name: text, titleLabel: text, properties: [{ name: `P ${text}`, type: 'select', options: [text] }] }) });
+      const list = await send({
+        method: 'POST',
+        path: '/lists',
+        body: JSON.stringify({ name: text, titleLabel: text, properties: [{ name: `P ${text}`, type: 'select', options: [text] }] }),
+      });
       expect(list.status).toBe(201);
       expect(list.json).toMatchObject({ name: text, titleLabel: text, properties: [{ name: `P ${text}`, options: [{ label: text }] }] });
-      const created = await send({ method: 'POST', path: '/items', body: JSON.stringify({ listId: list.json!.id, items: [{ title: text, body: text, values: { [`P ${text}`]: text } }] }) });
+      const created = await send({
+        method: 'POST',
+        path: '/items',
+        body: JSON.stringify({ listId: list.json!.id, items: [{ title: text, body: text, values: { [`P ${text}`]: text } }] }),
+      });
       expect(created.status).toBe(201);
       const id = (created.json!.items as { id: string }[])[0]!.id;
       const read = await send({ method: 'GET', path: `/items/${id}` });
@@ -234,17 +311,29 @@ describe('bad input', () => {
       ['a Markdown javascript: link', '[click](javascript:alert(1)) ![x](data:text/html,<b>x</b>)'],
       ['Markdown that could end a block', '```\n---\n# heading\n> quote\n- [ ] task\n```'],
       ['a JSON-looking string', '{"$ne": null, "__proto__": {"admin": true}}'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a client sends, not a template of ours
       ['a template placeholder', '${process.env.DATABASE_URL} {{7*7}} <%= 7*7 %>'],
     ];
 
     it.each(payloads)('stores %s verbatim and runs none of it', async (_case, text) => {
       const itemsBefore = Number(((await server.db('items').count('* as n')) as { n: string }[])[0]!.n);
-      const list = await send({ method: 'POST', path: '/lists', body: JSON.stringify({ name: text, instructions: text, properties: [{ name: 'Note', type: 'text' }] }) });
+      const list = await send({
+        method: 'POST',
+        path: '/lists',
+        body: JSON.stringify({ name: text, instructions: text, properties: [{ name: 'Note', type: 'text' }] }),
+      });
       expect(list.status).toBe(201);
-      const created = await send({ method: 'POST', path: '/items', body: JSON.stringify({ listId: list.json!.id, items: [{ title: text, body: text, externalId: text, values: { Note: text } }] }) });
+      const created = await send({
+        method: 'POST',
+        path: '/items',
+        body: JSON.stringify({ listId: list.json!.id, items: [{ title: text, body: text, externalId: text, values: { Note: text } }] }),
+      });
       expect(created.status).toBe(201);
       const id = (created.json!.items as { id: string }[])[0]!.id;
-      expect(await send({ method: 'GET', path: `/items/${id}` })).toMatchObject({ status: 200, json: { title: text, body: text, externalId: text, values: expect.objectContaining({}) } });
+      expect(await send({ method: 'GET', path: `/items/${id}` })).toMatchObject({
+        status: 200,
+        json: { title: text, body: text, externalId: text, values: expect.objectContaining({}) },
+      });
       // Stored as sent: the row itself holds the text, the tables are all there, nothing else was written.
       expect(await server.db('items').where({ id }).first()).toMatchObject({ title: text, body: text, external_id: text });
       expect(Number(((await server.db('items').count('* as n')) as { n: string }[])[0]!.n)).toBe(itemsBefore + 1);
@@ -252,9 +341,17 @@ describe('bad input', () => {
       // As a filter it matches itself, not everything.
       const search = await send({ method: 'GET', path: `/items?listId=${list.json!.id}&query=${encodeURIComponent(text)}` });
       expect((search.json!.items as { id: string }[]).map((i) => i.id)).toEqual([id]);
-      const other = await send({ method: 'POST', path: '/items/query', body: JSON.stringify({ listId: list.json!.id, where: [{ property: 'Note', op: 'eq', value: `${text}!` }], mode: 'count' }) });
+      const other = await send({
+        method: 'POST',
+        path: '/items/query',
+        body: JSON.stringify({ listId: list.json!.id, where: [{ property: 'Note', op: 'eq', value: `${text}!` }], mode: 'count' }),
+      });
       expect(other.json).toMatchObject({ count: 0 });
-      const same = await send({ method: 'POST', path: '/items/query', body: JSON.stringify({ listId: list.json!.id, where: [{ property: 'Note', op: 'eq', value: text }], mode: 'count' }) });
+      const same = await send({
+        method: 'POST',
+        path: '/items/query',
+        body: JSON.stringify({ listId: list.json!.id, where: [{ property: 'Note', op: 'eq', value: text }], mode: 'count' }),
+      });
       expect(same.json).toMatchObject({ count: 1 });
       // Over MCP the same text comes back as text, not markup.
       const viaMcp = await mcp.callTool({ name: 'get_item', arguments: { id } });
@@ -267,42 +364,67 @@ describe('bad input', () => {
 
     it('finds the limits of the spec', () => {
       const fields = cases.map((c) => `${c.op.operationId} ${c.field}`);
-      expect(fields).toEqual(expect.arrayContaining(['create_items items', 'create_items items[0].title', 'update_items items', 'delete_items itemIds', 'create_list instructions', 'list_items limit', 'query_items where']));
+      expect(fields).toEqual(
+        expect.arrayContaining([
+          'create_items items',
+          'create_items items[0].title',
+          'update_items items',
+          'delete_items itemIds',
+          'create_list instructions',
+          'list_items limit',
+          'query_items where',
+        ]),
+      );
     });
 
     it.each(cases)('$name', async ({ op, field, input }) => {
       const params = { ...input.params };
       const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-        const value = String(params[name] ?? (name === 'id' ? (op.path.startsWith('/items') ? ids.item : op.path.startsWith('/lists') ? ids.list : randomUUID()) : 'x'));
+        const value = String(
+          params[name] ?? (name === 'id' ? (op.path.startsWith('/items') ? ids.item : op.path.startsWith('/lists') ? ids.list : randomUUID()) : 'x'),
+        );
         delete params[name];
         return encodeURIComponent(value);
       });
       const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)])).toString();
-      const req: Sent = { method: op.method, path: `${path}${query ? `?${query}` : ''}`, ...(input.body ? { body: JSON.stringify(fill(input.body, ids)) } : {}) };
+      const req: Sent = {
+        method: op.method,
+        path: `${path}${query ? `?${query}` : ''}`,
+        ...(input.body ? { body: JSON.stringify(fill(input.body, ids)) } : {}),
+      };
       await refused(req, { status: 400, code: 'invalid', field });
     });
   });
 });
 
-interface LimitCase { field: string; what: string; input: { params: Record<string, unknown>; body: Record<string, unknown> | undefined } }
+interface LimitCase {
+  field: string;
+  what: string;
+  input: { params: Record<string, unknown>; body: Record<string, unknown> | undefined };
+}
 
 /** For each limit (maxLength, maxItems, maximum, minimum) of a parameter, a body field or a field of the first entry of a body array: an input one over it. */
 function limitCases(op: OperationSpec): LimitCase[] {
   const out: LimitCase[] = [];
   const base = () => baseInput(op);
   for (const [name, schema] of Object.entries((op.paramsSchema.properties ?? {}) as Record<string, JsonSchema>)) {
-    for (const over of overLimit(schema, name)) out.push({ field: over.field, what: over.what, input: { ...base(), params: { ...base().params, [name]: over.value } } });
+    for (const over of overLimit(schema, name))
+      out.push({ field: over.field, what: over.what, input: { ...base(), params: { ...base().params, [name]: over.value } } });
   }
   for (const [name, schema] of Object.entries((op.bodySchema?.properties ?? {}) as Record<string, JsonSchema>)) {
     for (const over of overLimit(schema, name)) {
       const input = base();
       out.push({ field: over.field, what: over.what, input: { ...input, body: { ...input.body, [name]: over.value } } });
     }
-    const entry = schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) ? (schema.items as JsonSchema | undefined) : undefined;
+    const entry =
+      schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) ? (schema.items as JsonSchema | undefined) : undefined;
     for (const [inner, innerSchema] of Object.entries((entry?.properties ?? {}) as Record<string, JsonSchema>)) {
       for (const over of overLimit(innerSchema, `${name}[0].${inner}`)) {
         const input = base();
-        const first = { ...((((input.body?.[name] as Record<string, unknown>[] | undefined) ?? [])[0] ?? minimal(entry!)) as Record<string, unknown>), [inner]: over.value };
+        const first = {
+          ...((((input.body?.[name] as Record<string, unknown>[] | undefined) ?? [])[0] ?? minimal(entry!)) as Record<string, unknown>),
+          [inner]: over.value,
+        };
         out.push({ field: over.field, what: over.what, input: { ...input, body: { ...input.body, [name]: [first] } } });
       }
     }
@@ -323,8 +445,10 @@ function overLimit(schema: JsonSchema, field: string): { field: string; what: st
     const element = minimal(schema.items as JsonSchema);
     out.push({ field, what: `maxItems ${schema.maxItems}`, value: Array.from({ length: schema.maxItems + 1 }, () => structuredClone(element)) });
   }
-  if (typeof schema.maximum === 'number' && (types.includes('integer') || types.includes('number'))) out.push({ field, what: `maximum ${schema.maximum}`, value: schema.maximum + 1 });
-  if (typeof schema.minimum === 'number' && (types.includes('integer') || types.includes('number'))) out.push({ field, what: `minimum ${schema.minimum}`, value: schema.minimum - 1 });
+  if (typeof schema.maximum === 'number' && (types.includes('integer') || types.includes('number')))
+    out.push({ field, what: `maximum ${schema.maximum}`, value: schema.maximum + 1 });
+  if (typeof schema.minimum === 'number' && (types.includes('integer') || types.includes('number')))
+    out.push({ field, what: `minimum ${schema.minimum}`, value: schema.minimum - 1 });
   return out;
 }
 
@@ -335,7 +459,11 @@ function minimal(schema: JsonSchema): unknown {
   const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : (schema.type as string);
   switch (type) {
     case 'string':
-      return schema.format === 'uuid' ? 'ITEM' : schema.format === 'date-time' ? '2026-01-01T00:00:00Z' : 'x'.repeat(Math.max(1, Number(schema.minLength ?? 1)));
+      return schema.format === 'uuid'
+        ? 'ITEM'
+        : schema.format === 'date-time'
+          ? '2026-01-01T00:00:00Z'
+          : 'x'.repeat(Math.max(1, Number(schema.minLength ?? 1)));
     case 'integer':
     case 'number':
       return schema.minimum ?? 1;
@@ -361,5 +489,10 @@ function baseInput(op: OperationSpec): { params: Record<string, unknown>; body: 
 
 /** Replaces the examples' ids and the ITEM/LIST placeholders by ids of the test account. */
 function fill(body: unknown, ids: { item: string; list: string }): unknown {
-  return JSON.parse(JSON.stringify(body).replace(/"ITEM"/g, JSON.stringify(ids.item)).replace(/"LIST"/g, JSON.stringify(ids.list)).replace(/5e8c7d6e-8d79-4fb1-ae8c-6f5e6d1b0e54/g, ids.item));
+  return JSON.parse(
+    JSON.stringify(body)
+      .replace(/"ITEM"/g, JSON.stringify(ids.item))
+      .replace(/"LIST"/g, JSON.stringify(ids.list))
+      .replace(/5e8c7d6e-8d79-4fb1-ae8c-6f5e6d1b0e54/g, ids.item),
+  );
 }

@@ -26,7 +26,9 @@ describe('listkeeper automation and memory', () => {
   });
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, DATABASE_URL: server.dbUrl, NODE_OPTIONS: '' } });
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        env: { ...process.env, DATABASE_URL: server.dbUrl, NODE_OPTIONS: '' },
+      });
       return { stdout, stderr, code: 0 };
     } catch (err) {
       const e = err as { stdout: string; stderr: string; code: number };
@@ -36,12 +38,38 @@ describe('listkeeper automation and memory', () => {
 
   it('creates from YAML, lists, pauses, resumes and deletes an automation', async () => {
     const file = path.join(dir, 'weekly.yaml');
-    await writeFile(file, ['name: Weekly review', 'schedule: "0 9 * * 1"', 'actions:', '  - type: createItems', '    items:', '      - title: "Weekly review {date}"', '        dueInDays: 0', '  - type: postDigest', '    daysAhead: 7', ''].join('\n'));
+    await writeFile(
+      file,
+      [
+        'name: Weekly review',
+        'schedule: "0 9 * * 1"',
+        'actions:',
+        '  - type: createItems',
+        '    items:',
+        '      - title: "Weekly review {date}"',
+        '        dueInDays: 0',
+        '  - type: postDigest',
+        '    daysAhead: 7',
+        '',
+      ].join('\n'),
+    );
     const created = await cli('automation', 'create', '--email', ada.email, '--file', file);
     expect(created.stdout).toMatch(/^Created automation 'Weekly review' \([0-9a-f-]{36}\), active, next run \d{4}-/);
     const id = /\(([0-9a-f-]{36})\)/.exec(created.stdout)![1]!;
-    expect((await list_automations(server.context(ada), {})).automations).toEqual([expect.objectContaining({ id, status: 'active', schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: 'Weekly review {date}', dueInDays: 0 }] }, { type: 'postDigest', daysAhead: 7 }] })]);
-    expect((await cli('automation', 'list', '--email', ada.email)).stdout).toMatch(new RegExp(`^${id}  active  0 9 \\* \\* 1 +next .*Weekly review: Creates 'Weekly review \\{date\\}' on tasks`));
+    expect((await list_automations(server.context(ada), {})).automations).toEqual([
+      expect.objectContaining({
+        id,
+        status: 'active',
+        schedule: '0 9 * * 1',
+        actions: [
+          { type: 'createItems', items: [{ title: 'Weekly review {date}', dueInDays: 0 }] },
+          { type: 'postDigest', daysAhead: 7 },
+        ],
+      }),
+    ]);
+    expect((await cli('automation', 'list', '--email', ada.email)).stdout).toMatch(
+      new RegExp(`^${id}  active  0 9 \\* \\* 1 +next .*Weekly review: Creates 'Weekly review \\{date\\}' on tasks`),
+    );
     expect((await cli('automation', 'pause', '--email', ada.email, '--id', id)).stdout).toBe("'Weekly review' is paused.\n");
     expect((await list_automations(server.context(ada), {})).automations[0]).toMatchObject({ status: 'paused', nextRunAt: null });
     expect((await cli('automation', 'resume', '--email', ada.email, '--id', id)).stdout).toMatch(/^'Weekly review' is active; next run /);
@@ -64,7 +92,9 @@ describe('listkeeper automation and memory', () => {
     const added = await cli('memory', 'add', '--email', ada.email, 'Prefers tasks due before noon');
     const id = /\(([0-9a-f-]{36})\)/.exec(added.stdout)![1]!;
     await cli('memory', 'add', '--email', ada.email, 'Partner is called Sam');
-    expect((await cli('memory', 'list', '--email', ada.email)).stdout).toBe(`${id}  Prefers tasks due before noon\n${(await server.db('memory').where({ text: 'Partner is called Sam' }).first()).id}  Partner is called Sam\n`);
+    expect((await cli('memory', 'list', '--email', ada.email)).stdout).toBe(
+      `${id}  Prefers tasks due before noon\n${(await server.db('memory').where({ text: 'Partner is called Sam' }).first()).id}  Partner is called Sam\n`,
+    );
     expect((await get_context(server.context(ada), {})).memory).toEqual(['Prefers tasks due before noon', 'Partner is called Sam']);
     expect((await cli('memory', 'remove', '--email', ada.email, '--id', id)).stdout).toBe('Forgot: Prefers tasks due before noon\n');
     expect((await get_context(server.context(ada), {})).memory).toEqual(['Partner is called Sam']);

@@ -34,12 +34,18 @@ describe('compactOutputSchema', () => {
   });
 
   it('writes anyOf [enum, null] as one enum with null, and drops a type the enum implies', () => {
-    const out = compactOutputSchema({ type: 'object', properties: { s: { anyOf: [{ $ref: '#/components/schemas/S' }, { type: 'null' }] } } }, { S: { type: 'string', enum: ['a', 'b'], description: 'd' } });
+    const out = compactOutputSchema(
+      { type: 'object', properties: { s: { anyOf: [{ $ref: '#/components/schemas/S' }, { type: 'null' }] } } },
+      { S: { type: 'string', enum: ['a', 'b'], description: 'd' } },
+    );
     expect(out.properties).toEqual({ s: { enum: ['a', 'b', null] } });
   });
 
   it('widens an object branch beside null instead of keeping anyOf', () => {
-    const out = compactOutputSchema({ type: 'object', properties: { o: { anyOf: [{ type: 'object', properties: { a: { type: 'integer' } } }, { type: 'null' }] } } }, {});
+    const out = compactOutputSchema(
+      { type: 'object', properties: { o: { anyOf: [{ type: 'object', properties: { a: { type: 'integer' } } }, { type: 'null' }] } } },
+      {},
+    );
     expect(out.properties).toEqual({ o: { type: ['object', 'null'], properties: { a: { type: 'integer' } } } });
   });
 
@@ -52,23 +58,54 @@ describe('compactOutputSchema', () => {
   });
 
   it('puts a large component used twice into $defs once, and inlines one used once', () => {
-    const big = { type: 'object', properties: Object.fromEntries(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'].map((k) => [k, { type: 'string' }])) };
+    const big = {
+      type: 'object',
+      properties: Object.fromEntries(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'].map((k) => [k, { type: 'string' }])),
+    };
     const out = compactOutputSchema(
-      { type: 'object', properties: { a: { $ref: '#/components/schemas/Big' }, b: { type: 'array', items: { $ref: '#/components/schemas/Big' } }, c: { $ref: '#/components/schemas/Once' } } },
+      {
+        type: 'object',
+        properties: {
+          a: { $ref: '#/components/schemas/Big' },
+          b: { type: 'array', items: { $ref: '#/components/schemas/Big' } },
+          c: { $ref: '#/components/schemas/Once' },
+        },
+      },
       { Big: big, Once: { type: 'object', properties: { n: { type: 'number' } } } },
     );
-    expect(out.properties).toEqual({ a: { $ref: '#/$defs/Big' }, b: { type: 'array', items: { $ref: '#/$defs/Big' } }, c: { type: 'object', properties: { n: { type: 'number' } } } });
+    expect(out.properties).toEqual({
+      a: { $ref: '#/$defs/Big' },
+      b: { type: 'array', items: { $ref: '#/$defs/Big' } },
+      c: { type: 'object', properties: { n: { type: 'number' } } },
+    });
     expect(out.$defs).toEqual({ Big: big });
   });
 
   it('inlines a component used twice when it is small', () => {
-    const out = compactOutputSchema({ type: 'object', properties: { a: { $ref: '#/components/schemas/T' }, b: { $ref: '#/components/schemas/T' } } }, { T: { type: 'string', enum: ['x', 'y'] } });
+    const out = compactOutputSchema(
+      { type: 'object', properties: { a: { $ref: '#/components/schemas/T' }, b: { $ref: '#/components/schemas/T' } } },
+      { T: { type: 'string', enum: ['x', 'y'] } },
+    );
     expect(out).toEqual({ type: 'object', properties: { a: { enum: ['x', 'y'] }, b: { enum: ['x', 'y'] } } });
   });
 });
 
 describe('the generated tool list', () => {
-  const STRUCTURAL = new Set(['type', 'properties', 'required', 'items', 'prefixItems', 'additionalProperties', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', '$ref']);
+  const STRUCTURAL = new Set([
+    'type',
+    'properties',
+    'required',
+    'items',
+    'prefixItems',
+    'additionalProperties',
+    'enum',
+    'const',
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'not',
+    '$ref',
+  ]);
 
   it.each(tools.map((t) => [t.name, t] as const))('%s: output schema has structure only, refs only into its own $defs, object root', (_name, tool) => {
     expect(tool.outputSchema.type).toBe('object');
@@ -80,7 +117,10 @@ describe('the generated tool list', () => {
 
   // Every documented success example must pass the REST schema and the tool schema alike:
   // the compact schema may only be looser.
-  const paths = openapiDocument.paths as Record<string, Record<string, { operationId?: string; responses?: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+  const paths = openapiDocument.paths as Record<
+    string,
+    Record<string, { operationId?: string; responses?: Record<string, { content?: Record<string, { example?: unknown }> }> }>
+  >;
   const examples = operationTable
     .filter((op) => op.tool)
     .flatMap((op) => {

@@ -60,7 +60,9 @@ describe('crash safety', () => {
     closeSync(log);
     for (let i = 0; i < 240; i++) {
       if (server.exitCode !== null) throw new Error(`the server exited while starting:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok).catch(() => false);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ready) return;
       await sleep(250);
     }
@@ -136,7 +138,13 @@ describe('crash safety', () => {
     let waiting = 0;
     for (let i = 0; i < 400 && waiting === 0; i++) {
       await sleep(25);
-      waiting = Number((await holder.query<{ n: string }>(`SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'activity' AND NOT l.granted`)).rows[0]!.n);
+      waiting = Number(
+        (
+          await holder.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'activity' AND NOT l.granted`,
+          )
+        ).rows[0]!.n,
+      );
     }
     expect(waiting).toBe(1);
     await kill('server');
@@ -154,7 +162,18 @@ describe('crash safety', () => {
     chmodSync(dataDir, 0o755); // as root, Postgres runs as the postgres user
     logFile = path.join(dataDir, 'server.log');
     port = await freePort();
-    env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LISTKEEPER_DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'warn', DATABASE_URL: '', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '2', EMBEDDINGS: 'none' };
+    env = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LISTKEEPER_DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_SECONDS: '2',
+      EMBEDDINGS: 'none',
+    };
     await start();
     const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/listkeeper.js', ...args], { cwd: ROOT, env, encoding: 'utf8' });
     expect(cli('user', 'create', '--email', 'crash@example.com', '--name', 'Crash').status).toBe(0);
@@ -245,14 +264,21 @@ describe('crash safety', () => {
         // 200 entries in order, the 151st not an item of this account: the spec keeps the first 150 and
         // refuses the rest (404), so the batch is 0 or 150, never anything between.
         const ids: string[] = [];
-        for (const half of [0, 1]) ids.push(...((await api('POST', '/items', { items: Array.from({ length: 100 }, (_, i) => ({ title: `${tag} ${half}-${i}` })) })).json.items as { id: string }[]).map((i) => i.id));
+        for (const half of [0, 1])
+          ids.push(
+            ...(
+              (await api('POST', '/items', { items: Array.from({ length: 100 }, (_, i) => ({ title: `${tag} ${half}-${i}` })) })).json.items as { id: string }[]
+            ).map((i) => i.id),
+          );
         ids[150] = randomUUID();
         send = () => api('PATCH', '/items', { items: ids.map((itemId) => ({ itemId, title: `changed ${tag}` })) });
         written = () => count(`SELECT count(*) AS n FROM items WHERE title = $1`, [`changed ${tag}`]);
         all = 150;
       }
       const startedAt = Date.now();
-      const pending = send().then((r) => ({ ...r, at: Date.now() - startedAt })).catch(() => null);
+      const pending = send()
+        .then((r) => ({ ...r, at: Date.now() - startedAt }))
+        .catch(() => null);
       await sleep(Math.floor(Math.random() * 400));
       await kill('machine');
       const answer = await pending;

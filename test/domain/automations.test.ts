@@ -27,7 +27,10 @@ describe('automations', () => {
 
   /** Runs the automation now at `now` (as the job would), returning the ended run. */
   async function runAt(automation: AutomationRow, now: Date, config = server.config): Promise<RunRow> {
-    const [run] = (await server.db('automation_runs').insert({ automation_id: automation.id, owner_id: ada.userId, trigger: 'manual' }).returning('*')) as RunRow[];
+    const [run] = (await server
+      .db('automation_runs')
+      .insert({ automation_id: automation.id, owner_id: ada.userId, trigger: 'manual' })
+      .returning('*')) as RunRow[];
     return (await executeRun(server.db, config, run!.id, () => now, log))!;
   }
   const make = (def: object) => createAutomation(server.db, ada.userId, def, new Date());
@@ -38,7 +41,18 @@ describe('automations', () => {
     const now = new Date('2026-07-10T02:00:00Z');
 
     it('createItems fills {date} with the local date and counts due dates from the local day', async () => {
-      const a = await make({ name: 'Template', actions: [{ type: 'createItems', items: [{ title: 'Review {date}', body: 'Made {date}', dueInDays: 1, dueTime: '17:00' }, { title: 'Plan {date}', dueInDays: 0 }] }] });
+      const a = await make({
+        name: 'Template',
+        actions: [
+          {
+            type: 'createItems',
+            items: [
+              { title: 'Review {date}', body: 'Made {date}', dueInDays: 1, dueTime: '17:00' },
+              { title: 'Plan {date}', dueInDays: 0 },
+            ],
+          },
+        ],
+      });
       const run = await runAt(a, now);
       expect(run.outcome).toBe('succeeded');
       expect(run.wrote).toEqual(["Created 2 items on 'Tasks': 'Review 2026-07-09', 'Plan 2026-07-09'."]);
@@ -53,7 +67,10 @@ describe('automations', () => {
     });
 
     it('createItems on a list that keeps no due date fails the run, naming the action, and posts why', async () => {
-      const a = await make({ name: 'Wrong list', actions: [{ type: 'postDigest' }, { type: 'createItems', listId: 'notes', items: [{ title: 'x', dueInDays: 1 }] }, { type: 'postDigest' }] });
+      const a = await make({
+        name: 'Wrong list',
+        actions: [{ type: 'postDigest' }, { type: 'createItems', listId: 'notes', items: [{ title: 'x', dueInDays: 1 }] }, { type: 'postDigest' }],
+      });
       const run = await runAt(a, now);
       expect(run.outcome).toBe('failed');
       expect(run.wrote).toHaveLength(1);
@@ -62,16 +79,29 @@ describe('automations', () => {
     });
 
     it('archiveCompleted archives only items completed longer ago than olderThanDays', async () => {
-      const made = await create_items(server.context(ada), { items: [{ title: 'Done long ago', taskStatus: 'completed' }, { title: 'Done lately', taskStatus: 'completed' }, { title: 'Open old' }] });
+      const made = await create_items(server.context(ada), {
+        items: [{ title: 'Done long ago', taskStatus: 'completed' }, { title: 'Done lately', taskStatus: 'completed' }, { title: 'Open old' }],
+      });
       const [old, recent, open] = made.items.map((i) => i.id) as [string, string, string];
-      await server.db('items').where({ id: old }).update({ completed_at: new Date(now.getTime() - 40 * 86400000) });
-      await server.db('items').where({ id: recent }).update({ completed_at: new Date(now.getTime() - 5 * 86400000) });
-      await server.db('items').where({ id: open }).update({ created_at: new Date(now.getTime() - 90 * 86400000) });
+      await server
+        .db('items')
+        .where({ id: old })
+        .update({ completed_at: new Date(now.getTime() - 40 * 86400000) });
+      await server
+        .db('items')
+        .where({ id: recent })
+        .update({ completed_at: new Date(now.getTime() - 5 * 86400000) });
+      await server
+        .db('items')
+        .where({ id: open })
+        .update({ created_at: new Date(now.getTime() - 90 * 86400000) });
       const run = await runAt(await make({ name: 'Tidy', actions: [{ type: 'archiveCompleted', olderThanDays: 30, listId: 'tasks' }] }), now);
       expect(run.wrote).toEqual(["Archived 1 item completed more than 30 days ago on 'Tasks': 'Done long ago'."]);
       const archived = await server.db('items').whereIn('id', [old, recent, open]).whereNotNull('archived_at').pluck('id');
       expect(archived).toEqual([old]);
-      expect((await runAt(await make({ name: 'Tidy again', actions: [{ type: 'archiveCompleted', olderThanDays: 30 }] }), now)).wrote[0]).toMatch(/^Archived nothing/);
+      expect((await runAt(await make({ name: 'Tidy again', actions: [{ type: 'archiveCompleted', olderThanDays: 30 }] }), now)).wrote[0]).toMatch(
+        /^Archived nothing/,
+      );
     });
 
     it('rescheduleOverdue moves open overdue tasks to today, keeping a time of day', async () => {
@@ -99,12 +129,25 @@ describe('automations', () => {
       const fresh = await server.account('Max');
       const fctx = server.context(fresh);
       const someday = await create_list(fctx, { name: 'Someday', template: 'tasks' });
-      const made = await create_items(fctx, { items: [{ title: 'Old chore', dueAt: '2026-07-01' }, { title: 'Future chore', dueAt: '2026-08-01' }, { title: 'Done chore', dueAt: '2026-07-01', taskStatus: 'completed' }] });
+      const made = await create_items(fctx, {
+        items: [
+          { title: 'Old chore', dueAt: '2026-07-01' },
+          { title: 'Future chore', dueAt: '2026-08-01' },
+          { title: 'Done chore', dueAt: '2026-07-01', taskStatus: 'completed' },
+        ],
+      });
       const a = await createAutomation(server.db, fresh.userId, { name: 'Sweep', actions: [{ type: 'moveOverdue', toListId: someday.id }] }, now);
       const [run] = (await server.db('automation_runs').insert({ automation_id: a.id, owner_id: fresh.userId, trigger: 'manual' }).returning('*')) as RunRow[];
       const done = (await executeRun(server.db, server.config, run!.id, () => now, log))!;
       expect(done.wrote).toEqual(["Moved 1 overdue task to 'Someday': 'Old chore'."]);
-      const lists = await server.db('items').whereIn('id', made.items.map((i) => i.id)).orderBy('title').pluck('list_id');
+      const lists = await server
+        .db('items')
+        .whereIn(
+          'id',
+          made.items.map((i) => i.id),
+        )
+        .orderBy('title')
+        .pluck('list_id');
       expect(lists).toEqual([made.listId, made.listId, someday.id]); // Done, Future stay; Old moved
       expect(await server.db('activity').where({ user_id: fresh.userId, action: 'items.moved' }).first()).toMatchObject({ client_name: "automation 'Sweep'" });
 
@@ -112,7 +155,12 @@ describe('automations', () => {
       const books = await create_list(fctx, { name: 'Reading', properties: [{ name: 'Author', type: 'text' }] });
       await update_list(fctx, { id: someday.id, addProperties: [{ name: 'Effort', type: 'number' }] });
       await create_items(fctx, { listId: someday.id, items: [{ title: 'Heavy', dueAt: '2026-07-02', values: { Effort: 5 } }] });
-      const b = await createAutomation(server.db, fresh.userId, { name: 'Lossy', actions: [{ type: 'moveOverdue', listId: someday.id, toListId: books.id }] }, now);
+      const b = await createAutomation(
+        server.db,
+        fresh.userId,
+        { name: 'Lossy', actions: [{ type: 'moveOverdue', listId: someday.id, toListId: books.id }] },
+        now,
+      );
       const [run2] = (await server.db('automation_runs').insert({ automation_id: b.id, owner_id: fresh.userId, trigger: 'manual' }).returning('*')) as RunRow[];
       const refused = (await executeRun(server.db, server.config, run2!.id, () => now, log))!;
       expect(refused.outcome).toBe('failed');
@@ -120,12 +168,22 @@ describe('automations', () => {
       expect(await server.db('items').where({ list_id: books.id })).toHaveLength(0);
     });
 
-    it('postDigest posts overdue, due-today and upcoming tasks with links to the automation\'s chat', async () => {
+    it("postDigest posts overdue, due-today and upcoming tasks with links to the automation's chat", async () => {
       const fresh = await server.account('Dora');
       await server.db('users').where({ id: fresh.userId }).update({ timezone: 'America/New_York' });
-      await create_items(server.context(fresh), { items: [{ title: 'Overdue bill', dueAt: '2026-07-08' }, { title: 'Dentist', dueAt: '2026-07-09T18:30:00Z' }, { title: 'Trip', dueAt: '2026-07-11' }, { title: 'Far away', dueAt: '2026-08-01' }] });
+      await create_items(server.context(fresh), {
+        items: [
+          { title: 'Overdue bill', dueAt: '2026-07-08' },
+          { title: 'Dentist', dueAt: '2026-07-09T18:30:00Z' },
+          { title: 'Trip', dueAt: '2026-07-11' },
+          { title: 'Far away', dueAt: '2026-08-01' },
+        ],
+      });
       const a = await createAutomation(server.db, fresh.userId, { name: 'Morning digest', actions: [{ type: 'postDigest', daysAhead: 2 }] }, now);
-      const [run] = (await server.db('automation_runs').insert({ automation_id: a.id, owner_id: fresh.userId, trigger: 'schedule', scheduled_for: now }).returning('*')) as RunRow[];
+      const [run] = (await server
+        .db('automation_runs')
+        .insert({ automation_id: a.id, owner_id: fresh.userId, trigger: 'schedule', scheduled_for: now })
+        .returning('*')) as RunRow[];
       const done = (await executeRun(server.db, server.config, run!.id, () => now, log))!;
       expect(done.wrote).toEqual(["Posted a digest to the automation's chat: 1 overdue, 1 due today, 1 in the next 2 days."]);
       expect(done.message).toContain('**Morning digest** ran on schedule.');
@@ -141,20 +199,36 @@ describe('automations', () => {
       const received: { headers: http.IncomingHttpHeaders; body: Record<string, unknown> }[] = [];
       const hook = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-          received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
-          res.writeHead(req.url === '/fail' ? 500 : 202).end();
-        });
+        req
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+            res.writeHead(req.url === '/fail' ? 500 : 202).end();
+          });
       });
       await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
       const base = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
       try {
-        const a = await make({ name: 'Notify', actions: [{ type: 'createItems', items: [{ title: 'Hooked {date}' }] }, { type: 'webhook', url: `${base}/ok`, includeDigest: true }] });
+        const a = await make({
+          name: 'Notify',
+          actions: [
+            { type: 'createItems', items: [{ title: 'Hooked {date}' }] },
+            { type: 'webhook', url: `${base}/ok`, includeDigest: true },
+          ],
+        });
         const run = await runAt(a, now);
         expect(run.outcome).toBe('succeeded');
         expect(run.wrote[1]).toBe(`Called the webhook ${base}/ok: HTTP 202.`);
         expect(received[0]!.headers['content-type']).toBe('application/json');
-        expect(received[0]!.body).toMatchObject({ automationId: a.id, name: 'Notify', runId: run.id, trigger: 'manual', at: now.toISOString(), wrote: [run.wrote[0]], digest: { date: '2026-07-09', overdue: expect.any(Array) } });
+        expect(received[0]!.body).toMatchObject({
+          automationId: a.id,
+          name: 'Notify',
+          runId: run.id,
+          trigger: 'manual',
+          at: now.toISOString(),
+          wrote: [run.wrote[0]],
+          digest: { date: '2026-07-09', overdue: expect.any(Array) },
+        });
         const failing = await runAt(await make({ name: 'Notify badly', actions: [{ type: 'webhook', url: `${base}/fail` }] }), now);
         expect(failing).toMatchObject({ outcome: 'failed', error: `Action 1 (webhook) failed: the webhook ${base}/fail answered HTTP 500.` });
       } finally {
@@ -188,7 +262,10 @@ describe('automations', () => {
         for (const db of pools) runners.push(await startTestJobs(server, { db, attach: false, onJob: (name) => handled.push(name) }));
         // Both processes tick twice at once, as overlapping cron fires on two servers would.
         await Promise.all(runners.flatMap((r) => [r.send(AUTOMATION_TICK_JOB, {}), r.send(AUTOMATION_TICK_JOB, {})]));
-        const run = await waitFor(async () => ((await server.db('automation_runs').where({ automation_id: a.id }).whereIn('outcome', ['succeeded', 'failed']).first()) as RunRow | undefined));
+        const run = await waitFor(
+          async () =>
+            (await server.db('automation_runs').where({ automation_id: a.id }).whereIn('outcome', ['succeeded', 'failed']).first()) as RunRow | undefined,
+        );
         await waitFor(async () => (handled.filter((h) => h === AUTOMATION_TICK_JOB).length === 4 ? true : undefined));
         expect(run).toMatchObject({ trigger: 'schedule', outcome: 'succeeded' });
         expect(run.scheduled_for!.toISOString()).toBe(tick.toISOString());
@@ -218,7 +295,15 @@ describe('automations', () => {
       const limited = await make({ name: 'Limited', schedule: '* * * * *', actions: [{ type: 'postDigest' }] });
       await server.db('automations').whereIn('id', [paused.id, limited.id]).update({ next_run_at: past });
       await server.db('automation_runs').insert({ automation_id: limited.id, owner_id: ada.userId, trigger: 'manual', outcome: 'succeeded' });
-      const fakeJobs = { sent: 0, send: async () => null, sendInTransaction: async () => { fakeJobs.sent++; return null; }, stop: async () => undefined };
+      const fakeJobs = {
+        sent: 0,
+        send: async () => null,
+        sendInTransaction: async () => {
+          fakeJobs.sent++;
+          return null;
+        },
+        stop: async () => undefined,
+      };
       const queued = await scheduleDueRuns(server.db, fakeJobs, { ...server.config, automationDailyRunLimit: 1 }, new Date(), log);
       expect(queued).toEqual([]);
       expect(fakeJobs.sent).toBe(0);
@@ -229,8 +314,17 @@ describe('automations', () => {
 
     it('ends a run cut off by a stopped process, so the automation can run again', async () => {
       const a = await make({ name: 'Cut off', actions: [{ type: 'postDigest' }] });
-      const [stale] = (await server.db('automation_runs').insert({ automation_id: a.id, owner_id: ada.userId, trigger: 'manual', outcome: 'running', started_at: new Date(Date.now() - 20 * 60000) }).returning('*')) as RunRow[];
-      await scheduleDueRuns(server.db, { send: async () => null, sendInTransaction: async () => null, stop: async () => undefined }, server.config, new Date(), log);
+      const [stale] = (await server
+        .db('automation_runs')
+        .insert({ automation_id: a.id, owner_id: ada.userId, trigger: 'manual', outcome: 'running', started_at: new Date(Date.now() - 20 * 60000) })
+        .returning('*')) as RunRow[];
+      await scheduleDueRuns(
+        server.db,
+        { send: async () => null, sendInTransaction: async () => null, stop: async () => undefined },
+        server.config,
+        new Date(),
+        log,
+      );
       expect(await server.db('automation_runs').where({ id: stale!.id }).first()).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/cut off/) });
     });
   });
@@ -239,7 +333,10 @@ describe('automations', () => {
     it.each([
       [{ actions: [{ type: 'postDigest' }] }, /name must be a non-empty string/],
       [{ name: 'x', actions: [] }, /actions must be a list of 1 to 20/],
-      [{ name: 'x', actions: [{ type: 'sendEmail' }] }, /actions\[0\]\.type must be one of createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook; received "sendEmail"/],
+      [
+        { name: 'x', actions: [{ type: 'sendEmail' }] },
+        /actions\[0\]\.type must be one of createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook; received "sendEmail"/,
+      ],
       [{ name: 'x', actions: [{ type: 'archiveCompleted' }] }, /actions\[0\] \(archiveCompleted\) does not match its schema/],
       [{ name: 'x', schedule: 'every monday', actions: [{ type: 'postDigest' }] }, /must have five fields/],
       [{ name: 'x', schedule: '61 * * * *', actions: [{ type: 'postDigest' }] }, /is not a cron expression/],

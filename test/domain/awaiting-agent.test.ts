@@ -20,7 +20,8 @@ describe('task.awaitingAgent is released', () => {
   afterAll(async () => server.close());
   const ctx = () => server.context(ada);
   const task = async (title: string) => (await create_items(ctx(), { items: [{ title }] })).items[0]!.id;
-  const events = async (taskId: string) => ((await server.db('outbox').where({ topic: 'event', subject_id: taskId }).orderBy('id')) as { payload: Record<string, unknown> }[]).map((r) => r.payload);
+  const events = async (taskId: string) =>
+    ((await server.db('outbox').where({ topic: 'event', subject_id: taskId }).orderBy('id')) as { payload: Record<string, unknown> }[]).map((r) => r.payload);
   const reply = async (id: string, text: string) => {
     const item = await server.db('items').where({ id }).first();
     const list = await server.db('lists').where({ id: item.list_id }).first();
@@ -70,7 +71,14 @@ describe('task.awaitingAgent is released', () => {
 
   it('follows the batch rule: an entry written before a refusal keeps its event, the refused entry emits none', async () => {
     const [id, refused] = [await task('Written'), await task('Refused')];
-    await expect(update_items(ctx(), { items: [{ itemId: id, assignedAgent: 'Bot' }, { itemId: refused, assignedAgent: 'Bot', values: { Colour: 'red' } }] })).rejects.toThrow(/unknown property 'Colour'/);
+    await expect(
+      update_items(ctx(), {
+        items: [
+          { itemId: id, assignedAgent: 'Bot' },
+          { itemId: refused, assignedAgent: 'Bot', values: { Colour: 'red' } },
+        ],
+      }),
+    ).rejects.toThrow(/unknown property 'Colour'/);
     expect(await events(id)).toHaveLength(1);
     expect(await events(refused)).toEqual([]);
     expect((await get_item(ctx(), { id: refused })).assignedAgent).toBeNull();

@@ -17,7 +17,8 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function longBody(): string {
   const parts: string[] = [];
-  for (let i = 0; parts.join('').length < OUTLINE_MIN_CHARS + 1000; i++) parts.push(`## Part ${i}\n\n- [ ] step ${i} one\n- [x] step ${i} two\n\nSome prose about part ${i}.\n\n`);
+  for (let i = 0; parts.join('').length < OUTLINE_MIN_CHARS + 1000; i++)
+    parts.push(`## Part ${i}\n\n- [ ] step ${i} one\n- [x] step ${i} two\n\nSome prose about part ${i}.\n\n`);
   return parts.join('');
 }
 
@@ -63,7 +64,7 @@ describe('stored outlines of long bodies', () => {
     const body = longBody();
     const id = (await create_items(ctx(), { listId: 'notes', items: [{ title: 'rewritten', body }] })).items[0]!.id;
     await get_item(ctx(), { id, forEditing: true });
-    const changed = body + '\nA new closing paragraph.\n';
+    const changed = `${body}\nA new closing paragraph.\n`;
     await update_items(ctx(), { items: [{ itemId: id, body: changed }], mode: 'replace', confirmReplace: true });
     clearParsedBodies();
     expect(await prepareBody(server.db, id, changed)).toBe('parsed');

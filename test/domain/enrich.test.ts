@@ -32,10 +32,13 @@ describe('enrich', () => {
   }
   const row = (id: string) => server.db('items').where({ id }).first();
 
-  it('reads the due date from the title in the person\'s time zone and cleans the title', async () => {
+  it("reads the due date from the title in the person's time zone and cleans the title", async () => {
     const made = await create_items(ctx(), { enrich: true, items: [{ title: 'call mom tomorrow at 5pm' }, { title: 'Dentist on Friday' }] });
     // Nothing happens inside the write: the pass runs after it.
-    expect(made.items.map((i) => [i.title, i.dueAt])).toEqual([['call mom tomorrow at 5pm', null], ['Dentist on Friday', null]]);
+    expect(made.items.map((i) => [i.title, i.dueAt])).toEqual([
+      ['call mom tomorrow at 5pm', null],
+      ['Dentist on Friday', null],
+    ]);
     await drain();
     const call = await row(made.items[0]!.id);
     expect(call).toMatchObject({ title: 'call mom', has_due_time: true });
@@ -69,7 +72,9 @@ describe('enrich', () => {
     const groceries = await create_list(server.context(ada), { name: 'Groceries', template: 'tasks', instructions: 'Milk, eggs, bread: food to buy' });
     const made = await create_items(ctx(), { enrich: true, items: [{ title: 'Get milk and eggs' }, { title: 'Renew passport' }] });
     await drain();
-    expect((await row(made.items[0]!.id)).guidance_note).toBe(`Enrich found no date in the title. It may belong on 'Groceries' (${groceries.id}) rather than 'Tasks': 'milk', 'eggs' match its standing rules. Move it with move_items if so.`);
+    expect((await row(made.items[0]!.id)).guidance_note).toBe(
+      `Enrich found no date in the title. It may belong on 'Groceries' (${groceries.id}) rather than 'Tasks': 'milk', 'eggs' match its standing rules. Move it with move_items if so.`,
+    );
     expect((await row(made.items[1]!.id)).guidance_note).toBe('Enrich found no date in the title.');
   });
 
@@ -99,6 +104,11 @@ describe('enrich', () => {
     ['tomorrow: pay bills', '2026-03-07T15:00:00Z', 'pay bills', '2026-03-08T05:00:00.000Z', false],
     ['Late call tonight at 11pm', '2026-03-10T12:00:00Z', 'Late call', '2026-03-11T03:00:00.000Z', true],
   ])('reads %j at %s', (title, at, cleaned, due, hasTime) => {
-    expect(readDueFromTitle(title, 'America/New_York', new Date(at))).toEqual({ title: cleaned, dueAt: new Date(due), hasDueTime: hasTime, phrase: expect.any(String) });
+    expect(readDueFromTitle(title, 'America/New_York', new Date(at))).toEqual({
+      title: cleaned,
+      dueAt: new Date(due),
+      hasDueTime: hasTime,
+      phrase: expect.any(String),
+    });
   });
 });

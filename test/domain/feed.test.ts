@@ -68,7 +68,12 @@ describe('changes feed', () => {
     expect(positioned).not.toContain(renamed);
     const page = await list_items(ctx(), { changedSince: start, limit: 200 });
     // One transaction's rows come in id order; the later rename comes after all of them.
-    expect(page.items.slice(0, 6).map((i) => i.title).sort()).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6']);
+    expect(
+      page.items
+        .slice(0, 6)
+        .map((i) => i.title)
+        .sort(),
+    ).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6']);
     expect(page.items.map((i) => i.title).at(-1)).toBe('b0 renamed');
     expect(page.items).toHaveLength(7);
   });
@@ -100,7 +105,7 @@ describe('changes feed', () => {
     const [a, b] = (await create_items(dctx, { items: [{ title: 'a0' }, { title: 'b0' }] })).items.map((i) => i.id);
     let cursor = (await list_items(dctx, { changedSince: '2000-01-01T00:00:00Z' })).nextChangedSince!;
     const long = await server.db.transaction();
-    let before;
+    let before: Awaited<ReturnType<typeof list_items>>;
     try {
       await long('items').where({ id: a }).update({ title: 'a1' });
       await server.db('items').where({ id: b }).update({ title: 'b1' });

@@ -86,7 +86,15 @@ describe('images on items', () => {
     const [empty] = (await create_image_upload(ctx(), { mimeType: 'image/png' })).uploads;
     const bob = await server.account('Bob');
     const [bobs] = (await create_image_upload(server.context(bob), { mimeType: 'image/png' })).uploads;
-    const made = await create_items(ctx(), { items: [{ title: 'A' }, { title: 'With bad images', imageUrls: [empty!.bucketPath, bobs!.bucketPath, 'not a url', `${originUrl}/missing.png`, `${originUrl}/page.png`, `${originUrl}/huge.png`] }] });
+    const made = await create_items(ctx(), {
+      items: [
+        { title: 'A' },
+        {
+          title: 'With bad images',
+          imageUrls: [empty!.bucketPath, bobs!.bucketPath, 'not a url', `${originUrl}/missing.png`, `${originUrl}/page.png`, `${originUrl}/huge.png`],
+        },
+      ],
+    });
     expect(made.added).toBe(2);
     expect(made.imagesAttached).toBe(0);
     expect(made.imageFailures.map((f) => [f.index, f.url, f.reason])).toEqual([
@@ -104,7 +112,10 @@ describe('images on items', () => {
     const made = await create_items(ctx(), { items: [{ title: 'Cat', imageUrls: [`${originUrl}/moved`, `${originUrl}/photo.heic`] }] });
     expect(made.imagesAttached).toBe(2);
     const { attachments } = await get_item(ctx(), { id: made.items[0]!.id });
-    expect(attachments.map((a) => [a.mimeType, a.bytes])).toEqual([['image/jpeg', JPEG.length], ['image/heic', HEIC.length]]);
+    expect(attachments.map((a) => [a.mimeType, a.bytes])).toEqual([
+      ['image/jpeg', JPEG.length],
+      ['image/heic', HEIC.length],
+    ]);
     expect(attachments[0]!.bucketPath).toMatch(/\.jpg$/);
     expect(await readFile(path.join(dataDir, 'files', attachments[0]!.bucketPath))).toEqual(JPEG);
     const row = await server.db('attachments').where({ bucket_path: attachments[0]!.bucketPath }).first();
@@ -115,24 +126,36 @@ describe('images on items', () => {
     const cleo = await server.account('Cleo');
     const cleoCtx = server.context(cleo);
     const stored = async () => (await readdir(path.join(dataDir, 'files', 'u', cleo.userId)).catch(() => [] as string[])).sort();
-    const attachedPaths = async () => ((await server.db('attachments').where({ owner_id: cleo.userId }).pluck('bucket_path')) as string[]).map((p) => path.basename(p)).sort();
+    const attachedPaths = async () =>
+      ((await server.db('attachments').where({ owner_id: cleo.userId }).pluck('bucket_path')) as string[]).map((p) => path.basename(p)).sort();
 
     // Entry 1 is refused (a value for a property the list does not have): its download goes.
-    const made = await create_items(cleoCtx, { items: [{ title: 'Kept', imageUrls: [`${originUrl}/cat.jpg`] }, { title: 'Refused', values: { Nope: 'x' }, imageUrls: [`${originUrl}/photo.heic`] }] });
+    const made = await create_items(cleoCtx, {
+      items: [
+        { title: 'Kept', imageUrls: [`${originUrl}/cat.jpg`] },
+        { title: 'Refused', values: { Nope: 'x' }, imageUrls: [`${originUrl}/photo.heic`] },
+      ],
+    });
     expect([made.added, made.failed.length, made.imagesAttached]).toEqual([1, 1, 1]);
     expect(await stored()).toEqual(await attachedPaths());
     expect(await stored()).toHaveLength(1);
 
     // The whole write fails (no such list): nothing it downloaded stays.
-    await expect(create_items(cleoCtx, { listId: '00000000-0000-4000-8000-000000000000', items: [{ title: 'Lost', imageUrls: [`${originUrl}/photo.heic`] }] })).rejects.toMatchObject({ code: 'notFound' });
+    await expect(
+      create_items(cleoCtx, { listId: '00000000-0000-4000-8000-000000000000', items: [{ title: 'Lost', imageUrls: [`${originUrl}/photo.heic`] }] }),
+    ).rejects.toMatchObject({ code: 'notFound' });
     expect(await stored()).toHaveLength(1);
 
     // update_items stops at a refused entry: the downloads of that entry and of the ones after it go.
     const id = made.items[0]!.id;
-    await expect(update_items(cleoCtx, { items: [
-      { itemId: id, imageUrls: [`${originUrl}/moved`] },
-      { itemId: '00000000-0000-4000-8000-000000000000', imageUrls: [`${originUrl}/photo.heic`] },
-    ] })).rejects.toMatchObject({ code: 'notFound' });
+    await expect(
+      update_items(cleoCtx, {
+        items: [
+          { itemId: id, imageUrls: [`${originUrl}/moved`] },
+          { itemId: '00000000-0000-4000-8000-000000000000', imageUrls: [`${originUrl}/photo.heic`] },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: 'notFound' });
     expect(await stored()).toEqual(await attachedPaths());
     expect(await stored()).toHaveLength(2);
   });

@@ -2,7 +2,12 @@ import { describe, it, expect } from '@jest/globals';
 import { matchProperties, moveValues } from '../../src/domain/move.js';
 import { taskColumns, type Property } from '../../src/domain/properties.js';
 
-const p = (id: string, name: string, type: Property['type'], options?: string[]): Property => ({ id, name, type, ...(options ? { options: options.map((label, i) => ({ id: `${id}_o${i}`, label })) } : {}) });
+const p = (id: string, name: string, type: Property['type'], options?: string[]): Property => ({
+  id,
+  name,
+  type,
+  ...(options ? { options: options.map((label, i) => ({ id: `${id}_o${i}`, label })) } : {}),
+});
 
 describe('matchProperties', () => {
   it.each([
@@ -20,7 +25,12 @@ describe('matchProperties', () => {
 
 describe('moveValues', () => {
   it('carries matched values, maps select labels to the destination options and makes missing labels options', () => {
-    const source = [p('p1', 'Author', 'text'), p('p2', 'Genre', 'select', ['Poetry', 'Drama']), p('p3', 'Tags', 'multiSelect', ['old', 'new']), p('p4', 'Pages', 'number')];
+    const source = [
+      p('p1', 'Author', 'text'),
+      p('p2', 'Genre', 'select', ['Poetry', 'Drama']),
+      p('p3', 'Tags', 'multiSelect', ['old', 'new']),
+      p('p4', 'Pages', 'number'),
+    ];
     const destination = [p('q1', 'author', 'text'), p('q2', 'Genre', 'select', ['drama']), p('q3', 'Tags', 'multiSelect', ['NEW'])];
     const matches = matchProperties(source, destination);
     const dramatic = moveValues({ p1: 'Homer', p2: 'p2_o1', p3: ['p3_o0', 'p3_o1'], p4: 300 }, source, matches);
@@ -34,6 +44,9 @@ describe('moveValues', () => {
 
   it('shows a dropped select value by its labels and ignores empty values and keys of no property', () => {
     const source = [p('p1', 'Tags', 'multiSelect', ['a', 'b']), p('p2', 'Note', 'text')];
-    expect(moveValues({ p1: ['p1_o0', 'p1_o1'], p2: '', stray: 'x' }, source, new Map())).toEqual({ values: {}, dropped: [{ property: 'Tags', value: ['a', 'b'] }] });
+    expect(moveValues({ p1: ['p1_o0', 'p1_o1'], p2: '', stray: 'x' }, source, new Map())).toEqual({
+      values: {},
+      dropped: [{ property: 'Tags', value: ['a', 'b'] }],
+    });
   });
 });

@@ -2,14 +2,7 @@ import { describe, it, expect } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import {
-  describeRetypes,
-  OWN_TYPES,
-  RETYPE_MATRIX,
-  ValueMigration,
-  type OwnType,
-  type StoredValue,
-} from '../../src/domain/retype.js';
+import { describeRetypes, OWN_TYPES, RETYPE_MATRIX, ValueMigration, type OwnType, type StoredValue } from '../../src/domain/retype.js';
 import type { Property, PropertyOption } from '../../src/domain/properties.js';
 import { RETYPE_CASES, validFor } from '../support/retype-cases.js';
 
@@ -37,10 +30,11 @@ function labels(property: Property, value: StoredValue | undefined): StoredValue
   return Array.isArray(value) ? value.map(label) : label(String(value));
 }
 
-
 describe('the retype matrix', () => {
   it('has one rule for every pair of own property types', () => {
-    for (const from of OWN_TYPES) for (const to of OWN_TYPES) expect(RETYPE_MATRIX[from][to]).toMatchObject({ outcome: expect.stringMatching(/^(keeps|converts|partly|lost)$/), how: expect.any(String) });
+    for (const from of OWN_TYPES)
+      for (const to of OWN_TYPES)
+        expect(RETYPE_MATRIX[from][to]).toMatchObject({ outcome: expect.stringMatching(/^(keeps|converts|partly|lost)$/), how: expect.any(String) });
   });
 
   it('is described in update_list’s description word for word', () => {
@@ -54,7 +48,12 @@ describe('the retype matrix', () => {
       const cases = RETYPE_CASES.filter((x) => x.from === from && x.to === to);
       expect({ from, to, hasCase: cases.length > 0 }).toEqual({ from, to, hasCase: true });
       if (RETYPE_MATRIX[from][to].outcome === 'partly') {
-        expect({ from, to, kept: cases.some((x) => x.expected !== 'lost'), lost: cases.some((x) => x.expected === 'lost' || x.lost) }).toEqual({ from, to, kept: true, lost: true });
+        expect({ from, to, kept: cases.some((x) => x.expected !== 'lost'), lost: cases.some((x) => x.expected === 'lost' || x.lost) }).toEqual({
+          from,
+          to,
+          kept: true,
+          lost: true,
+        });
       }
     }
   });
@@ -87,23 +86,43 @@ describe('the retype matrix', () => {
   it('carries nothing for an empty stored value and reports nothing lost', () => {
     for (const [from, to] of pairs) {
       const { property } = source(from, from === 'checkbox' ? true : 'x');
-      for (const empty of [null, '', []] as (StoredValue | null)[]) expect(new ValueMigration(property, target(property, to)).migrate(empty)).toEqual({ lost: [] });
+      for (const empty of [null, '', []] as (StoredValue | null)[])
+        expect(new ValueMigration(property, target(property, to)).migrate(empty)).toEqual({ lost: [] });
     }
   });
 });
 
 /** Stored values of each type, as the store holds them: select types as ids of `options`. */
-const OPTIONS: PropertyOption[] = ['Red', 'Green', '42', 'yes', '2026-01-02', 'https://a.example', 'a@b.example', 'x, y'].map((label, i) => ({ id: `o_${i}`, label }));
+const OPTIONS: PropertyOption[] = ['Red', 'Green', '42', 'yes', '2026-01-02', 'https://a.example', 'a@b.example', 'x, y'].map((label, i) => ({
+  id: `o_${i}`,
+  label,
+}));
 const texts = fc.oneof(
   fc.string({ minLength: 1 }),
-  fc.constantFrom('1,234.5', '-3', '1e3', 'twelve', '2026-12-01', '2026-12-01T09:00:00Z', '2026-02-30', 'yes', 'No', 'https://a.example/x', 'a@b.example', 'a, b', '  '),
+  fc.constantFrom(
+    '1,234.5',
+    '-3',
+    '1e3',
+    'twelve',
+    '2026-12-01',
+    '2026-12-01T09:00:00Z',
+    '2026-02-30',
+    'yes',
+    'No',
+    'https://a.example/x',
+    'a@b.example',
+    'a, b',
+    '  ',
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
 );
 const storedOf: Record<OwnType, fc.Arbitrary<StoredValue>> = {
   text: texts,
   number: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
   checkbox: fc.boolean(),
-  date: fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10))),
+  date: fc
+    .date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+    .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10))),
   url: fc.webUrl(),
   email: fc.emailAddress(),
   select: fc.constantFrom(...OPTIONS.map((o) => o.id)),
@@ -123,7 +142,8 @@ describe('the retype matrix on random values', () => {
         if (rule.outcome === 'keeps' || rule.outcome === 'converts') {
           // Blank text has nothing to make an option of: the one loss a converting rule knows
           // (into multiSelect, text is split at commas first, so ", ," is blank too).
-          const blank = from === 'text' && typeof stored === 'string' && (to === 'multiSelect' ? stored.split(',') : [stored]).every((part) => part.trim() === '');
+          const blank =
+            from === 'text' && typeof stored === 'string' && (to === 'multiSelect' ? stored.split(',') : [stored]).every((part) => part.trim() === '');
           if (!blank) expect(result.lost).toEqual([]);
         }
         if (rule.outcome === 'keeps') expect(isSelect(to) ? [result.value].flat() : result.value).toEqual(isSelect(to) ? [stored].flat() : stored);
@@ -144,7 +164,8 @@ describe('the retype matrix on random values', () => {
   it('round-trips number → text → number and checkbox → text → checkbox', () => {
     fc.assert(
       fc.property(storedOf.number, storedOf.checkbox, (n, b) => {
-        const via = (value: StoredValue, a: OwnType, t: OwnType) => new ValueMigration({ id: 'p', name: 'P', type: a }, { id: 'p', name: 'P', type: t }).migrate(value).value!;
+        const via = (value: StoredValue, a: OwnType, t: OwnType) =>
+          new ValueMigration({ id: 'p', name: 'P', type: a }, { id: 'p', name: 'P', type: t }).migrate(value).value!;
         expect(via(via(n, 'number', 'text'), 'text', 'number')).toBe(Object.is(n, -0) ? 0 : n);
         expect(via(via(b, 'checkbox', 'text'), 'text', 'checkbox')).toBe(b);
       }),

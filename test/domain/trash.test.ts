@@ -30,7 +30,14 @@ describe('trash purge', () => {
     let runs = 0;
     const runners: Jobs[] = [];
     for (const db of pools) {
-      const defs = jobDefinitions({ db, log, now: () => new Date(), config: server.config }).map((d) => ({ ...d, schedule: undefined, handler: async (data: object, job: { id: string; retryCount: number }) => { runs++; await d.handler(data, job); } }));
+      const defs = jobDefinitions({ db, log, now: () => new Date(), config: server.config }).map((d) => ({
+        ...d,
+        schedule: undefined,
+        handler: async (data: object, job: { id: string; retryCount: number }) => {
+          runs++;
+          await d.handler(data, job);
+        },
+      }));
       runners.push(await startJobs(url, defs, log));
     }
     try {
@@ -47,7 +54,9 @@ describe('trash purge', () => {
   });
 
   it('schedules the purge every 15 minutes', () => {
-    const purge = jobDefinitions({ db: server.db, log: pino({ level: 'silent' }), now: () => new Date(), config: server.config }).find((d) => d.name === PURGE_JOB);
+    const purge = jobDefinitions({ db: server.db, log: pino({ level: 'silent' }), now: () => new Date(), config: server.config }).find(
+      (d) => d.name === PURGE_JOB,
+    );
     expect(purge?.schedule).toEqual({ cron: '*/15 * * * *' });
   });
 });

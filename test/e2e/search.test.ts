@@ -39,7 +39,12 @@ describe('search in the running service', () => {
     server.stdout!.on('data', (d: Buffer) => (output.text += d.toString()));
     server.stderr!.on('data', (d: Buffer) => (output.text += d.toString()));
     for (let i = 0; ; i++) {
-      if (await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)) break;
+      if (
+        await fetch(`${base}/readyz`)
+          .then((r) => r.ok)
+          .catch(() => false)
+      )
+        break;
       if (server.exitCode !== null || i > 600) throw new Error(`server not ready: ${output.text}`);
       await sleep(100);
     }
@@ -69,8 +74,17 @@ describe('search in the running service', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('finds a note by meaning shortly after it is saved, through the server\'s own outbox pump', async () => {
-    const res = await api('/items', { method: 'POST', body: JSON.stringify({ listId: 'notes', items: [{ title: 'Vehicle policy renewal', body: 'Allianz renews on 3 March; premium 640 a year, compare quotes two weeks before.' }, { title: 'Chocolate cake', body: 'Bake 35 minutes.' }] }) });
+  it("finds a note by meaning shortly after it is saved, through the server's own outbox pump", async () => {
+    const res = await api('/items', {
+      method: 'POST',
+      body: JSON.stringify({
+        listId: 'notes',
+        items: [
+          { title: 'Vehicle policy renewal', body: 'Allianz renews on 3 March; premium 640 a year, compare quotes two weeks before.' },
+          { title: 'Chocolate cake', body: 'Bake 35 minutes.' },
+        ],
+      }),
+    });
     expect(res.status).toBe(201);
     let titles: string[] = [];
     // The pump polls every 250 ms; the first batch also waits for the model if its warm-up has not finished.
@@ -81,7 +95,7 @@ describe('search in the running service', () => {
     expect(titles).toEqual(['Vehicle policy renewal']);
   }, 60_000);
 
-  it('rebuilds one account\'s index with listkeeper search reindex, showing progress on stderr', async () => {
+  it("rebuilds one account's index with listkeeper search reindex, showing progress on stderr", async () => {
     const { stdout, stderr } = await run(process.execPath, [cli, 'search', 'reindex', '--email', 'ada@example.com', '--batch-size', '1'], { env });
     expect(stdout).toBe('Indexed 2 items.\n');
     expect(stderr).toContain('Indexing into postgres with the local:use-lite embedder.');
@@ -93,7 +107,9 @@ describe('search in the running service', () => {
     await stop();
     const output = await start({ ...env, EMBEDDINGS: 'none', LOG_LEVEL: 'info' });
     for (let i = 0; i < 300 && !output.text.includes('search index rebuilt'); i++) await sleep(100);
-    expect(output.text).toContain('rebuilding the search index in the background: the index was built with postgres and the local:use-lite embedder (512 dimensions) and this process uses postgres and the none embedder');
+    expect(output.text).toContain(
+      'rebuilding the search index in the background: the index was built with postgres and the local:use-lite embedder (512 dimensions) and this process uses postgres and the none embedder',
+    );
     expect(output.text).toContain('search index rebuilt');
     // Keyword search now: the words are found, the paraphrase is not.
     expect(await searchTitles('policy renewal')).toEqual(['Vehicle policy renewal']);

@@ -40,7 +40,9 @@ describe('npm start and the listkeeper command', () => {
     let stderr = '';
     server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     for (let i = 0; i < 150; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok).catch(() => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ok) return;
       if (server.exitCode !== null) throw new Error(`server exited: ${stderr}`);
       await sleep(200);

@@ -24,7 +24,14 @@ describe('the S3 file store', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-s3-'));
     s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'lk-images' }] });
     endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-    server = await startTestServer({ LISTKEEPER_DATA_DIR: path.join(dir, 'data'), S3_BUCKET: 'lk-images', S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', S3_PREFIX: 'listkeeper/' });
+    server = await startTestServer({
+      LISTKEEPER_DATA_DIR: path.join(dir, 'data'),
+      S3_BUCKET: 'lk-images',
+      S3_ENDPOINT: endpoint,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_PREFIX: 'listkeeper/',
+    });
     ada = await server.account('Ada');
   });
   afterAll(async () => {
@@ -34,7 +41,15 @@ describe('the S3 file store', () => {
   });
 
   it('reads the S3 settings, path-style when an endpoint is given', () => {
-    expect(loadConfig({ S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' }).s3).toEqual({ bucket: 'b', endpoint: 'http://minio:9000', region: 'us-east-1', accessKeyId: null, secretAccessKey: null, prefix: '', forcePathStyle: true });
+    expect(loadConfig({ S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' }).s3).toEqual({
+      bucket: 'b',
+      endpoint: 'http://minio:9000',
+      region: 'us-east-1',
+      accessKeyId: null,
+      secretAccessKey: null,
+      prefix: '',
+      forcePathStyle: true,
+    });
     expect(loadConfig({ S3_BUCKET: 'b', S3_REGION: 'eu-west-1' }).s3).toMatchObject({ endpoint: null, region: 'eu-west-1', forcePathStyle: false });
     expect(loadConfig({}).s3).toBeNull();
   });
@@ -60,7 +75,12 @@ describe('the S3 file store', () => {
   it('removes an object, and a missing one without complaint', async () => {
     const store = fileStore(server.config);
     const bucketPath = `u/${ada.userId}/00000000-0000-4000-8000-00000000000a.png`;
-    await store.write(bucketPath, (async function* () { yield PNG; })());
+    await store.write(
+      bucketPath,
+      (async function* () {
+        yield PNG;
+      })(),
+    );
     const written = await store.read(bucketPath);
     written?.stream.destroy();
     expect(written).toMatchObject({ bytes: PNG.length });
@@ -76,7 +96,9 @@ describe('the S3 file store', () => {
     await fetch(slot!.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body }).catch(() => null);
     expect(await server.db('uploads').where({ bucket_path: slot!.bucketPath }).first()).toMatchObject({ uploaded_at: null, bytes: null });
     const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-    await expect(client.send(new GetObjectCommand({ Bucket: 'lk-images', Key: `listkeeper/${slot!.bucketPath}` }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+    await expect(client.send(new GetObjectCommand({ Bucket: 'lk-images', Key: `listkeeper/${slot!.bucketPath}` }))).rejects.toMatchObject({
+      name: 'NoSuchKey',
+    });
     client.destroy();
   });
 });

@@ -12,7 +12,10 @@ describe('REST adapter', () => {
   afterAll(async () => server.close());
 
   const call = (path: string, init: RequestInit = {}, token: string | null = ada.key) =>
-    fetch(`${server.baseUrl}${path}`, { ...init, headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) } });
+    fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) },
+    });
 
   it('answers 401 with WWW-Authenticate naming the protected-resource metadata without a token', async () => {
     const res = await call('/api/v1/lists', {}, null);

@@ -25,7 +25,13 @@ const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
 
 type Kind = 'item' | 'list' | 'externalId' | 'automation' | 'subscription';
 /** Where the id goes: a parameter (path or query), a body field, or a field of the first entry of a body array. */
-interface IdField { name: string; in: 'param' | 'body' | 'entry'; array: boolean; entryOf?: string; kinds: Kind[] }
+interface IdField {
+  name: string;
+  in: 'param' | 'body' | 'entry';
+  array: boolean;
+  entryOf?: string;
+  kinds: Kind[];
+}
 interface Ids {
   /** A task on the Tasks list. */
   item: string;
@@ -88,15 +94,29 @@ function baseInput(op: OperationSpec): { params: Record<string, unknown>; body: 
   return { params, body };
 }
 
-interface Case { label: string; field: IdField | null; kind: Kind | null }
+interface Case {
+  label: string;
+  field: IdField | null;
+  kind: Kind | null;
+}
 
 /** One control case, then one case per id-bearing input (and per kind, for `restore_deleted`'s `id`). */
 function casesOf(op: OperationSpec): Case[] {
-  return [{ label: 'own ids', field: null, kind: null }, ...idFields(op).flatMap((field) => field.kinds.map((kind) => ({ label: `${field.entryOf ? `${field.entryOf}[0].` : ''}${field.name} (${kind})`, field, kind })))];
+  return [
+    { label: 'own ids', field: null, kind: null },
+    ...idFields(op).flatMap((field) =>
+      field.kinds.map((kind) => ({ label: `${field.entryOf ? `${field.entryOf}[0].` : ''}${field.name} (${kind})`, field, kind })),
+    ),
+  ];
 }
 
 /** The input of a case: every id-bearing field the example uses (and the one under test) gets Eve's id, the field under test Ada's. */
-function buildInput(op: OperationSpec, c: Case, own: Ids, foreign: Ids): { params: Record<string, unknown>; body: Record<string, unknown> | undefined; foreignId: string | null } {
+function buildInput(
+  op: OperationSpec,
+  c: Case,
+  own: Ids,
+  foreign: Ids,
+): { params: Record<string, unknown>; body: Record<string, unknown> | undefined; foreignId: string | null } {
   const { params, body } = baseInput(op);
   const kindValue = (ids: Ids, kind: Kind, field: IdField) => {
     if (op.operationId === 'restore_deleted' && field.name === 'id') return kind === 'item' ? ids.deletedItem : ids.deletedList;
@@ -115,7 +135,12 @@ function buildInput(op: OperationSpec, c: Case, own: Ids, foreign: Ids): { param
     return value;
   };
   for (const field of idFields(op)) {
-    const present = field.in === 'param' ? field.name in params || op.params.some((p) => p.name === field.name && p.in === 'path') : field.in === 'body' ? field.name in (body ?? {}) : field.entryOf! in (body ?? {}) && field.name in ((body![field.entryOf!] as Record<string, unknown>[])[0] ?? {});
+    const present =
+      field.in === 'param'
+        ? field.name in params || op.params.some((p) => p.name === field.name && p.in === 'path')
+        : field.in === 'body'
+          ? field.name in (body ?? {})
+          : field.entryOf! in (body ?? {}) && field.name in ((body![field.entryOf!] as Record<string, unknown>[])[0] ?? {});
     if (present && field !== c.field) set(field, field.kinds[0]!, own);
   }
   if (op.operationId === 'restore_deleted') body!.type = c.kind === 'list' ? 'list' : 'item';
@@ -131,7 +156,12 @@ function promise(op: OperationSpec, field: IdField): 'notFound' | 'refused' | 'f
   return 'notFound';
 }
 
-interface Answer { status: number; code: string | null; body: unknown; text: string }
+interface Answer {
+  status: number;
+  code: string | null;
+  body: unknown;
+  text: string;
+}
 
 function url(base: string, op: OperationSpec, params: Record<string, unknown>): string {
   let path = op.path;
@@ -144,7 +174,12 @@ function url(base: string, op: OperationSpec, params: Record<string, unknown>): 
   return `${base}/api/v1${path}${qs ? `?${qs}` : ''}`;
 }
 
-async function callRest(server: TestServer, who: TestAccount, op: OperationSpec, input: { params: Record<string, unknown>; body: Record<string, unknown> | undefined }): Promise<Answer> {
+async function callRest(
+  server: TestServer,
+  who: TestAccount,
+  op: OperationSpec,
+  input: { params: Record<string, unknown>; body: Record<string, unknown> | undefined },
+): Promise<Answer> {
   const res = await fetch(url(server.baseUrl, op, input.params), {
     method: op.method,
     headers: { Authorization: `Bearer ${who.key}`, ...(input.body ? { 'Content-Type': 'application/json' } : {}) },
@@ -197,7 +232,11 @@ describe('cross-account isolation', () => {
   /** A workspace for `who`; with a marker, every text of it carries the marker. */
   async function seed(who: TestAccount, marker: string, withSubscription = true): Promise<Ids> {
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.baseUrl}/api/v1${path}`, { method: 'POST', headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(201);
       return (await res.json()) as { id: string; items: { id: string }[] };
     };
@@ -205,26 +244,55 @@ describe('cross-account isolation', () => {
       name: `Books ${marker}`,
       instructions: `Keep ${marker} private`,
       titleLabel: `Book ${marker}`,
-      properties: [{ name: `Author ${marker}`, type: 'text' }, { name: 'Shelf', type: 'select', options: [`Shelf ${marker}`] }],
+      properties: [
+        { name: `Author ${marker}`, type: 'text' },
+        { name: 'Shelf', type: 'select', options: [`Shelf ${marker}`] },
+      ],
     });
     // The caller's own id for an item: Eve sends Ada's (in the test below), so it holds no marker.
     const externalId = `ext-${randomUUID()}`;
-    const onList = await post('/items', { listId: list.id, items: [{ title: `Title ${marker}`, body: `Body ${marker}`, externalId, values: { [`Author ${marker}`]: `Writer ${marker}`, Shelf: `Shelf ${marker}` } }] });
-    const task = (await post('/items', { listId: 'tasks', items: [{ title: `Task ${marker}`, body: `Task body ${marker}`, dueAt: '2026-12-01T09:00:00Z' }] })) as unknown as { listId: string; items: { id: string }[] };
+    const onList = await post('/items', {
+      listId: list.id,
+      items: [{ title: `Title ${marker}`, body: `Body ${marker}`, externalId, values: { [`Author ${marker}`]: `Writer ${marker}`, Shelf: `Shelf ${marker}` } }],
+    });
+    const task = (await post('/items', {
+      listId: 'tasks',
+      items: [{ title: `Task ${marker}`, body: `Task body ${marker}`, dueAt: '2026-12-01T09:00:00Z' }],
+    })) as unknown as { listId: string; items: { id: string }[] };
     const gone = await post('/items', { listId: 'tasks', items: [{ title: `Deleted ${marker}`, body: `Deleted body ${marker}` }] });
-    const del = await fetch(`${server.baseUrl}/api/v1/items`, { method: 'DELETE', headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ itemIds: [gone.items[0]!.id] }) });
+    const del = await fetch(`${server.baseUrl}/api/v1/items`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ itemIds: [gone.items[0]!.id] }),
+    });
     expect(del.status).toBe(200);
     const trashed = await post('/lists', { name: `Old ${marker}` });
     await post('/items', { listId: trashed.id, items: [{ title: `Old item ${marker}` }] });
     // Trashed the way delete_list does (it is not built in every version): the items remember the list.
     const now = new Date();
     const purges = new Date(now.getTime() + 30 * 86400000);
-    await server.db('items').where({ list_id: trashed.id }).whereNull('deleted_at').update({ deleted_at: now, purges_at: purges, deleted_with_list: trashed.id });
+    await server
+      .db('items')
+      .where({ list_id: trashed.id })
+      .whereNull('deleted_at')
+      .update({ deleted_at: now, purges_at: purges, deleted_with_list: trashed.id });
     await server.db('lists').where({ id: trashed.id }).update({ deleted_at: now, purges_at: purges });
     // A person holds at most 25 subscriptions: Eve makes one only for the calls that take one.
     const subscription = withSubscription ? (await post('/event-subscriptions', { url: 'http://127.0.0.1:9/listkeeper' })).id : randomUUID();
     // Automations have no create operation: made the way the CLI makes them.
-    const automation = (await createAutomation(server.db, who.userId, { name: `Weekly ${marker}`.trim(), description: `Adds ${marker}`, schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: `Auto ${marker}` }] }] }, new Date())).id;
+    const automation = (
+      await createAutomation(
+        server.db,
+        who.userId,
+        {
+          name: `Weekly ${marker}`.trim(),
+          description: `Adds ${marker}`,
+          schedule: '0 9 * * 1',
+          actions: [{ type: 'createItems', items: [{ title: `Auto ${marker}` }] }],
+        },
+        new Date(),
+      )
+    ).id;
     return {
       item: task.items[0]!.id,
       list: marker ? list.id : task.listId,
@@ -248,7 +316,9 @@ describe('cross-account isolation', () => {
 
   it('knows what every id-bearing input of every operation is', () => {
     const withIds = operationTable.filter((op) => idFields(op).length > 0).map((op) => op.operationId);
-    expect(withIds).toEqual(expect.arrayContaining(['get_item', 'update_items', 'delete_items', 'list_items', 'create_items', 'query_items', 'restore_deleted']));
+    expect(withIds).toEqual(
+      expect.arrayContaining(['get_item', 'update_items', 'delete_items', 'list_items', 'create_items', 'query_items', 'restore_deleted']),
+    );
   });
 
   const cases = operationTable.flatMap((op) => casesOf(op).map((c) => ({ name: `${op.operationId}: ${c.label}`, op, c })));
@@ -267,7 +337,10 @@ describe('cross-account isolation', () => {
       if (!c.field) {
         // The control: Eve's own ids make a well-formed call that succeeds or is refused on its merits (409).
         const outcome = { status: answer.status, code: answer.code };
-        expect([{ status: via === 'REST' ? op.successStatus : 200, code: null }, { status: via === 'REST' ? 409 : 0, code: 'toolError' }]).toContainEqual(outcome);
+        expect([
+          { status: via === 'REST' ? op.successStatus : 200, code: null },
+          { status: via === 'REST' ? 409 : 0, code: 'toolError' },
+        ]).toContainEqual(outcome);
         return;
       }
       const expected = promise(op, c.field);

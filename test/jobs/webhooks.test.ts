@@ -64,7 +64,10 @@ describe('webhook delivery', () => {
       const sub = await subscribe(ada, receiver);
       expect(sub).toMatchObject({ status: 'pending', verifiedAt: null, via: 'rest', events: ['task.awaitingAgent'] });
       await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
-      const listed = await eventually(() => ada.sdk.GET('/event-subscriptions'), (l) => l.data!.subscriptions[0]!.status === 'active');
+      const listed = await eventually(
+        () => ada.sdk.GET('/event-subscriptions'),
+        (l) => l.data!.subscriptions[0]!.status === 'active',
+      );
       expect(listed.data!.subscriptions[0]).toMatchObject({ id: sub.id, status: 'active', verifiedAt: expect.any(String) });
 
       const id = await task(server, ada, 'Book the vet');
@@ -89,7 +92,10 @@ describe('webhook delivery', () => {
       expect(receiver.requests.indexOf(verification)).toBeLessThan(receiver.requests.indexOf(event!));
       expect(verification.headers['webhook-signature']).toMatch(/^v1,/);
       expect(receiver.requests.every((q) => q.verifyError === null)).toBe(true);
-      const after = await eventually(() => ada.sdk.GET('/event-subscriptions'), (l) => l.data!.subscriptions[0]!.lastDeliveryAt !== null);
+      const after = await eventually(
+        () => ada.sdk.GET('/event-subscriptions'),
+        (l) => l.data!.subscriptions[0]!.lastDeliveryAt !== null,
+      );
       expect(after.data!.subscriptions[0]).toMatchObject({ lastDeliveryAt: expect.any(String), lastError: null });
     } finally {
       await receiver.close();
@@ -110,7 +116,10 @@ describe('webhook delivery', () => {
       expect(attempts.map((a) => a.answered)).toEqual([500, 500, 200]);
       expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
       expect(new Set(attempts.map((a) => a.headers['webhook-signature'])).size).toBeGreaterThan(1);
-      const row = await eventually(() => server.db('webhook_deliveries').where({ message_id: attempts[0]!.headers['webhook-id'] }).first(), (r) => r.status !== 'pending');
+      const row = await eventually(
+        () => server.db('webhook_deliveries').where({ message_id: attempts[0]!.headers['webhook-id'] }).first(),
+        (r) => r.status !== 'pending',
+      );
       expect(row).toMatchObject({ status: 'delivered', attempts: 3, last_status: 200 });
     } finally {
       await receiver.close();
@@ -127,7 +136,10 @@ describe('webhook delivery', () => {
       await assign(ada, id, 'Bot');
       await receiver.waitFor(() => receiver.events().length === 5, 90_000);
       const messageId = receiver.events()[0]!.headers['webhook-id'];
-      const row = await eventually(() => server.db('webhook_deliveries').where({ message_id: messageId }).first(), (r) => r.status === 'failed');
+      const row = await eventually(
+        () => server.db('webhook_deliveries').where({ message_id: messageId }).first(),
+        (r) => r.status === 'failed',
+      );
       expect(row).toMatchObject({ status: 'failed', attempts: 5, last_status: 503, last_error: 'http_5xx' });
       await new Promise((r) => setTimeout(r, 3000));
       expect(receiver.events()).toHaveLength(5);
@@ -145,7 +157,10 @@ describe('webhook delivery', () => {
       const first = await task(server, ada, 'Gone');
       await assign(ada, first, 'Bot');
       await receiver.waitFor(() => receiver.events().length === 1);
-      const listed = await eventually(() => ada.sdk.GET('/event-subscriptions'), (l) => l.data!.subscriptions[0]!.status === 'retired');
+      const listed = await eventually(
+        () => ada.sdk.GET('/event-subscriptions'),
+        (l) => l.data!.subscriptions[0]!.status === 'retired',
+      );
       expect(listed.data!.subscriptions[0]).toMatchObject({ id: sub.id, status: 'retired' });
       await assign(ada, await task(server, ada, 'After'), 'Bot');
       await new Promise((r) => setTimeout(r, 2500));
@@ -163,7 +178,10 @@ describe('webhook delivery', () => {
       const sub = await subscribe(ada, receiver);
       await receiver.waitFor((r) => r.length >= 1);
       await assign(ada, await task(server, ada, 'Unwanted'), 'Bot');
-      const row = await eventually(() => server.db('event_subscriptions').where({ id: sub.id }).first(), (r) => r.status === 'retired');
+      const row = await eventually(
+        () => server.db('event_subscriptions').where({ id: sub.id }).first(),
+        (r) => r.status === 'retired',
+      );
       expect(row.status).toBe('retired');
       await new Promise((r) => setTimeout(r, 1500));
       expect(receiver.events()).toHaveLength(0);
@@ -209,7 +227,7 @@ describe('webhook delivery', () => {
     }
   });
 
-  it('delivers reason reply when the person answers an agent\'s question in the chat', async () => {
+  it("delivers reason reply when the person answers an agent's question in the chat", async () => {
     const ada = await server.account('Ada');
     const receiver = await startReceiver();
     try {
@@ -220,7 +238,13 @@ describe('webhook delivery', () => {
       const list = await server.db('lists').where({ id: item.list_id }).first();
       await postPersonMessage(server.db, item, list, { id: ada.userId, name: 'Ada' }, 'Morning please');
       await receiver.waitFor(() => receiver.events().length === 1);
-      expect(receiver.events()[0]!.payload!.data).toEqual({ taskId: id, title: 'Choose flights', reason: 'reply', agentName: 'Travel agent', occurredAt: expect.any(String) });
+      expect(receiver.events()[0]!.payload!.data).toEqual({
+        taskId: id,
+        title: 'Choose flights',
+        reason: 'reply',
+        agentName: 'Travel agent',
+        occurredAt: expect.any(String),
+      });
     } finally {
       await receiver.close();
     }
@@ -263,8 +287,14 @@ describe('webhook delivery', () => {
         const answer = await postSigned(strict, { id: sub.id, url, secret: sub.secret }, 'msg_test', '{}');
         expect(answer).toMatchObject({ status: 0, error: 'blocked_address' });
       }
-      await server.db('event_subscriptions').where({ id: sub.id }).update({ url: receiver.url.replace('127.0.0.1', 'localhost'), status: 'active' });
-      const [row] = await server.db('webhook_deliveries').insert({ subscription_id: sub.id, message_id: 'evt_ssrf', kind: 'event', payload: JSON.stringify({ eventId: 'evt_ssrf' }), job_id: 'manual' }).returning('id');
+      await server
+        .db('event_subscriptions')
+        .where({ id: sub.id })
+        .update({ url: receiver.url.replace('127.0.0.1', 'localhost'), status: 'active' });
+      const [row] = await server
+        .db('webhook_deliveries')
+        .insert({ subscription_id: sub.id, message_id: 'evt_ssrf', kind: 'event', payload: JSON.stringify({ eventId: 'evt_ssrf' }), job_id: 'manual' })
+        .returning('id');
       await expect(deliver({ db: server.db, log: pino({ level: 'silent' }), now: () => new Date(), settings: strict }, row.id, 0)).rejects.toThrow();
       expect((await server.db('webhook_deliveries').where({ id: row.id }).first()).last_error).toBe('blocked_address');
       expect(receiver.requests).toHaveLength(seen);
@@ -275,12 +305,34 @@ describe('webhook delivery', () => {
 
   it('queues each delivery once when the outbox hands the same event to the consumer again (at-least-once pump)', async () => {
     const ada = await server.account('Ada');
-    await server.db('event_subscriptions').insert({ user_id: ada.userId, via: 'rest', url: 'http://127.0.0.1:9/x', secret: mintSecret(), events: ['task.awaitingAgent'], status: 'active' });
+    await server
+      .db('event_subscriptions')
+      .insert({ user_id: ada.userId, via: 'rest', url: 'http://127.0.0.1:9/x', secret: mintSecret(), events: ['task.awaitingAgent'], status: 'active' });
     const id = await task(server, ada, 'Handed over twice');
     // The row as the outbox holds it (built here, not emitted, so the running pump does not see it).
-    const occurrence = { eventId: 'evt_twice', name: 'task.awaitingAgent', timestamp: new Date().toISOString(), data: { taskId: id, title: 'Handed over twice', reason: 'assigned', agentName: 'Bot', occurredAt: new Date().toISOString() }, cursor: null };
+    const occurrence = {
+      eventId: 'evt_twice',
+      name: 'task.awaitingAgent',
+      timestamp: new Date().toISOString(),
+      data: { taskId: id, title: 'Handed over twice', reason: 'assigned', agentName: 'Bot', occurredAt: new Date().toISOString() },
+      cursor: null,
+    };
     const sent: object[] = [];
-    const consumers = webhookConsumers({ db: server.db, jobs: { send: async (_name, data) => (sent.push(data), `job-${sent.length}`), sendInTransaction: async () => { throw new Error('not used here'); }, stop: async () => undefined }, settings: { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 1000 }, log: pino({ level: 'silent' }) });
+    const consumers = webhookConsumers({
+      db: server.db,
+      jobs: {
+        send: async (_name, data) => {
+          sent.push(data);
+          return `job-${sent.length}`;
+        },
+        sendInTransaction: async () => {
+          throw new Error('not used here');
+        },
+        stop: async () => undefined,
+      },
+      settings: { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 1000 },
+      log: pino({ level: 'silent' }),
+    });
     const row: OutboxRow = { id: 1, topic: 'event', subject_id: id, payload: occurrence, attempts: 0 };
     await consumers.event!([row]);
     await consumers.event!([row]);
@@ -294,7 +346,12 @@ describe('webhook delivery', () => {
       receiver.secrets.set('sub-timeout', mintSecret());
       receiver.script = () => ({ status: 0 });
       const started = Date.now();
-      const answer = await postSigned({ allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 300 }, { id: 'sub-timeout', url: receiver.url, secret: receiver.secrets.get('sub-timeout')! }, 'msg_t', '{"x":1}');
+      const answer = await postSigned(
+        { allowPrivate: true, retryBaseSeconds: 1, timeoutMs: 300 },
+        { id: 'sub-timeout', url: receiver.url, secret: receiver.secrets.get('sub-timeout')! },
+        'msg_t',
+        '{"x":1}',
+      );
       expect(answer).toMatchObject({ status: 0, error: 'timeout' });
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {

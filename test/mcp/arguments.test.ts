@@ -18,12 +18,7 @@ describe('parseJsonStrings', () => {
       { listId: 'tasks', items: json([{ title: 'Renew passport' }]) },
       { listId: 'tasks', items: [{ title: 'Renew passport' }] },
     ],
-    [
-      'an entry of an array of objects',
-      'create_items',
-      { items: [json({ title: 'a' }), { title: 'b' }] },
-      { items: [{ title: 'a' }, { title: 'b' }] },
-    ],
+    ['an entry of an array of objects', 'create_items', { items: [json({ title: 'a' }), { title: 'b' }] }, { items: [{ title: 'a' }, { title: 'b' }] }],
     [
       'values (array-or-object) inside an entry',
       'create_items',
@@ -60,7 +55,11 @@ describe('parseJsonStrings', () => {
   });
 
   it.each([
-    ['a string where a string is also allowed (a value, a select option label)', 'create_items', { items: [{ values: [{ property: 'Tags', value: '["a"]' }] }] }],
+    [
+      'a string where a string is also allowed (a value, a select option label)',
+      'create_items',
+      { items: [{ values: [{ property: 'Tags', value: '["a"]' }] }] },
+    ],
     ['a string property that looks like JSON', 'create_items', { items: [{ title: '{"not": "parsed"}', body: '[x] done' }] }],
     ['a string that is not JSON', 'create_items', { items: 'Renew passport' }],
     ['JSON of the wrong kind (an object where an array is expected)', 'delete_items', { itemIds: json({ a: 1 }) }],

@@ -18,7 +18,12 @@ import { assertNode22Tools, CONFORMANCE_CLI, runNode22, type RunResult } from '.
 /** The scenarios that apply to a tools-only, stateless server: each must pass outright. */
 const MUST_PASS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 
-interface Check { id: string; status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED'; errorMessage?: string; details?: Record<string, unknown> }
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
 
 describe('MCP conformance suite (server scenarios)', () => {
   let server: TestServer;
@@ -33,7 +38,11 @@ describe('MCP conformance suite (server scenarios)', () => {
     const ada = await server.account('Ada');
     proxy = await startBearerProxy(server.baseUrl, ada.key);
     outDir = mkdtempSync(path.join(tmpdir(), 'lk-conformance-'));
-    run = await runNode22(CONFORMANCE_CLI, ['server', '--url', `${proxy.url}/mcp`, '--suite', 'all', '--expected-failures', path.resolve('test/mcp/conformance-baseline.yml'), '-o', outDir], { timeoutMs: 150_000 });
+    run = await runNode22(
+      CONFORMANCE_CLI,
+      ['server', '--url', `${proxy.url}/mcp`, '--suite', 'all', '--expected-failures', path.resolve('test/mcp/conformance-baseline.yml'), '-o', outDir],
+      { timeoutMs: 150_000 },
+    );
     for (const dir of readdirSync(outDir)) {
       const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
       checks.set(scenario, JSON.parse(readFileSync(path.join(outDir, dir, 'checks.json'), 'utf8')) as Check[]);
@@ -60,7 +69,7 @@ describe('MCP conformance suite (server scenarios)', () => {
     expect(results.some((c) => c.status === 'SUCCESS')).toBe(true);
   });
 
-  it("refuses the rebinding attempt through the Host check, not for want of a token", () => {
+  it('refuses the rebinding attempt through the Host check, not for want of a token', () => {
     const rejected = checks.get('dns-rebinding-protection')?.find((c) => c.id === 'localhost-host-rebinding-rejected');
     expect(rejected?.details).toMatchObject({ statusCode: 403, body: { error: expect.stringMatching(/^Host 'evil\.example\.com' .*DNS rebinding/) } });
   });

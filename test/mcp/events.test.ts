@@ -54,7 +54,7 @@ describe('MCP events', () => {
     expect(events[0]!.payloadSchema.required).toEqual(['taskId', 'title', 'reason', 'agentName', 'occurredAt']);
   });
 
-  it('subscribes idempotently per client, grants refreshBefore within the server\'s limit, and delivers signed with the client\'s secret', async () => {
+  it("subscribes idempotently per client, grants refreshBefore within the server's limit, and delivers signed with the client's secret", async () => {
     const secret = mintSecret();
     const params = { name: 'task.awaitingAgent', delivery: { mode: 'webhook', url: receiver.url, secret }, ttlMs: 600_000 };
     const first = await call(client, 'events/subscribe', params);
@@ -107,7 +107,13 @@ describe('MCP events', () => {
 
   it('keys subscriptions by client: another token of the same person gets its own, the same token the same one', async () => {
     const eve = await server.account('Eve');
-    const base = { userId: eve.userId, event: 'task.awaitingAgent', url: 'http://127.0.0.1:9/x', secret: mintSecret(), expiresAt: new Date(Date.now() + 60_000) };
+    const base = {
+      userId: eve.userId,
+      event: 'task.awaitingAgent',
+      url: 'http://127.0.0.1:9/x',
+      secret: mintSecret(),
+      expiresAt: new Date(Date.now() + 60_000),
+    };
     const a = await upsertClientSubscription(server.db, { ...base, clientKey: 'oauth:grant-a' });
     const b = await upsertClientSubscription(server.db, { ...base, clientKey: 'oauth:grant-b' });
     const again = await upsertClientSubscription(server.db, { ...base, clientKey: 'oauth:grant-a', secret: mintSecret() });
@@ -125,7 +131,10 @@ describe('MCP events', () => {
       const sub = await call(cyClient, 'events/subscribe', { name: 'task.awaitingAgent', delivery: { url: lapsing.url, secret } });
       lapsing.secrets.set(sub.id as string, secret);
       await lapsing.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
-      await server.db('event_subscriptions').where({ id: sub.id }).update({ expires_at: new Date(Date.now() - 1000) });
+      await server
+        .db('event_subscriptions')
+        .where({ id: sub.id })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       const id = (await create_items(server.context(cy), { items: [{ title: 'Too late' }] })).items[0]!.id;
       await cy.sdk.PATCH('/items', { body: { items: [{ itemId: id, assignedAgent: 'Bot' }] } });
       await new Promise((r) => setTimeout(r, 2500));
@@ -157,11 +166,26 @@ describe('MCP events', () => {
   });
 
   it.each([
-    ['a secret without whsec_', { name: 'task.awaitingAgent', delivery: { url: 'http://127.0.0.1:9/x', secret: 'plain-secret-of-some-length' } }, -32602, /whsec_/],
-    ['a secret of too few bytes', { name: 'task.awaitingAgent', delivery: { url: 'http://127.0.0.1:9/x', secret: `whsec_${Buffer.alloc(8).toString('base64')}` } }, -32602, /24 to 64/],
+    [
+      'a secret without whsec_',
+      { name: 'task.awaitingAgent', delivery: { url: 'http://127.0.0.1:9/x', secret: 'plain-secret-of-some-length' } },
+      -32602,
+      /whsec_/,
+    ],
+    [
+      'a secret of too few bytes',
+      { name: 'task.awaitingAgent', delivery: { url: 'http://127.0.0.1:9/x', secret: `whsec_${Buffer.alloc(8).toString('base64')}` } },
+      -32602,
+      /24 to 64/,
+    ],
     ['no delivery', { name: 'task.awaitingAgent' }, -32602, /delivery/],
     ['an unknown event', { name: 'task.done', delivery: { url: 'http://127.0.0.1:9/x', secret: mintSecret() } }, -32011, /Unknown event 'task.done'/],
-    ['arguments the event does not take', { name: 'task.awaitingAgent', arguments: { list: 'x' }, delivery: { url: 'http://127.0.0.1:9/x', secret: mintSecret() } }, -32602, /arguments/],
+    [
+      'arguments the event does not take',
+      { name: 'task.awaitingAgent', arguments: { list: 'x' }, delivery: { url: 'http://127.0.0.1:9/x', secret: mintSecret() } },
+      -32602,
+      /arguments/,
+    ],
     ['a URL that is no URL', { name: 'task.awaitingAgent', delivery: { url: 'nowhere', secret: mintSecret() } }, -32602, /delivery.url/],
   ])('refuses %s', async (_name, params, code, pattern) => {
     const err = await callError(client, 'events/subscribe', params);

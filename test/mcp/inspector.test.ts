@@ -12,7 +12,17 @@ describe('MCP Inspector CLI', () => {
   let server: TestServer;
   let ada: TestAccount;
   const inspector = (...args: string[]) =>
-    runNode22(INSPECTOR_CLI, ['--cli', `${server.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${ada.key}`, '--format', 'json', ...args]);
+    runNode22(INSPECTOR_CLI, [
+      '--cli',
+      `${server.baseUrl}/mcp`,
+      '--transport',
+      'http',
+      '--header',
+      `Authorization: Bearer ${ada.key}`,
+      '--format',
+      'json',
+      ...args,
+    ]);
 
   beforeAll(async () => {
     assertNode22Tools();
@@ -31,11 +41,21 @@ describe('MCP Inspector CLI', () => {
 
   it('finds no error-severity portability problem in the tool schemas (--strict)', async () => {
     const run = await inspector('--method', 'tools/list', '--strict');
-    expect({ code: run.code, summary: run.stderr.match(/\d+ errors?, \d+ warnings?[^\n]*/)?.[0] }).toEqual({ code: 0, summary: expect.stringMatching(/^0 errors/) });
+    expect({ code: run.code, summary: run.stderr.match(/\d+ errors?, \d+ warnings?[^\n]*/)?.[0] }).toEqual({
+      code: 0,
+      summary: expect.stringMatching(/^0 errors/),
+    });
   });
 
   it('calls a tool and gets structured content', async () => {
-    const run = await inspector('--method', 'tools/call', '--tool-name', 'create_list', '--tool-args-json', JSON.stringify({ name: 'From the Inspector', properties: [{ name: 'Author', type: 'text' }] }));
+    const run = await inspector(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'create_list',
+      '--tool-args-json',
+      JSON.stringify({ name: 'From the Inspector', properties: [{ name: 'Author', type: 'text' }] }),
+    );
     expect(run.code).toBe(0);
     const result = (JSON.parse(run.stdout) as { result: { isError?: boolean; structuredContent: { name: string; properties: { name: string }[] } } }).result;
     expect(result.isError).toBeFalsy();

@@ -24,7 +24,12 @@ const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 type Outcome = { ok: true; body: unknown } | { ok: false; code: string; message: string };
 
 /** Path and query parameters into the URL, everything else into the JSON body. */
-async function callRest(server: TestServer, account: TestAccount, op: OperationSpec, input: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function callRest(
+  server: TestServer,
+  account: TestAccount,
+  op: OperationSpec,
+  input: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   let path = op.path;
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
@@ -78,7 +83,10 @@ function normalise(value: unknown, account: TestAccount, ids = new Map<string, s
  */
 const RANDOM_BY_DESIGN: Record<string, (body: Record<string, unknown>) => unknown> = {
   // Each upload slot is a fresh storage path with a signed URL.
-  create_image_upload: (body) => ({ ...body, uploads: (body.uploads as Record<string, unknown>[]).map((slot) => Object.fromEntries(Object.keys(slot).map((k) => [k, `<${k}>`]))) }),
+  create_image_upload: (body) => ({
+    ...body,
+    uploads: (body.uploads as Record<string, unknown>[]).map((slot) => Object.fromEntries(Object.keys(slot).map((k) => [k, `<${k}>`]))),
+  }),
 };
 
 const tooled = operationTable.filter((op) => op.tool);
@@ -109,7 +117,8 @@ describe('REST and MCP give the same answer for every operation', () => {
     expect({ input: mcpSample.input, errors: validInput(mcpSample.input) ? null : validInput.errors }).toEqual({ input: mcpSample.input, errors: null });
 
     const rest = await callRest(server, restAccount, op, restSample.input);
-    const restOutcome: Outcome = rest.status < 300 ? { ok: true, body: rest.body } : { ok: false, code: String(rest.body.code), message: String(rest.body.error) };
+    const restOutcome: Outcome =
+      rest.status < 300 ? { ok: true, body: rest.body } : { ok: false, code: String(rest.body.code), message: String(rest.body.error) };
     const client: Client = await server.mcp(mcpAccount);
     await client.listTools(); // the SDK client validates structuredContent against the listed outputSchema
     const result = await client.callTool({ name: operationId, arguments: mcpSample.input });

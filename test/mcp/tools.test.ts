@@ -31,17 +31,33 @@ describe('MCP adapter', () => {
   });
 
   // service.md, Endpoints, Conventions: which operations read, which add, which change or remove.
-  const READ = ['get_context', 'list_lists', 'list_items', 'query_items', 'get_item', 'read_chat_messages', 'search', 'list_deleted', 'list_automations', 'get_automation_runs'];
+  const READ = [
+    'get_context',
+    'list_lists',
+    'list_items',
+    'query_items',
+    'get_item',
+    'read_chat_messages',
+    'search',
+    'list_deleted',
+    'list_automations',
+    'get_automation_runs',
+  ];
   const ADD = ['create_list', 'create_items', 'create_image_upload', 'restore_deleted'];
   const CHANGE = ['update_list', 'delete_list', 'update_items', 'delete_items', 'move_items', 'post_chat_message', 'run_automation'];
 
-  it('marks the spec\'s read-only operations read-only and its changing ones destructive', async () => {
+  it("marks the spec's read-only operations read-only and its changing ones destructive", async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...READ, ...ADD, ...CHANGE].sort());
     for (const tool of tools) {
-      const expected = READ.includes(tool.name) ? { readOnlyHint: true, destructiveHint: false } : ADD.includes(tool.name) ? { readOnlyHint: false, destructiveHint: false } : { readOnlyHint: false, destructiveHint: true };
+      const expected = READ.includes(tool.name)
+        ? { readOnlyHint: true, destructiveHint: false }
+        : ADD.includes(tool.name)
+          ? { readOnlyHint: false, destructiveHint: false }
+          : { readOnlyHint: false, destructiveHint: true };
       expect({ tool: tool.name, ...tool.annotations }).toMatchObject({ tool: tool.name, ...expected, title: tool.title });
-      if (tool.annotations?.readOnlyHint) expect({ tool: tool.name, idempotentHint: tool.annotations.idempotentHint }).toEqual({ tool: tool.name, idempotentHint: true });
+      if (tool.annotations?.readOnlyHint)
+        expect({ tool: tool.name, idempotentHint: tool.annotations.idempotentHint }).toEqual({ tool: tool.name, idempotentHint: true });
     }
   });
 

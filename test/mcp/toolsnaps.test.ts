@@ -30,7 +30,10 @@ const UPDATE = process.env.UPDATE_TOOLSNAPS === '1';
  */
 const TOOLS_LIST_BUDGET_TOKENS = 17_000;
 
-interface WireTool { name: string; [key: string]: unknown }
+interface WireTool {
+  name: string;
+  [key: string]: unknown;
+}
 
 function snapshotText(tool: WireTool): string {
   return `${JSON.stringify(tool, null, 2)}\n`;
@@ -63,13 +66,18 @@ describe('MCP tool snapshots', () => {
 
   it.each(generatedTools.map((t) => t.name))('%s matches its reviewed snapshot', (name) => {
     const file = path.join(SNAP_DIR, `${name}.json`);
-    if (!existsSync(file)) throw new Error(`No snapshot for tool ${name}: run UPDATE_TOOLSNAPS=1 make test-mcp and commit ${path.relative(process.cwd(), file)}.`);
+    if (!existsSync(file))
+      throw new Error(`No snapshot for tool ${name}: run UPDATE_TOOLSNAPS=1 make test-mcp and commit ${path.relative(process.cwd(), file)}.`);
     const tool = served.find((t) => t.name === name);
     const expected = readFileSync(file, 'utf8');
     const actual = tool ? snapshotText(tool) : '(not served)';
     if (actual !== expected) {
       // toEqual on the parsed objects prints a readable, field-level diff.
-      expect({ tool: name, hint: 'review, then UPDATE_TOOLSNAPS=1 make test-mcp', schema: tool }).toEqual({ tool: name, hint: 'review, then UPDATE_TOOLSNAPS=1 make test-mcp', schema: JSON.parse(expected) });
+      expect({ tool: name, hint: 'review, then UPDATE_TOOLSNAPS=1 make test-mcp', schema: tool }).toEqual({
+        tool: name,
+        hint: 'review, then UPDATE_TOOLSNAPS=1 make test-mcp',
+        schema: JSON.parse(expected),
+      });
       expect(actual).toBe(expected); // same data, different formatting or key order
     }
   });

@@ -19,7 +19,11 @@ describe('MCP transport', () => {
   let ada: TestAccount;
   let auth: Record<string, string>;
   beforeAll(async () => {
-    server = await startTestServer({ BASE_URL: 'https://lists.example.org', MCP_ALLOWED_HOSTS: 'mcp.internal, pinned.internal:8443', MCP_ALLOWED_ORIGINS: 'https://app.example.net' });
+    server = await startTestServer({
+      BASE_URL: 'https://lists.example.org',
+      MCP_ALLOWED_HOSTS: 'mcp.internal, pinned.internal:8443',
+      MCP_ALLOWED_ORIGINS: 'https://app.example.net',
+    });
     ada = await server.account('Ada');
     auth = { Authorization: `Bearer ${ada.key}` };
   });
@@ -78,7 +82,11 @@ describe('MCP transport', () => {
       try {
         const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
         expect((await mcpPost(server.baseUrl, initializeMessage(VERSIONS[0]!), auth)).status).toBe(200);
-        const call = await mcpPost(otherUrl, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_lists', arguments: {} } }, { ...auth, 'MCP-Protocol-Version': VERSIONS[0]! });
+        const call = await mcpPost(
+          otherUrl,
+          { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_lists', arguments: {} } },
+          { ...auth, 'MCP-Protocol-Version': VERSIONS[0]! },
+        );
         expect(call.status).toBe(200);
         const result = call.json<{ result: { isError?: boolean; structuredContent: { total: number } } }>().result;
         expect(result.isError).toBeFalsy();
@@ -145,7 +153,11 @@ describe('MCP transport', () => {
     it('answers a CORS preflight from an allowed origin without a token', async () => {
       const res = await rawRequest(`${server.baseUrl}/mcp`, {
         method: 'OPTIONS',
-        headers: { Origin: 'https://app.example.net', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, mcp-protocol-version' },
+        headers: {
+          Origin: 'https://app.example.net',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, mcp-protocol-version',
+        },
       });
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('https://app.example.net');
@@ -154,7 +166,10 @@ describe('MCP transport', () => {
     });
 
     it('refuses a CORS preflight from a foreign origin', async () => {
-      const res = await rawRequest(`${server.baseUrl}/mcp`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+      const res = await rawRequest(`${server.baseUrl}/mcp`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+      });
       expect(res.status).toBe(403);
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
     });

@@ -34,7 +34,7 @@ describe('create_event_subscription', () => {
     expect(await server.db('outbox').where({ topic: 'webhook.verify', subject_id: res.data!.id }).count('* as n').first()).toEqual({ n: 1 });
   });
 
-  it('keeps the caller\'s own secret and never shows it back', async () => {
+  it("keeps the caller's own secret and never shows it back", async () => {
     const secret = mintSecret();
     const res = await ada.sdk.POST('/event-subscriptions', { body: { url: 'https://93.184.215.14/own', secret } });
     expect(res.response.status).toBe(201);

@@ -10,10 +10,16 @@ import { JPEG, PNG } from '../support/images.js';
 /** PUTs `body` to `url` with plain node http (streams a generator body without a length). */
 function put(url: string, body: Buffer | (() => AsyncGenerator<Buffer>), contentType: string): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers: { 'content-type': contentType, ...(Buffer.isBuffer(body) ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
-    });
+    const req = http.request(
+      url,
+      { method: 'PUT', headers: { 'content-type': contentType, ...(Buffer.isBuffer(body) ? { 'content-length': String(body.length) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
+      },
+    );
     // The server may answer and close while the body is still going out.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
     if (Buffer.isBuffer(body)) req.end(body);
@@ -38,7 +44,8 @@ describe('create_image_upload and the upload URL', () => {
     await server.close();
     await rm(dataDir, { recursive: true, force: true });
   });
-  const slot = async (mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/heic' = 'image/png') => (await create_image_upload(server.context(ada), { mimeType, count: 1 })).uploads[0]!;
+  const slot = async (mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/heic' = 'image/png') =>
+    (await create_image_upload(server.context(ada), { mimeType, count: 1 })).uploads[0]!;
 
   it('hands out 1 to 10 signed slots with maxBytes 10 MB and validForSeconds 7200', async () => {
     const result = await create_image_upload(server.context(ada), { mimeType: 'image/webp', count: 3 });
@@ -61,7 +68,11 @@ describe('create_image_upload and the upload URL', () => {
     const mcp = await (await server.mcp(ada)).callTool({ name: 'create_image_upload', arguments: { mimeType: 'image/jpeg', count: 2 } });
     expect((mcp.structuredContent as { uploads: unknown[] }).uploads).toHaveLength(2);
     for (const body of [{ mimeType: 'image/gif' }, { mimeType: 'image/png', count: 11 }, { mimeType: 'image/png', count: 0 }]) {
-      const res = await fetch(`${server.baseUrl}/api/v1/uploads`, { method: 'POST', headers: { Authorization: `Bearer ${ada.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.baseUrl}/api/v1/uploads`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ada.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
     }
   });
@@ -76,20 +87,37 @@ describe('create_image_upload and the upload URL', () => {
     expect(again).toMatchObject({ status: 409, json: { code: 'toolError' } });
   });
 
-  it('refuses a Content-Type other than the slot\'s, and bytes that are not the declared image', async () => {
+  it("refuses a Content-Type other than the slot's, and bytes that are not the declared image", async () => {
     const s = await slot('image/png');
-    expect(await put(s.uploadUrl, JPEG, 'image/jpeg')).toMatchObject({ status: 400, json: { code: 'invalid', error: expect.stringMatching(/Content-Type must be image\/png.*received 'image\/jpeg'/) } });
-    expect(await put(s.uploadUrl, JPEG, 'image/png')).toMatchObject({ status: 400, json: { code: 'invalid', error: expect.stringMatching(/bytes are image\/jpeg, not the declared image\/png/) } });
-    expect(await put(s.uploadUrl, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/png')).toMatchObject({ status: 400, json: { error: expect.stringMatching(/not a PNG, JPEG, HEIC or WebP/) } });
+    expect(await put(s.uploadUrl, JPEG, 'image/jpeg')).toMatchObject({
+      status: 400,
+      json: { code: 'invalid', error: expect.stringMatching(/Content-Type must be image\/png.*received 'image\/jpeg'/) },
+    });
+    expect(await put(s.uploadUrl, JPEG, 'image/png')).toMatchObject({
+      status: 400,
+      json: { code: 'invalid', error: expect.stringMatching(/bytes are image\/jpeg, not the declared image\/png/) },
+    });
+    expect(await put(s.uploadUrl, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/png')).toMatchObject({
+      status: 400,
+      json: { error: expect.stringMatching(/not a PNG, JPEG, HEIC or WebP/) },
+    });
     // Nothing refused was kept, and the slot can still take the right bytes.
-    expect(await readdir(path.join(dataDir, 'files', 'u', ada.userId)).then((f) => f.filter((n) => n.startsWith(s.bucketPath.split('/')[2]!)), () => [])).toEqual([]);
+    expect(
+      await readdir(path.join(dataDir, 'files', 'u', ada.userId)).then(
+        (f) => f.filter((n) => n.startsWith(s.bucketPath.split('/')[2]!)),
+        () => [],
+      ),
+    ).toEqual([]);
     expect((await put(s.uploadUrl, PNG, 'image/png')).status).toBe(200);
   });
 
   it('refuses more than 10 MB: by Content-Length at once, and while streaming a body of unknown length', async () => {
     const s = await slot('image/png');
     const big = Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]);
-    expect(await put(s.uploadUrl, big, 'image/png')).toMatchObject({ status: 400, json: { code: 'invalid', error: expect.stringMatching(/at most 10485760 \(10 MB\)/) } });
+    expect(await put(s.uploadUrl, big, 'image/png')).toMatchObject({
+      status: 400,
+      json: { code: 'invalid', error: expect.stringMatching(/at most 10485760 \(10 MB\)/) },
+    });
     let sent = 0;
     const streamed = await put(
       s.uploadUrl,
@@ -113,11 +141,17 @@ describe('create_image_upload and the upload URL', () => {
     const url = new URL(s.uploadUrl);
     const tampered = new URL(url);
     tampered.searchParams.set('sig', `${url.searchParams.get('sig')!.slice(0, -2)}AA`);
-    expect(await put(tampered.toString(), PNG, 'image/png')).toMatchObject({ status: 403, json: { code: 'unauthorized', error: expect.stringMatching(/signature of this URL does not match/) } });
+    expect(await put(tampered.toString(), PNG, 'image/png')).toMatchObject({
+      status: 403,
+      json: { code: 'unauthorized', error: expect.stringMatching(/signature of this URL does not match/) },
+    });
     const longer = new URL(url);
     longer.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
     expect((await put(longer.toString(), PNG, 'image/png')).status).toBe(403);
-    expect(await put(`${server.baseUrl}/files/${s.bucketPath}`, PNG, 'image/png')).toMatchObject({ status: 403, json: { error: expect.stringMatching(/not signed/) } });
+    expect(await put(`${server.baseUrl}/files/${s.bucketPath}`, PNG, 'image/png')).toMatchObject({
+      status: 403,
+      json: { error: expect.stringMatching(/not signed/) },
+    });
     // Another slot's signature does not open this one.
     const other = new URL((await slot()).uploadUrl);
     expect((await put(`${server.baseUrl}/files/${s.bucketPath}?${other.searchParams.toString()}`, PNG, 'image/png')).status).toBe(403);
@@ -125,7 +159,10 @@ describe('create_image_upload and the upload URL', () => {
     const original = server.services.now;
     server.services.now = later.now;
     try {
-      expect(await put(s.uploadUrl, PNG, 'image/png')).toMatchObject({ status: 403, json: { code: 'unauthorized', error: expect.stringMatching(/expired at/) } });
+      expect(await put(s.uploadUrl, PNG, 'image/png')).toMatchObject({
+        status: 403,
+        json: { code: 'unauthorized', error: expect.stringMatching(/expired at/) },
+      });
     } finally {
       server.services.now = original;
     }

@@ -26,7 +26,12 @@ describe('create_items', () => {
   const ctx = () => server.context(ada);
 
   it('puts items on the Tasks list when no listId is given, as todo, with due dates as sent', async () => {
-    const result = await create_items(ctx(), { items: [{ title: 'Renew passport', dueAt: '2026-12-01T09:00:00Z' }, { title: 'Call mum', dueAt: '2026-12-02' }] });
+    const result = await create_items(ctx(), {
+      items: [
+        { title: 'Renew passport', dueAt: '2026-12-01T09:00:00Z' },
+        { title: 'Call mum', dueAt: '2026-12-02' },
+      ],
+    });
     expect(result.listName).toBe('Tasks');
     expect(result.added).toBe(2);
     expect(result.items.map((i) => [i.title, i.taskStatus, i.dueAt, i.hasDueTime])).toEqual([
@@ -39,12 +44,29 @@ describe('create_items', () => {
   it('stores values by property id; select values by label or id; an unknown label becomes an option', async () => {
     const result = await create_items(ctx(), {
       listId: booksId,
-      items: [{ title: 'Dune', values: [{ property: 'Author', value: 'Herbert' }, { property: 'Pages', value: '412' }, { property: 'Shelf', value: 'home' }, { property: 'Tags', value: ['sci-fi', 'classic'] }, { property: 'Read', value: true }] }],
+      items: [
+        {
+          title: 'Dune',
+          values: [
+            { property: 'Author', value: 'Herbert' },
+            { property: 'Pages', value: '412' },
+            { property: 'Shelf', value: 'home' },
+            { property: 'Tags', value: ['sci-fi', 'classic'] },
+            { property: 'Read', value: true },
+          ],
+        },
+      ],
     });
     const [props, item] = [result.properties, result.items[0]!];
     const id = (name: string) => props.find((p) => p.name === name)!.id;
     const option = (prop: string, label: string) => props.find((p) => p.name === prop)!.options!.find((o) => o.label === label)!.id;
-    expect(item.values).toEqual({ [id('Author')]: 'Herbert', [id('Pages')]: 412, [id('Shelf')]: option('Shelf', 'Home'), [id('Tags')]: [option('Tags', 'sci-fi'), option('Tags', 'classic')], [id('Read')]: true });
+    expect(item.values).toEqual({
+      [id('Author')]: 'Herbert',
+      [id('Pages')]: 412,
+      [id('Shelf')]: option('Shelf', 'Home'),
+      [id('Tags')]: [option('Tags', 'sci-fi'), option('Tags', 'classic')],
+      [id('Read')]: true,
+    });
   });
 
   it('reports a bad entry under failed and still lands the rest, in one call', async () => {
@@ -73,7 +95,12 @@ describe('create_items', () => {
   });
 
   it('returns the item already made for a repeated externalId, also within one batch', async () => {
-    const first = await create_items(ctx(), { items: [{ title: 'Import 1', externalId: 'ext-1' }, { title: 'Import 1 again', externalId: 'ext-1' }] });
+    const first = await create_items(ctx(), {
+      items: [
+        { title: 'Import 1', externalId: 'ext-1' },
+        { title: 'Import 1 again', externalId: 'ext-1' },
+      ],
+    });
     expect(first.added).toBe(1);
     const again = await create_items(ctx(), { items: [{ title: 'Import 1 changed', externalId: 'ext-1' }] });
     expect(again.added).toBe(0);
@@ -110,7 +137,7 @@ describe('create_items', () => {
     expect(result.unknownKeys).toEqual(['priority']);
   });
 
-  it('answers 400 for 101 entries and for a wrong JSON type, and 404 for another account\'s list', async () => {
+  it("answers 400 for 101 entries and for a wrong JSON type, and 404 for another account's list", async () => {
     const many = await ada.sdk.POST('/items', { body: { items: Array.from({ length: 101 }, (_, i) => ({ title: `t${i}` })) } });
     expect(many.response.status).toBe(400);
     const wrongType = await ada.sdk.POST('/items', { body: { items: [{ title: 5 as never }] } });

@@ -28,7 +28,15 @@ describe('create_list', () => {
         { name: 'Genres', type: 'multiSelect', options: ['Fiction', { label: 'History', color: 'blue' }, 'fiction'] },
       ],
     });
-    expect(list).toMatchObject({ name: 'Books', icon: '📚', titleLabel: 'Book', role: 'other', layout: 'table', statusPropertyId: null, dueDatePropertyId: null });
+    expect(list).toMatchObject({
+      name: 'Books',
+      icon: '📚',
+      titleLabel: 'Book',
+      role: 'other',
+      layout: 'table',
+      statusPropertyId: null,
+      dueDatePropertyId: null,
+    });
     expect(list.properties[0]!.id).toMatch(/^p_[a-z0-9]{8}$/);
     expect(list.properties[1]!.options!.map((o) => o.label)).toEqual(['Fiction', 'History']);
     expect(list.properties[1]!.options![0]!.id).toMatch(/^o_/);
@@ -40,7 +48,14 @@ describe('create_list', () => {
 
   it.each([
     ['a property named like the title column', [{ name: 'Title', type: 'text' }], /duplicate the title column/],
-    ['two properties with one name', [{ name: 'A', type: 'text' }, { name: 'a', type: 'number' }], /duplicates a property name/],
+    [
+      'two properties with one name',
+      [
+        { name: 'A', type: 'text' },
+        { name: 'a', type: 'number' },
+      ],
+      /duplicates a property name/,
+    ],
   ])('refuses %s with a sentence naming it', async (_case, properties, message) => {
     const attempt = create_list(server.context(ada), { name: 'Bad', properties: properties as never });
     await expect(attempt).rejects.toThrow(ApiError);

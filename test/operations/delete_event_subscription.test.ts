@@ -8,7 +8,7 @@ describe('delete_event_subscription', () => {
   });
   afterAll(async () => server.close());
 
-  it('removes one of the caller\'s subscriptions by query id', async () => {
+  it("removes one of the caller's subscriptions by query id", async () => {
     const ada = await server.account('Ada');
     const a = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/a' } });
     const b = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/b' } });
@@ -19,7 +19,7 @@ describe('delete_event_subscription', () => {
     expect((await ada.sdk.DELETE('/event-subscriptions', { params: { query: { id: a.data!.id } } })).response.status).toBe(404);
   });
 
-  it('answers 404 for another person\'s subscription and leaves it', async () => {
+  it("answers 404 for another person's subscription and leaves it", async () => {
     const [ada, eve] = [await server.account('Ada'), await server.account('Eve')];
     const a = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/a' } });
     const res = await eve.sdk.DELETE('/event-subscriptions', { params: { query: { id: a.data!.id } } });

@@ -15,7 +15,7 @@ describe('delete_items', () => {
   });
   afterAll(async () => server.close());
 
-  it('trashes own items, refuses others\' and unknown ids, and the rest still delete', async () => {
+  it("trashes own items, refuses others' and unknown ids, and the rest still delete", async () => {
     const mine = await create_items(server.context(ada), { items: [{ title: 'a' }, { title: 'b' }] });
     const theirs = await create_items(server.context(bea), { items: [{ title: 'secret' }] });
     const ids = [mine.items[0]!.id, theirs.items[0]!.id, 'not-a-uuid', mine.items[1]!.id];

@@ -7,7 +7,12 @@ import { list_lists } from '../../src/operations/list_lists.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { ApiError } from '../../src/core/errors.js';
 
-interface Row { id: string; deleted_at: Date | null; purges_at: Date | null; deleted_with_list: string | null }
+interface Row {
+  id: string;
+  deleted_at: Date | null;
+  purges_at: Date | null;
+  deleted_with_list: string | null;
+}
 
 describe('delete_list', () => {
   let server: TestServer;
@@ -23,7 +28,8 @@ describe('delete_list', () => {
   const ctx = (who: TestAccount = ada) => server.context(who);
   const makeList = (name = 'Books', who: TestAccount = ada) => create_list(ctx(who), { name, properties: [{ name: 'Author', type: 'text' }] });
   async function addItems(listId: string, count: number, extra: Record<string, unknown> = {}, who: TestAccount = ada): Promise<string[]> {
-    const rows = (await server.db('items')
+    const rows = (await server
+      .db('items')
       .insert(Array.from({ length: count }, (_, i) => ({ owner_id: who.userId, list_id: listId, title: `Item ${i}`, ...extra })))
       .returning('id')) as { id: string }[];
     return rows.map((r) => r.id);
@@ -31,7 +37,10 @@ describe('delete_list', () => {
   const items = async (listId: string) => (await server.db('items').where({ list_id: listId }).orderBy('id')) as Row[];
   const list = async (id: string) => (await server.db('lists').where({ id }).first()) as Row & { name: string };
   const refusal = async (attempt: Promise<unknown>) => {
-    const error = await attempt.then(() => undefined, (e: unknown) => e);
+    const error = await attempt.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     return error as ApiError;
   };
@@ -89,7 +98,12 @@ describe('delete_list', () => {
     await delete_list(ctx(), { id: books.id, confirmDeleteItems: true });
     expect(await restore_deleted(ctx(), { type: 'list', id: books.id })).toMatchObject({ restored: true, restoredItems: 2 });
     const rows = await items(books.id);
-    expect(rows.filter((r) => r.deleted_at === null).map((r) => r.id).sort()).toEqual(live.sort());
+    expect(
+      rows
+        .filter((r) => r.deleted_at === null)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(live.sort());
     expect(rows.find((r) => r.id === alone)).toMatchObject({ deleted_at: earlier });
   });
 

@@ -16,8 +16,19 @@ describe('get_item', () => {
   const ctx = () => server.context(ada);
 
   it('shows every field of the Item, with cells by name and links', async () => {
-    const list = await create_list(ctx(), { name: 'Books', icon: '📚', instructions: 'One line per book', properties: [{ name: 'Author', type: 'text' }, { name: 'Shelf', type: 'select', options: ['Home'] }] });
-    const made = await create_items(ctx(), { listId: list.id, items: [{ title: 'Dune', body: '# Dune\n\nSpice.', values: { Author: 'Herbert', Shelf: 'Home' } }] });
+    const list = await create_list(ctx(), {
+      name: 'Books',
+      icon: '📚',
+      instructions: 'One line per book',
+      properties: [
+        { name: 'Author', type: 'text' },
+        { name: 'Shelf', type: 'select', options: ['Home'] },
+      ],
+    });
+    const made = await create_items(ctx(), {
+      listId: list.id,
+      items: [{ title: 'Dune', body: '# Dune\n\nSpice.', values: { Author: 'Herbert', Shelf: 'Home' } }],
+    });
     const item = await get_item(ctx(), { id: made.items[0]!.id });
     expect(item).toMatchObject({
       title: 'Dune',
@@ -59,7 +70,7 @@ describe('get_item', () => {
     expect((await get_item(ctx(), { id: made.items[0]!.id })).guidance).toMatch(/to do, due 2020-01-01T00:00:00.000Z \(overdue\)/);
   });
 
-  it('answers 404 for a trashed item, another account\'s item and an unknown id', async () => {
+  it("answers 404 for a trashed item, another account's item and an unknown id", async () => {
     const made = await create_items(ctx(), { items: [{ title: 'gone' }] });
     await delete_items(ctx(), { itemIds: [made.items[0]!.id] });
     expect((await ada.sdk.GET('/items/{id}', { params: { path: { id: made.items[0]!.id } } })).response.status).toBe(404);

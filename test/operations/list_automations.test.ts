@@ -16,12 +16,38 @@ describe('list_automations', () => {
     expect(await list_automations(server.context(ada), {})).toEqual({ count: 0, automations: [] });
   });
 
-  it('lists what each does, its status, schedule in the person\'s time zone, next run and last run', async () => {
+  it("lists what each does, its status, schedule in the person's time zone, next run and last run", async () => {
     // Sunday 2026-03-29 00:30 UTC is 00:30 GMT; British Summer Time starts at 01:00 UTC that day.
     const now = new Date('2026-03-29T00:30:00Z');
-    const weekly = await createAutomation(server.db, ada.userId, { name: 'Weekly review', schedule: '0 9 * * 1', actions: [{ type: 'createItems', items: [{ title: 'Weekly review' }] }, { type: 'postDigest', daysAhead: 3 }] }, now);
-    await createAutomation(server.db, ada.userId, { name: 'Tidy', description: 'Keeps lists short.', status: 'draft', schedule: '0 2 * * *', actions: [{ type: 'archiveCompleted', olderThanDays: 30 }] }, now);
-    await server.db('automation_runs').insert({ automation_id: weekly.id, owner_id: ada.userId, trigger: 'manual', outcome: 'failed', created_at: now, started_at: now, finished_at: now, error: 'Action 1 failed.' });
+    const weekly = await createAutomation(
+      server.db,
+      ada.userId,
+      {
+        name: 'Weekly review',
+        schedule: '0 9 * * 1',
+        actions: [
+          { type: 'createItems', items: [{ title: 'Weekly review' }] },
+          { type: 'postDigest', daysAhead: 3 },
+        ],
+      },
+      now,
+    );
+    await createAutomation(
+      server.db,
+      ada.userId,
+      { name: 'Tidy', description: 'Keeps lists short.', status: 'draft', schedule: '0 2 * * *', actions: [{ type: 'archiveCompleted', olderThanDays: 30 }] },
+      now,
+    );
+    await server.db('automation_runs').insert({
+      automation_id: weekly.id,
+      owner_id: ada.userId,
+      trigger: 'manual',
+      outcome: 'failed',
+      created_at: now,
+      started_at: now,
+      finished_at: now,
+      error: 'Action 1 failed.',
+    });
     const result = await list_automations(server.context(ada), {});
     expect(result.count).toBe(2);
     expect(result.automations[0]).toEqual({
@@ -35,7 +61,10 @@ describe('list_automations', () => {
       nextRunAt: '2026-03-30T08:00:00.000Z',
       lastRun: { runId: expect.any(String), startedAt: now.toISOString(), finishedAt: now.toISOString(), outcome: 'failed', error: 'Action 1 failed.' },
       chatItemId: null,
-      actions: [{ type: 'createItems', items: [{ title: 'Weekly review' }] }, { type: 'postDigest', daysAhead: 3 }],
+      actions: [
+        { type: 'createItems', items: [{ title: 'Weekly review' }] },
+        { type: 'postDigest', daysAhead: 3 },
+      ],
     });
     expect(result.automations[1]).toMatchObject({ name: 'Tidy', description: 'Keeps lists short.', status: 'draft', nextRunAt: null, lastRun: null });
   });
@@ -48,7 +77,7 @@ describe('list_automations', () => {
     expect((await list_automations(server.context(ada), {})).automations.find((x) => x.id === a.id)?.nextRunAt).toBe('2026-05-01T10:30:00.000Z');
   });
 
-  it('shows only the caller\'s automations, the same over REST and MCP', async () => {
+  it("shows only the caller's automations, the same over REST and MCP", async () => {
     const bob = await server.account('Bob');
     await createAutomation(server.db, bob.userId, { name: 'Bob only', actions: [{ type: 'postDigest' }] }, new Date());
     const rest = await ada.sdk.GET('/automations');

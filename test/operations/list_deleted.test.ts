@@ -28,7 +28,7 @@ describe('list_deleted', () => {
     expect(trash.items[1]).toMatchObject({ listName: 'Tasks', snippet: 'Body of the first' });
   });
 
-  it('filters by type and limits per kind, and never shows another account\'s trash', async () => {
+  it("filters by type and limits per kind, and never shows another account's trash", async () => {
     expect((await list_deleted(server.context(ada), { type: 'list' })).count).toBe(0);
     expect((await list_deleted(server.context(ada), { type: 'item', limit: 1 })).count).toBe(1);
     const bea = await server.account('Bea');

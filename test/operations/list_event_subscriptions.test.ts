@@ -9,7 +9,7 @@ describe('list_event_subscriptions', () => {
   });
   afterAll(async () => server.close());
 
-  it('lists the caller\'s subscriptions oldest first, secrets hidden, and nobody else\'s', async () => {
+  it("lists the caller's subscriptions oldest first, secrets hidden, and nobody else's", async () => {
     const [ada, bea] = [await server.account('Ada'), await server.account('Bea')];
     expect((await ada.sdk.GET('/event-subscriptions')).data).toEqual({ count: 0, subscriptions: [] });
     const a = await ada.sdk.POST('/event-subscriptions', { body: { url: 'http://127.0.0.1:9/a' } });

@@ -80,7 +80,7 @@ describe('list_items', () => {
     expect((await ada.sdk.GET('/items', { params: { query: { limit: 0 } } })).response.status).toBe(400);
   });
 
-  it('answers 404 for another account\'s list', async () => {
+  it("answers 404 for another account's list", async () => {
     const bea = await server.account('Bea');
     expect((await bea.sdk.GET('/items', { params: { query: { listId: ids.books! } } })).response.status).toBe(404);
   });

@@ -35,7 +35,7 @@ describe('list_lists', () => {
     expect(books(suppressed)).toEqual({ id: books(full).id, name: 'Status', type: 'select', optionCount: 2 });
   });
 
-  it('never shows another account\'s lists', async () => {
+  it("never shows another account's lists", async () => {
     const bea = await server.account('Bea');
     await create_list(server.context(bea), { name: 'Bea secret list' });
     const { lists } = await list_lists(server.context(ada), {});

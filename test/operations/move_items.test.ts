@@ -14,7 +14,17 @@ import type { OpInput } from '../../src/core/context.js';
 
 type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];
 type Entry = OpInput<'create_items'>['items'][number];
-interface Row { id: string; list_id: string; title: string | null; body: string | null; task_status: string | null; due_at: Date | null; values: Record<string, StoredValue>; created_at: Date; updated_at: number }
+interface Row {
+  id: string;
+  list_id: string;
+  title: string | null;
+  body: string | null;
+  task_status: string | null;
+  due_at: Date | null;
+  values: Record<string, StoredValue>;
+  created_at: Date;
+  updated_at: number;
+}
 
 describe('move_items', () => {
   let server: TestServer;
@@ -37,32 +47,63 @@ describe('move_items', () => {
   }
   /** Item rows as stored; updated_at in microseconds since the epoch (a Date would round to ms). */
   const rows = async (ids: string[]): Promise<Row[]> =>
-    (await server.db('items')
+    (await server
+      .db('items')
       .whereIn('id', ids)
       .orderBy('id')
-      .select('id', 'list_id', 'title', 'body', 'task_status', 'due_at', 'values', 'created_at', server.db.raw('(extract(epoch from updated_at) * 1000000)::bigint::float8 AS updated_at'))) as Row[];
+      .select(
+        'id',
+        'list_id',
+        'title',
+        'body',
+        'task_status',
+        'due_at',
+        'values',
+        'created_at',
+        server.db.raw('(extract(epoch from updated_at) * 1000000)::bigint::float8 AS updated_at'),
+      )) as Row[];
   const properties = async (listId: string) => ((await server.db('lists').where({ id: listId }).first()) as { properties: Property[] }).properties;
 
   it('moves items keeping id, title, body, chat, history and task columns; values follow by name and type, selects by label', async () => {
-    const from = await makeList('Reading', [{ name: 'Author', type: 'text' }, { name: 'Genre', type: 'select', options: ['Poetry', 'Drama'] }, { name: 'Tags', type: 'multiSelect', options: ['old', 'new'] }]);
-    const to = await makeList('Library', [{ name: 'author', type: 'text' }, { name: 'Genre', type: 'select', options: ['drama'] }, { name: 'Tags', type: 'multiSelect', options: ['NEW'] }, { name: 'Shelf', type: 'text' }]);
+    const from = await makeList('Reading', [
+      { name: 'Author', type: 'text' },
+      { name: 'Genre', type: 'select', options: ['Poetry', 'Drama'] },
+      { name: 'Tags', type: 'multiSelect', options: ['old', 'new'] },
+    ]);
+    const to = await makeList('Library', [
+      { name: 'author', type: 'text' },
+      { name: 'Genre', type: 'select', options: ['drama'] },
+      { name: 'Tags', type: 'multiSelect', options: ['NEW'] },
+      { name: 'Shelf', type: 'text' },
+    ]);
     const [iliad, medea] = await add(from.id, [
       { title: 'Iliad', body: '# Iliad\n\nRage.', values: { Author: 'Homer', Genre: 'Poetry', Tags: ['old', 'new'] } },
       { title: 'Medea', values: { Author: 'Euripides', Genre: 'Drama' } },
     ]);
-    await server.db('chat_messages').insert({ item_id: iliad, session_id: '00000000-0000-4000-8000-000000000001', author_kind: 'agent', author_name: 'Scout', text: 'Read it' });
+    await server
+      .db('chat_messages')
+      .insert({ item_id: iliad, session_id: '00000000-0000-4000-8000-000000000001', author_kind: 'agent', author_name: 'Scout', text: 'Read it' });
     const before = await rows([iliad!, medea!]);
 
     const out = await move({ itemIds: [iliad!, medea!], listId: to.id });
     expect(out).toMatchObject({ preview: false, listId: to.id, listName: 'Library', droppedValues: [], refused: [] });
-    expect(out.items.map((i) => [i.id, i.listId, i.title])).toEqual([[iliad, to.id, 'Iliad'], [medea, to.id, 'Medea']]);
+    expect(out.items.map((i) => [i.id, i.listId, i.title])).toEqual([
+      [iliad, to.id, 'Iliad'],
+      [medea, to.id, 'Medea'],
+    ]);
 
     const genre = (await properties(to.id)).find((p) => p.name === 'Genre')!;
     const tags = (await properties(to.id)).find((p) => p.name === 'Tags')!;
     expect(genre.options!.map((o) => o.label)).toEqual(['drama', 'Poetry']);
     expect(tags.options!.map((o) => o.label)).toEqual(['NEW', 'old']);
     const item = await get_item(ctx(), { id: iliad! });
-    expect(item).toMatchObject({ id: iliad, title: 'Iliad', body: '# Iliad\n\nRage.', listName: 'Library', cells: { author: 'Homer', Genre: 'Poetry', Tags: 'old, NEW' } });
+    expect(item).toMatchObject({
+      id: iliad,
+      title: 'Iliad',
+      body: '# Iliad\n\nRage.',
+      listName: 'Library',
+      cells: { author: 'Homer', Genre: 'Poetry', Tags: 'old, NEW' },
+    });
     expect((await get_item(ctx(), { id: medea! })).cells).toEqual({ author: 'Euripides', Genre: 'drama' });
     expect(Number((await server.db('chat_messages').where({ item_id: iliad }).count({ n: '*' }))[0]!.n)).toBe(1);
     const after = await rows([iliad!, medea!]);
@@ -73,9 +114,19 @@ describe('move_items', () => {
   });
 
   it('previews dropped values and moves nothing, then moves and drops them when acknowledged', async () => {
-    const from = await makeList('Films', [{ name: 'Year', type: 'number' }, { name: 'Mood', type: 'multiSelect', options: ['dark', 'warm'] }, { name: 'Note', type: 'text' }]);
-    const to = await makeList('Watched', [{ name: 'Year', type: 'text' }, { name: 'Note', type: 'text' }]);
-    const [heat, up] = await add(from.id, [{ title: 'Heat', values: { Year: 1995, Mood: ['dark'], Note: 'long' } }, { title: 'Up', values: { Note: 'short' } }]);
+    const from = await makeList('Films', [
+      { name: 'Year', type: 'number' },
+      { name: 'Mood', type: 'multiSelect', options: ['dark', 'warm'] },
+      { name: 'Note', type: 'text' },
+    ]);
+    const to = await makeList('Watched', [
+      { name: 'Year', type: 'text' },
+      { name: 'Note', type: 'text' },
+    ]);
+    const [heat, up] = await add(from.id, [
+      { title: 'Heat', values: { Year: 1995, Mood: ['dark'], Note: 'long' } },
+      { title: 'Up', values: { Note: 'short' } },
+    ]);
     const before = await rows([heat!, up!]);
     const toBefore = await properties(to.id);
 
@@ -132,7 +183,10 @@ describe('move_items', () => {
   it('answers 404 for a destination of another account, and moves nothing', async () => {
     const [mine] = await add('notes', [{ title: 'stay' }]);
     const bobs = await makeList('Bob’s', [], bob);
-    const error = await move({ itemIds: [mine!], listId: bobs.id }).then(() => undefined, (e: unknown) => e);
+    const error = await move({ itemIds: [mine!], listId: bobs.id }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'notFound', status: 404 });
     const rest = await ada.sdk.POST('/items/move', { body: { itemIds: [mine!], listId: bobs.id } });
@@ -144,7 +198,11 @@ describe('move_items', () => {
     const list = await makeList('Here', [{ name: 'A', type: 'text' }]);
     const [item] = await add(list.id, [{ title: 'x', values: { A: 'a' } }]);
     const before = await rows([item!]);
-    expect(await move({ itemIds: [item!], listId: list.id })).toMatchObject({ preview: false, droppedValues: [], items: [{ id: item, values: before[0]!.values }] });
+    expect(await move({ itemIds: [item!], listId: list.id })).toMatchObject({
+      preview: false,
+      droppedValues: [],
+      items: [{ id: item, values: before[0]!.values }],
+    });
     expect(await rows([item!])).toEqual(before);
   });
 
@@ -155,7 +213,10 @@ describe('move_items', () => {
     const [x] = await add(a.id, [{ title: 'x', values: { Score: 1 } }]);
     const [y] = await add(b.id, [{ title: 'y', values: { score: 2 } }]);
     const out = await move({ itemIds: [y!, x!], listId: to.id });
-    expect(out.items.map((i) => [i.title, Object.values(i.values)])).toEqual([['y', [2]], ['x', [1]]]);
+    expect(out.items.map((i) => [i.title, Object.values(i.values)])).toEqual([
+      ['y', [2]],
+      ['x', [1]],
+    ]);
   });
 
   it('works through REST and MCP, and answers 400 for more than 100 ids', async () => {
@@ -179,7 +240,10 @@ describe('move_items', () => {
     const TYPES: OwnType[] = ['text', 'number', 'select', 'multiSelect', 'checkbox'];
     const LABELS = ['a', 'B', 'c'];
     const isSelect = (t: string) => t === 'select' || t === 'multiSelect';
-    const propsArb = fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom(...TYPES), fc.subarray(LABELS, { minLength: 1 }), fc.boolean()), { selector: ([n]) => n, maxLength: 4 });
+    const propsArb = fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom(...TYPES), fc.subarray(LABELS, { minLength: 1 }), fc.boolean()), {
+      selector: ([n]) => n,
+      maxLength: 4,
+    });
     const toInput = ([name, type, options, upper]: [string, OwnType, string[], boolean]): PropertyInput => ({
       name: upper ? name.toUpperCase() : name,
       type,
@@ -188,11 +252,16 @@ describe('move_items', () => {
     const valueFor = (p: Property): fc.Arbitrary<unknown> => {
       const labels = (p.options ?? []).map((o) => o.label);
       switch (p.type) {
-        case 'number': return fc.integer({ min: -9, max: 9 });
-        case 'checkbox': return fc.boolean();
-        case 'select': return fc.constantFrom(...labels);
-        case 'multiSelect': return fc.uniqueArray(fc.constantFrom(...labels), { minLength: 1 });
-        default: return fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s.trim() !== '');
+        case 'number':
+          return fc.integer({ min: -9, max: 9 });
+        case 'checkbox':
+          return fc.boolean();
+        case 'select':
+          return fc.constantFrom(...labels);
+        case 'multiSelect':
+          return fc.uniqueArray(fc.constantFrom(...labels), { minLength: 1 });
+        default:
+          return fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s.trim() !== '');
       }
     };
     const texts = (props: Property[], values: Record<string, StoredValue>) =>
@@ -208,10 +277,21 @@ describe('move_items', () => {
           for (const list of [a, b]) {
             const props = list.properties as Property[];
             const entries = fc.sample(fc.tuple(...props.map((p) => fc.option(valueFor(p), { nil: undefined }))), { numRuns: 3, seed: seed + ids.length });
-            ids.push(...(await add(list.id, entries.map((vals, i) => ({ title: `t${i}`, values: Object.fromEntries(props.flatMap((p, j) => (vals[j] === undefined ? [] : [[p.id, vals[j]]]))) as never })))));
+            ids.push(
+              ...(await add(
+                list.id,
+                entries.map((vals, i) => ({
+                  title: `t${i}`,
+                  values: Object.fromEntries(props.flatMap((p, j) => (vals[j] === undefined ? [] : [[p.id, vals[j]]]))) as never,
+                })),
+              )),
+            );
           }
           if (task) ids.push(...(await add('tasks', [{ title: 'task', taskStatus: 'completed' }])));
-          const sourceProps = new Map([[a.id, a.properties as Property[]], [b.id, b.properties as Property[]]]);
+          const sourceProps = new Map([
+            [a.id, a.properties as Property[]],
+            [b.id, b.properties as Property[]],
+          ]);
           const before = await rows(ids);
           const destBefore = await properties(to.id);
 
@@ -228,17 +308,28 @@ describe('move_items', () => {
           const destAfter = await properties(to.id);
           for (const old of before) {
             const now = after.find((r) => r.id === old.id)!;
-            expect(now).toMatchObject({ list_id: to.id, title: old.title, body: old.body, task_status: old.task_status, due_at: old.due_at, created_at: old.created_at });
+            expect(now).toMatchObject({
+              list_id: to.id,
+              title: old.title,
+              body: old.body,
+              task_status: old.task_status,
+              due_at: old.due_at,
+              created_at: old.created_at,
+            });
             expect(now.updated_at > old.updated_at).toBe(true);
             // Exactly the previewed values are gone; every other value is there, by its text.
             const was = texts(sourceProps.get(old.list_id) ?? [], old.values);
             const is = texts(destAfter, now.values);
-            const dropped = first.droppedValues.filter((d) => d.itemId === old.id).map((d) => (Array.isArray(d.value) ? d.value.join(', ') : String(d.value)).toLowerCase());
+            const dropped = first.droppedValues
+              .filter((d) => d.itemId === old.id)
+              .map((d) => (Array.isArray(d.value) ? d.value.join(', ') : String(d.value)).toLowerCase());
             expect([...is, ...dropped].sort()).toEqual(was);
             expect(Object.keys(now.values).every((k) => destAfter.some((p) => p.id === k))).toBe(true);
           }
           // The destination only gained options, never lost or renamed one.
-          expect(destAfter.map((p) => ({ ...p, options: p.options?.slice(0, destBefore.find((q) => q.id === p.id)!.options?.length ?? 0) }))).toEqual(destBefore.map((p) => ({ ...p, options: p.options })));
+          expect(destAfter.map((p) => ({ ...p, options: p.options?.slice(0, destBefore.find((q) => q.id === p.id)!.options?.length ?? 0) }))).toEqual(
+            destBefore.map((p) => ({ ...p, options: p.options })),
+          );
         }),
         { numRuns: 40 },
       );

@@ -25,7 +25,16 @@ describe('post_chat_message', () => {
     const read = await read_chat_messages(ctx(), { id });
     expect(read.sessionId).toBe(posted.sessionId);
     expect(read.messages).toEqual([
-      { id: posted.id, authorKind: 'agent', authorName: 'Your agent', text: 'Found **two** options.', needsInput: false, messageKey: null, createdAt: posted.createdAt, updatedAt: posted.createdAt },
+      {
+        id: posted.id,
+        authorKind: 'agent',
+        authorName: 'Your agent',
+        text: 'Found **two** options.',
+        needsInput: false,
+        messageKey: null,
+        createdAt: posted.createdAt,
+        updatedAt: posted.createdAt,
+      },
     ]);
     const row = await server.db('chat_messages').where({ id: posted.id }).first();
     expect(row.read_at).toBeNull();
@@ -39,7 +48,10 @@ describe('post_chat_message', () => {
     const b = await post_chat_message(ctx(), { id, message: 'two', agentName: 'Travel agent', needsInput: true });
     expect(b.sessionId).toBe(a.sessionId);
     const read = await read_chat_messages(ctx(), { id });
-    expect(read.messages.map((m) => [m.authorName, m.text, m.needsInput])).toEqual([['Travel agent', 'one', false], ['Travel agent', 'two', true]]);
+    expect(read.messages.map((m) => [m.authorName, m.text, m.needsInput])).toEqual([
+      ['Travel agent', 'one', false],
+      ['Travel agent', 'two', true],
+    ]);
     expect((await get_item(ctx(), { id })).guidance).toMatch(/Travel agent asked the person a question/);
   });
 
@@ -51,7 +63,14 @@ describe('post_chat_message', () => {
     expect(again).toEqual(first);
     const { messages } = await read_chat_messages(ctx(), { id });
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ id: first.id, text: 'Draft 2', authorName: 'Writer', needsInput: true, messageKey: 'summary', createdAt: first.createdAt });
+    expect(messages[0]).toMatchObject({
+      id: first.id,
+      text: 'Draft 2',
+      authorName: 'Writer',
+      needsInput: true,
+      messageKey: 'summary',
+      createdAt: first.createdAt,
+    });
     expect(messages[0]!.updatedAt > first.createdAt).toBe(true);
     expect((await server.db('chat_messages').where({ id: first.id }).first()).read_at).toBeNull();
     const other = await post_chat_message(ctx(), { id, message: 'Other', messageKey: 'other' });
@@ -65,7 +84,7 @@ describe('post_chat_message', () => {
     expect((await read_chat_messages(ctx(), { id })).messages).toHaveLength(1);
   });
 
-  it('shows each agent post as a line of the person\'s main conversation, across items', async () => {
+  it("shows each agent post as a line of the person's main conversation, across items", async () => {
     const [a, b] = [await task('Alpha'), await task('Beta')];
     await post_chat_message(ctx(), { id: a, message: 'On Alpha', agentName: 'Bot A' });
     await post_chat_message(ctx(), { id: b, message: 'On Beta', agentName: 'Bot B', needsInput: true });
@@ -80,7 +99,7 @@ describe('post_chat_message', () => {
     const bea = await server.account('Bea');
     const id = await task('Shared plan');
     await createShare(server.db, { itemId: id }, bea.userId);
-    await post_chat_message(server.context(bea), { id, message: 'From Bea\'s agent', agentName: 'Bea bot' });
+    await post_chat_message(server.context(bea), { id, message: "From Bea's agent", agentName: 'Bea bot' });
     expect((await read_chat_messages(ctx(), { id })).messages.map((m) => m.authorName)).toEqual(['Bea bot']);
     expect((await mainConversation(server.db, ada.userId)).some((l) => l.itemId === id)).toBe(true);
     expect((await mainConversation(server.db, bea.userId)).some((l) => l.itemId === id)).toBe(true);
@@ -101,11 +120,14 @@ describe('post_chat_message', () => {
 
   it('accepts 20000 characters and a 60-character agent name and a 120-character key', async () => {
     const id = await task();
-    const res = await ada.sdk.POST('/items/{id}/messages', { params: { path: { id } }, body: { message: 'y'.repeat(20000), agentName: 'n'.repeat(60), messageKey: 'k'.repeat(120) } });
+    const res = await ada.sdk.POST('/items/{id}/messages', {
+      params: { path: { id } },
+      body: { message: 'y'.repeat(20000), agentName: 'n'.repeat(60), messageKey: 'k'.repeat(120) },
+    });
     expect(res.response.status).toBe(201);
   });
 
-  it('answers 404 for another person\'s item and for a trashed one, posting nothing', async () => {
+  it("answers 404 for another person's item and for a trashed one, posting nothing", async () => {
     const eve = await server.account('Eve');
     const id = await task('Private');
     const res = await eve.sdk.POST('/items/{id}/messages', { params: { path: { id } }, body: { message: 'sneaky' } });

@@ -51,7 +51,14 @@ describe('query_items', () => {
     ['isEmpty', [{ property: 'Tags', op: 'isEmpty' }], ['Snacks']],
     ['isNotEmpty on a checkbox', [{ property: 'Paid', op: 'isNotEmpty' }], ['Groceries', 'Train']],
     ['eq on a checkbox', [{ property: 'Paid', op: 'eq', value: true }], ['Groceries']],
-    ['two clauses AND-combined', [{ property: 'Kind', op: 'eq', value: 'Food' }, { property: 'Amount', op: 'gt', value: 10 }], ['Groceries']],
+    [
+      'two clauses AND-combined',
+      [
+        { property: 'Kind', op: 'eq', value: 'Food' },
+        { property: 'Amount', op: 'gt', value: 10 },
+      ],
+      ['Groceries'],
+    ],
     ['title as a property', [{ property: 'title', op: 'contains', value: 'a' }], ['Lamp', 'Snacks', 'Train']],
   ])('filters with %s', async (_name, where, expected) => {
     expect(await titles({ listId, where: where as never })).toEqual(expected);
@@ -88,22 +95,51 @@ describe('query_items', () => {
   it('agrees with filtering all rows in memory for random data and clauses (count and sum)', async () => {
     const bea = await server.account('Bea');
     const ctx = server.context(bea);
-    const list = await create_list(ctx, { name: 'Random', properties: [{ name: 'N', type: 'number' }, { name: 'K', type: 'select', options: ['a', 'b', 'c'] }] });
-    const rows = fc.sample(fc.record({ n: fc.option(fc.integer({ min: -50, max: 50 }), { nil: undefined }), k: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }) }), { numRuns: 60, seed: 42 });
-    await create_items(ctx, { listId: list.id, items: rows.map((r, i) => ({ title: `r${i}`, values: { ...(r.n !== undefined ? { N: r.n } : {}), ...(r.k ? { K: r.k } : {}) } })) });
+    const list = await create_list(ctx, {
+      name: 'Random',
+      properties: [
+        { name: 'N', type: 'number' },
+        { name: 'K', type: 'select', options: ['a', 'b', 'c'] },
+      ],
+    });
+    const rows = fc.sample(
+      fc.record({ n: fc.option(fc.integer({ min: -50, max: 50 }), { nil: undefined }), k: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }) }),
+      { numRuns: 60, seed: 42 },
+    );
+    await create_items(ctx, {
+      listId: list.id,
+      items: rows.map((r, i) => ({ title: `r${i}`, values: { ...(r.n !== undefined ? { N: r.n } : {}), ...(r.k ? { K: r.k } : {}) } })),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'isEmpty', 'isNotEmpty'), fc.integer({ min: -50, max: 50 }), fc.constantFrom('a', 'b', 'c'), async (op, n, k) => {
-        const where = [{ property: 'N', op, ...(op.startsWith('is') ? {} : { value: n }) }, { property: 'K', op: 'ne', value: k }];
-        const keep = rows.filter((r) => {
-          const v = r.n;
-          const numeric = { eq: v === n, ne: v !== n, lt: v !== undefined && v < n, lte: v !== undefined && v <= n, gt: v !== undefined && v > n, gte: v !== undefined && v >= n, isEmpty: v === undefined, isNotEmpty: v !== undefined }[op]!;
-          return numeric && r.k !== k;
-        });
-        const count = await query_items(ctx, { listId: list.id, mode: 'count', where: where as never });
-        const sum = await query_items(ctx, { listId: list.id, mode: 'sum', sumPropertyId: 'N', where: where as never });
-        expect(count.count).toBe(keep.length);
-        expect(sum.sum).toBe(keep.reduce((s, r) => s + (r.n ?? 0), 0));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'isEmpty', 'isNotEmpty'),
+        fc.integer({ min: -50, max: 50 }),
+        fc.constantFrom('a', 'b', 'c'),
+        async (op, n, k) => {
+          const where = [
+            { property: 'N', op, ...(op.startsWith('is') ? {} : { value: n }) },
+            { property: 'K', op: 'ne', value: k },
+          ];
+          const keep = rows.filter((r) => {
+            const v = r.n;
+            const numeric = {
+              eq: v === n,
+              ne: v !== n,
+              lt: v !== undefined && v < n,
+              lte: v !== undefined && v <= n,
+              gt: v !== undefined && v > n,
+              gte: v !== undefined && v >= n,
+              isEmpty: v === undefined,
+              isNotEmpty: v !== undefined,
+            }[op]!;
+            return numeric && r.k !== k;
+          });
+          const count = await query_items(ctx, { listId: list.id, mode: 'count', where: where as never });
+          const sum = await query_items(ctx, { listId: list.id, mode: 'sum', sumPropertyId: 'N', where: where as never });
+          expect(count.count).toBe(keep.length);
+          expect(sum.sum).toBe(keep.reduce((s, r) => s + (r.n ?? 0), 0));
+        },
+      ),
       { numRuns: 40, seed: 7 },
     );
   });

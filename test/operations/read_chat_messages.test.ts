@@ -51,14 +51,17 @@ describe('read_chat_messages', () => {
     expect(seen.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `burst ${i}`).sort());
   });
 
-  it('shows the person\'s messages beside the agents\' with their author kinds', async () => {
+  it("shows the person's messages beside the agents' with their author kinds", async () => {
     const id = await task('Trip');
     await post_chat_message(ctx(), { id, message: 'Which dates?', agentName: 'Planner', needsInput: true });
     const item = await server.db('items').where({ id }).first();
     const list = await server.db('lists').where({ id: item.list_id }).first();
     await postPersonMessage(server.db, item, list, { id: ada.userId, name: 'Ada' }, 'The 3rd to the 9th');
     const { messages } = await read_chat_messages(ctx(), { id });
-    expect(messages.map((m) => [m.authorKind, m.authorName, m.text])).toEqual([['agent', 'Planner', 'Which dates?'], ['person', 'Ada', 'The 3rd to the 9th']]);
+    expect(messages.map((m) => [m.authorKind, m.authorName, m.text])).toEqual([
+      ['agent', 'Planner', 'Which dates?'],
+      ['person', 'Ada', 'The 3rd to the 9th'],
+    ]);
   });
 
   it('reads an item shared with the caller, and answers 404 for anyone else', async () => {

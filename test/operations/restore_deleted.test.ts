@@ -64,14 +64,17 @@ describe('restore_deleted', () => {
     await delete_items(ctx(), { itemIds: [id] });
     await trashList(list.id);
     // The list's retention ends before the item's.
-    await server.db('lists').where({ id: list.id }).update({ purges_at: new Date(Date.now() - 1000) });
+    await server
+      .db('lists')
+      .where({ id: list.id })
+      .update({ purges_at: new Date(Date.now() - 1000) });
     expect(await purgeExpired(server.db, new Date())).toMatchObject({ lists: 1 });
     const result = await restore_deleted(ctx(), { type: 'item', id });
     expect(result).toMatchObject({ restored: true, movedToDefaultList: true });
     expect((await get_item(ctx(), { id })).listName).toBe('Notes');
   });
 
-  it('answers 404 for another account\'s item, through REST and MCP', async () => {
+  it("answers 404 for another account's item, through REST and MCP", async () => {
     const id = (await create_items(ctx(), { items: [{ title: 'mine' }] })).items[0]!.id;
     await delete_items(ctx(), { itemIds: [id] });
     const bea = await server.account('Bea');

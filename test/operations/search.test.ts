@@ -61,9 +61,14 @@ describe.each(backends)('search on $name', (backend) => {
       ],
     });
     for (const item of notes.items) ids[item.title!] = item.id;
-    const tasks = await create_items(server.context(ada), { items: [{ title: 'Replace smoke alarm battery', body: 'The hallway one keeps chirping at night.' }] });
+    const tasks = await create_items(server.context(ada), {
+      items: [{ title: 'Replace smoke alarm battery', body: 'The hallway one keeps chirping at night.' }],
+    });
     ids['Replace smoke alarm battery'] = tasks.items[0]!.id;
-    const beas = await create_items(server.context(bea), { listId: 'notes', items: [{ title: 'Motor insurance quote', body: 'Bea\'s car: third party, fire and theft.' }] });
+    const beas = await create_items(server.context(bea), {
+      listId: 'notes',
+      items: [{ title: 'Motor insurance quote', body: "Bea's car: third party, fire and theft." }],
+    });
     ids['Motor insurance quote'] = beas.items[0]!.id;
     await indexed();
   }, SETUP_MS);
@@ -105,7 +110,7 @@ describe.each(backends)('search on $name', (backend) => {
     expect(titles(await find(ada, 'smoke alarm batery'))[0]).toBe('Replace smoke alarm battery');
   });
 
-  it('never shows another account\'s items', async () => {
+  it("never shows another account's items", async () => {
     expect(titles(await find(bea, 'car insurance'))).toEqual(['Motor insurance quote']);
     expect(titles(await find(ada, 'car insurance'))).not.toContain('Motor insurance quote');
     expect((await find(bea, 'chocolate cake')).count).toBe(0);
@@ -149,7 +154,12 @@ describe.each(backends)('search on $name', (backend) => {
     const made = await create_items(server.context(ada), { listId: books.id, items: [{ title: 'Dune', values: { Author: 'Frank Herbert' } }] });
     await indexed();
     const byAuthor = (await find(ada, 'frank herbert')).results[0];
-    expect(byAuthor).toMatchObject({ itemId: made.items[0]!.id, listName: 'Books to read', listIcon: null, passage: expect.stringContaining('Author: Frank Herbert') });
+    expect(byAuthor).toMatchObject({
+      itemId: made.items[0]!.id,
+      listName: 'Books to read',
+      listIcon: null,
+      passage: expect.stringContaining('Author: Frank Herbert'),
+    });
   });
 
   it('returns nothing for nonsense', async () => {
@@ -174,7 +184,9 @@ describe.each(backends)('search on $name', (backend) => {
       [{ q: 'x', after: 'yesterday' }, /after/],
     ];
     for (const [query, message] of cases) {
-      const res = await fetch(`${server.baseUrl}/api/v1/search?${new URLSearchParams(query as Record<string, string>)}`, { headers: { Authorization: `Bearer ${ada.key}` } });
+      const res = await fetch(`${server.baseUrl}/api/v1/search?${new URLSearchParams(query as Record<string, string>)}`, {
+        headers: { Authorization: `Bearer ${ada.key}` },
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: 'invalid', error: expect.stringMatching(message) });
     }

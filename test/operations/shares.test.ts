@@ -32,7 +32,7 @@ describe('shared items', () => {
     await expect(refused).rejects.toThrow(/taskStatus, dueAt belong to its owner/);
   });
 
-  it('shares a whole list: every field editable, but the owner\'s favorite stays the owner\'s', async () => {
+  it("shares a whole list: every field editable, but the owner's favorite stays the owner's", async () => {
     const list = await create_list(server.context(owner), { name: 'Shopping', template: 'tasks' });
     const id = (await create_items(server.context(owner), { listId: list.id, items: [{ title: 'Milk' }] })).items[0]!.id;
     await createShare(server.db, { listId: list.id }, friend.userId);
@@ -43,7 +43,7 @@ describe('shared items', () => {
     expect((await get_item(server.context(friend), { id })).favorited).toBe(true);
   });
 
-  it('never lets the recipient delete the owner\'s item, and ends access when the share is removed', async () => {
+  it("never lets the recipient delete the owner's item, and ends access when the share is removed", async () => {
     const id = (await create_items(server.context(owner), { items: [{ title: 'Private later' }] })).items[0]!.id;
     const share = await createShare(server.db, { itemId: id }, friend.userId);
     expect((await delete_items(server.context(friend), { itemIds: [id] })).refused).toEqual([id]);

@@ -13,11 +13,20 @@ describe('update_items', () => {
   beforeAll(async () => {
     server = await startTestServer();
     ada = await server.account('Ada');
-    booksId = (await create_list(server.context(ada), { name: 'Books', properties: [{ name: 'Author', type: 'text' }, { name: 'Pages', type: 'number' }] })).id;
+    booksId = (
+      await create_list(server.context(ada), {
+        name: 'Books',
+        properties: [
+          { name: 'Author', type: 'text' },
+          { name: 'Pages', type: 'number' },
+        ],
+      })
+    ).id;
   });
   afterAll(async () => server.close());
   const ctx = () => server.context(ada);
-  const task = async (title = 'task', body?: string) => (await create_items(ctx(), { items: [{ title, ...(body !== undefined ? { body } : {}) }] })).items[0]!.id;
+  const task = async (title = 'task', body?: string) =>
+    (await create_items(ctx(), { items: [{ title, ...(body !== undefined ? { body } : {}) }] })).items[0]!.id;
   const refusal = async (p: Promise<unknown>) => {
     try {
       await p;
@@ -55,7 +64,15 @@ describe('update_items', () => {
   it('refuses an unknown property naming the valid ones, and names the items written before it', async () => {
     const first = await task('first');
     const book = (await create_items(ctx(), { listId: booksId, items: [{ title: 'X' }] })).items[0]!.id;
-    const err = await refusal(update_items(ctx(), { items: [{ itemId: first, title: 'first renamed' }, { itemId: book, values: { Colour: 'red' } }, { itemId: first, title: 'never' }] }));
+    const err = await refusal(
+      update_items(ctx(), {
+        items: [
+          { itemId: first, title: 'first renamed' },
+          { itemId: book, values: { Colour: 'red' } },
+          { itemId: first, title: 'never' },
+        ],
+      }),
+    );
     expect(err.code).toBe('toolError');
     expect(err.message).toMatch(/unknown property 'Colour'; valid: Author, Pages/);
     expect(err.extra.details).toMatchObject({ writtenItemIds: [first], refusedItemId: book, refusedIndex: 1 });
@@ -68,7 +85,11 @@ describe('update_items', () => {
     ['insertAfter', 'insertAfter', '# Top\nMore\nend', '# Top\nend'],
   ])('merges a legacy body with mode %s', async (_name, mode, expected, start) => {
     const id = await task('body', start);
-    const result = await update_items(ctx(), { items: [{ itemId: id, body: 'More' }], ...(mode ? { mode: mode as 'prepend' } : {}), ...(mode === 'insertAfter' ? { anchor: '# Top' } : {}) });
+    const result = await update_items(ctx(), {
+      items: [{ itemId: id, body: 'More' }],
+      ...(mode ? { mode: mode as 'prepend' } : {}),
+      ...(mode === 'insertAfter' ? { anchor: '# Top' } : {}),
+    });
     expect(result.items[0]!.body).toBe(expected);
     expect(result.items[0]!.bodyVersion).toMatch(/\S/);
   });
@@ -77,7 +98,9 @@ describe('update_items', () => {
     const id = await task('r', 'old');
     expect((await refusal(update_items(ctx(), { items: [{ itemId: id, body: 'new' }], mode: 'replace' }))).message).toMatch(/confirmReplace: true/);
     expect((await update_items(ctx(), { items: [{ itemId: id, body: 'new' }], mode: 'replace', confirmReplace: true })).items[0]!.body).toBe('new');
-    expect((await refusal(update_items(ctx(), { items: [{ itemId: id, body: 'x' }], mode: 'insertAfter', anchor: 'nowhere' }))).message).toMatch(/anchor "nowhere" was not found/);
+    expect((await refusal(update_items(ctx(), { items: [{ itemId: id, body: 'x' }], mode: 'insertAfter', anchor: 'nowhere' }))).message).toMatch(
+      /anchor "nowhere" was not found/,
+    );
   });
 
   it('refuses edits and body together on one item', async () => {
@@ -98,7 +121,7 @@ describe('update_items', () => {
     expect((await refusal(update_items(ctx(), { items: [{ itemId: book }], taskStatus: 'completed' }))).message).toMatch(/keeps no status/);
   });
 
-  it('answers 404 for another account\'s item, writing nothing', async () => {
+  it("answers 404 for another account's item, writing nothing", async () => {
     const bea = await server.account('Bea');
     const id = await task('mine');
     const res = await bea.sdk.PATCH('/items', { body: { items: [{ itemId: id, title: 'stolen' }] } });
@@ -111,7 +134,10 @@ describe('update_items', () => {
     const mcp = await server.mcp(ada);
     const ok = await mcp.callTool({ name: 'update_items', arguments: { items: [{ itemId: id, title: 'm2' }] } });
     expect((ok.structuredContent as { updated: number }).updated).toBe(1);
-    const bad = await mcp.callTool({ name: 'update_items', arguments: { items: [{ itemId: id, title: 'm3' }, { itemId: '00000000-0000-4000-8000-000000000000' }] } });
+    const bad = await mcp.callTool({
+      name: 'update_items',
+      arguments: { items: [{ itemId: id, title: 'm3' }, { itemId: '00000000-0000-4000-8000-000000000000' }] },
+    });
     expect(bad.isError).toBe(true);
     expect((bad.content as { text: string }[])[0]!.text).toContain(id);
   });
@@ -121,19 +147,25 @@ describe('update_items', () => {
 
     it('block edits from one read, sent at once, all land: none overwrites another', async () => {
       const paragraphs = Array.from({ length: 8 }, (_, i) => `Paragraph ${i}.`);
-      const id = await task('shared note', paragraphs.join('\n\n') + '\n');
+      const id = await task('shared note', `${paragraphs.join('\n\n')}\n`);
       const read = await get_item(ctx(), { id, forEditing: true });
       const handles = handlesOf(read.body!);
       expect(handles).toHaveLength(8);
-      await Promise.all(handles.map((handle, i) => update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'replace', handle, markdown: `Edited ${i}.` }] }] })));
+      await Promise.all(
+        handles.map((handle, i) => update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'replace', handle, markdown: `Edited ${i}.` }] }] })),
+      );
       const after = await get_item(ctx(), { id });
-      expect(after.body).toBe(paragraphs.map((_, i) => `Edited ${i}.`).join('\n\n') + '\n');
+      expect(after.body).toBe(`${paragraphs.map((_, i) => `Edited ${i}.`).join('\n\n')}\n`);
     });
 
     it('two rewrites pinned to the same version: exactly one is applied', async () => {
       const id = await task('contested', 'original\n');
       const { bodyVersion } = await get_item(ctx(), { id });
-      const outcomes = await Promise.allSettled(['first\n', 'second\n', 'third\n'].map((markdown) => update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'rewrite', baseVersion: bodyVersion!, markdown }] }] })));
+      const outcomes = await Promise.allSettled(
+        ['first\n', 'second\n', 'third\n'].map((markdown) =>
+          update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'rewrite', baseVersion: bodyVersion!, markdown }] }] }),
+        ),
+      );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const winner = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof update_items>>>).value.items[0]!;
       expect((await get_item(ctx(), { id })).body).toBe(winner.body);

@@ -11,7 +11,15 @@ import { RETYPE_CASES, validFor } from '../support/retype-cases.js';
 
 type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];
 /** An item row as stored; `updated_at` in microseconds since the epoch (a Date would round to ms). */
-interface ItemRow { id: string; list_id: string; title: string | null; values: Record<string, StoredValue>; updated_at: number; deleted_at: Date | null; archived_at: Date | null }
+interface ItemRow {
+  id: string;
+  list_id: string;
+  title: string | null;
+  values: Record<string, StoredValue>;
+  updated_at: number;
+  deleted_at: Date | null;
+  archived_at: Date | null;
+}
 
 describe('update_list', () => {
   let server: TestServer;
@@ -28,22 +36,51 @@ describe('update_list', () => {
   const makeList = (properties: PropertyInput[], extra: Partial<OpInput<'create_list'>> = {}, who: TestAccount = ada) =>
     create_list(server.context(who), { name: 'Books', properties, ...extra });
   /** Inserts items straight into the store (values keyed by property id, as stored). */
-  async function addItems(listId: string, values: Record<string, StoredValue>[], who: TestAccount = ada, extra: Record<string, unknown> = {}): Promise<ItemRow[]> {
+  async function addItems(
+    listId: string,
+    values: Record<string, StoredValue>[],
+    who: TestAccount = ada,
+    extra: Record<string, unknown> = {},
+  ): Promise<ItemRow[]> {
     if (values.length === 0) return [];
-    const rows = (await server.db('items')
+    const rows = (await server
+      .db('items')
       .insert(values.map((v, i) => ({ owner_id: who.userId, list_id: listId, title: `Item ${i}`, values: JSON.stringify(v), ...extra })))
       .returning('id')) as { id: string }[];
     const stored = await itemsOf(listId);
     return rows.map((r) => stored.find((i) => i.id === r.id)!);
   }
   const itemsOf = async (listId: string): Promise<ItemRow[]> =>
-    ((await server.db('items')
-      .where({ list_id: listId })
-      .orderBy('id')
-      .select('id', 'list_id', 'title', 'values', 'deleted_at', 'archived_at', server.db.raw('(extract(epoch from updated_at) * 1000000)::bigint::text AS updated_at'))) as (Omit<ItemRow, 'updated_at'> & { updated_at: string })[]).map((i) => ({ ...i, updated_at: Number(i.updated_at) }));
-  const listRow = async (id: string) => (await server.db('lists').where({ id }).first()) as { name: string; properties: Property[]; updated_at: Date; title_label: string | null; icon: string | null; instructions: string | null; layout: string };
+    (
+      (await server
+        .db('items')
+        .where({ list_id: listId })
+        .orderBy('id')
+        .select(
+          'id',
+          'list_id',
+          'title',
+          'values',
+          'deleted_at',
+          'archived_at',
+          server.db.raw('(extract(epoch from updated_at) * 1000000)::bigint::text AS updated_at'),
+        )) as (Omit<ItemRow, 'updated_at'> & { updated_at: string })[]
+    ).map((i) => ({ ...i, updated_at: Number(i.updated_at) }));
+  const listRow = async (id: string) =>
+    (await server.db('lists').where({ id }).first()) as {
+      name: string;
+      properties: Property[];
+      updated_at: Date;
+      title_label: string | null;
+      icon: string | null;
+      instructions: string | null;
+      layout: string;
+    };
   const refusal = async (attempt: Promise<unknown>) => {
-    const error = await attempt.then(() => undefined, (e: unknown) => e);
+    const error = await attempt.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     return error as ApiError;
   };
@@ -79,7 +116,8 @@ describe('update_list', () => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       const [live, trashed] = await addItems(list.id, [{}, {}]);
       await server.db('items').where({ id: trashed!.id }).update({ deleted_at: new Date() });
-      const outbox = async () => ((await server.db('outbox').whereIn('subject_id', [live!.id, trashed!.id]).select('subject_id')) as { subject_id: string }[]).map((r) => r.subject_id);
+      const outbox = async () =>
+        ((await server.db('outbox').whereIn('subject_id', [live!.id, trashed!.id]).select('subject_id')) as { subject_id: string }[]).map((r) => r.subject_id);
       await server.db('outbox').whereIn('subject_id', [live!.id, trashed!.id]).delete();
       await update({ id: list.id, icon: '📕' });
       expect(await outbox()).toEqual([]);
@@ -102,7 +140,7 @@ describe('update_list', () => {
 
     it('answers 404 for a list of another account, and leaves it alone', async () => {
       const bobs = await makeList([{ name: 'Secret', type: 'text' }], {}, bob);
-      expect((await refusal(update({ id: bobs.id, name: 'Mine now' })))).toMatchObject({ code: 'notFound', status: 404 });
+      expect(await refusal(update({ id: bobs.id, name: 'Mine now' }))).toMatchObject({ code: 'notFound', status: 404 });
       const rest = await ada.sdk.PATCH('/lists/{id}', { params: { path: { id: bobs.id } }, body: { name: 'Mine now' } });
       expect(rest.response.status).toBe(404);
       expect((await listRow(bobs.id)).name).toBe('Books');
@@ -113,7 +151,13 @@ describe('update_list', () => {
     it('adds properties at the end with stable ids and leaves existing items untouched', async () => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
       const [item] = await addItems(list.id, [{ [list.properties[0]!.id]: 'Le Guin' }]);
-      const out = await update({ id: list.id, addProperties: [{ name: 'Pages', type: 'number' }, { name: 'Shelf', type: 'select', options: ['Top', 'Bottom'] }] });
+      const out = await update({
+        id: list.id,
+        addProperties: [
+          { name: 'Pages', type: 'number' },
+          { name: 'Shelf', type: 'select', options: ['Top', 'Bottom'] },
+        ],
+      });
       expect(out.properties.map((p) => p.name)).toEqual(['Author', 'Pages', 'Shelf']);
       expect(out.properties[2]!.options!.map((o) => o.label)).toEqual(['Top', 'Bottom']);
       const [after] = await itemsOf(list.id);
@@ -125,7 +169,14 @@ describe('update_list', () => {
       ['a name already taken', [{ name: 'author', type: 'text' }], /duplicates a property name/],
       ['the title column', [{ name: 'Title', type: 'text' }], /duplicate the title column/],
       ['the title column by its label', [{ name: 'Book', type: 'text' }], /duplicate the title column/],
-      ['two new properties with one name', [{ name: 'Year', type: 'number' }, { name: 'YEAR', type: 'text' }], /duplicates a property name/],
+      [
+        'two new properties with one name',
+        [
+          { name: 'Year', type: 'number' },
+          { name: 'YEAR', type: 'text' },
+        ],
+        /duplicates a property name/,
+      ],
     ])('refuses adding %s', async (_case, addProperties, message) => {
       const list = await makeList([{ name: 'Author', type: 'text' }], { titleLabel: 'Book' });
       const error = await refusal(update({ id: list.id, addProperties: addProperties as PropertyInput[] }));
@@ -135,7 +186,11 @@ describe('update_list', () => {
     });
 
     it('reorders columns when columnOrder names every property once; additions go last', async () => {
-      const list = await makeList([{ name: 'A', type: 'text' }, { name: 'B', type: 'text' }, { name: 'C', type: 'text' }]);
+      const list = await makeList([
+        { name: 'A', type: 'text' },
+        { name: 'B', type: 'text' },
+        { name: 'C', type: 'text' },
+      ]);
       const [a, b, c] = list.properties.map((p) => p.id);
       const out = await update({ id: list.id, columnOrder: [c!, a!, b!], addProperties: [{ name: 'D', type: 'text' }] });
       expect(out.properties.map((p) => p.name)).toEqual(['C', 'A', 'B', 'D']);
@@ -148,12 +203,15 @@ describe('update_list', () => {
     });
 
     it.each([
-      ['misses a property', (a: string, b: string) => [a], /missing p_\w+ \('B'\)/],
+      ['misses a property', (a: string, _b: string) => [a], /missing p_\w+ \('B'\)/],
       ['names an unknown id', (a: string, b: string) => [a, b, 'p_nothere'], /not a property of this list 'p_nothere'/],
       ['names a property twice', (a: string, b: string) => [a, b, a], /named twice p_/],
       ['names the title column', (a: string, b: string) => ['title', a, b], /title column is always first/],
     ])('refuses a columnOrder that %s, naming what is wrong', async (_case, order, message) => {
-      const list = await makeList([{ name: 'A', type: 'text' }, { name: 'B', type: 'text' }]);
+      const list = await makeList([
+        { name: 'A', type: 'text' },
+        { name: 'B', type: 'text' },
+      ]);
       const [a, b] = list.properties.map((p) => p.id);
       const error = await refusal(update({ id: list.id, columnOrder: order(a!, b!), name: 'Renamed' }));
       expect(error.code).toBe('toolError');
@@ -163,7 +221,10 @@ describe('update_list', () => {
     });
 
     it('refuses a columnOrder that still names a property deleted in the same call', async () => {
-      const list = await makeList([{ name: 'A', type: 'text' }, { name: 'B', type: 'text' }]);
+      const list = await makeList([
+        { name: 'A', type: 'text' },
+        { name: 'B', type: 'text' },
+      ]);
       const [a, b] = list.properties.map((p) => p.id);
       const error = await refusal(update({ id: list.id, columnOrder: [b!, a!], deletePropertyIds: [a!] }));
       expect(error.message).toMatch(/not a property of this list/);
@@ -187,16 +248,26 @@ describe('update_list', () => {
     });
 
     it('refuses renaming to a taken name or the title', async () => {
-      const list = await makeList([{ name: 'Author', type: 'text' }, { name: 'Year', type: 'number' }]);
-      expect((await refusal(update({ id: list.id, updateProperty: { id: list.properties[1]!.id, name: 'AUTHOR' } }))).message).toMatch(/duplicates the property p_\w+ \('Author'\)/);
-      expect((await refusal(update({ id: list.id, updateProperty: { id: list.properties[1]!.id, name: 'Title' } }))).message).toMatch(/duplicate the title column/);
+      const list = await makeList([
+        { name: 'Author', type: 'text' },
+        { name: 'Year', type: 'number' },
+      ]);
+      expect((await refusal(update({ id: list.id, updateProperty: { id: list.properties[1]!.id, name: 'AUTHOR' } }))).message).toMatch(
+        /duplicates the property p_\w+ \('Author'\)/,
+      );
+      expect((await refusal(update({ id: list.id, updateProperty: { id: list.properties[1]!.id, name: 'Title' } }))).message).toMatch(
+        /duplicate the title column/,
+      );
     });
 
     it('renames the reserved status and dueDate columns', async () => {
       const list = await create_list(server.context(ada), { name: 'Chores', template: 'tasks' });
       await update({ id: list.id, updateProperty: { id: 'status', name: 'Stage' } });
       const out = await update({ id: list.id, updateProperty: { id: 'dueDate', name: 'Deadline', type: 'date' } });
-      expect(out.properties.map((p) => [p.id, p.name, p.type])).toEqual([['status', 'Stage', 'status'], ['dueDate', 'Deadline', 'date']]);
+      expect(out.properties.map((p) => [p.id, p.name, p.type])).toEqual([
+        ['status', 'Stage', 'status'],
+        ['dueDate', 'Deadline', 'date'],
+      ]);
       expect(out).toMatchObject({ role: 'tasks', statusPropertyId: 'status', dueDatePropertyId: 'dueDate' });
     });
 
@@ -206,9 +277,17 @@ describe('update_list', () => {
       ['re-optioning status', { updateProperty: { id: 'status', options: ['Open', 'Shut'] } }, /options \(todo, inProgress, completed\) are fixed/],
       ['removing status', { deletePropertyIds: ['status'] }, /reserved status task column: it can be renamed, never removed/],
       ['removing dueDate', { deletePropertyIds: ['dueDate'] }, /reserved dueDate task column: it can be renamed, never removed/],
-      ['changing the title column', { updateProperty: { id: 'title', type: 'number' as const } }, /title column is not a property: rename its heading with titleLabel/],
+      [
+        'changing the title column',
+        { updateProperty: { id: 'title', type: 'number' as const } },
+        /title column is not a property: rename its heading with titleLabel/,
+      ],
       ['removing the title column', { deletePropertyIds: ['Title'] }, /title column is not a property/],
-      ['changing an unknown property', { updateProperty: { id: 'p_nothere', name: 'X' } }, /'p_nothere' is not a property of list 'Chores'; valid ids: status \('Status'\), dueDate \('Due date'\)/],
+      [
+        'changing an unknown property',
+        { updateProperty: { id: 'p_nothere', name: 'X' } },
+        /'p_nothere' is not a property of list 'Chores'; valid ids: status \('Status'\), dueDate \('Due date'\)/,
+      ],
       ['deleting an unknown property', { deletePropertyIds: ['p_nothere'] }, /names 'p_nothere', which is not a property of list 'Chores'; valid ids/],
     ])('refuses %s with toolError and writes nothing', async (_case, input, message) => {
       const list = await create_list(server.context(ada), { name: 'Chores', template: 'tasks' });
@@ -219,8 +298,18 @@ describe('update_list', () => {
     });
 
     it.each([
-      ['options on a type without options', (id: string) => ({ updateProperty: { id, type: 'number' as const, options: ['1'] } }), 'toolError', /options apply only to select and multiSelect/],
-      ['one property both changed and deleted', (id: string) => ({ updateProperty: { id, name: 'X' }, deletePropertyIds: [id] }), 'toolError', /both in updateProperty and in deletePropertyIds/],
+      [
+        'options on a type without options',
+        (id: string) => ({ updateProperty: { id, type: 'number' as const, options: ['1'] } }),
+        'toolError',
+        /options apply only to select and multiSelect/,
+      ],
+      [
+        'one property both changed and deleted',
+        (id: string) => ({ updateProperty: { id, name: 'X' }, deletePropertyIds: [id] }),
+        'toolError',
+        /both in updateProperty and in deletePropertyIds/,
+      ],
       ['a blank new name (the schema refuses it first)', (id: string) => ({ updateProperty: { id, name: '  ' } }), 'invalid', /updateProperty.name is blank/],
     ])('refuses %s', async (_case, input, code, message) => {
       const list = await makeList([{ name: 'Author', type: 'text' }]);
@@ -234,7 +323,10 @@ describe('update_list', () => {
     it.each(RETYPE_CASES)('$from → $to: $value becomes $expected', async ({ from, to, value, expected, lost }) => {
       const isSelect = (t: OwnType) => t === 'select' || t === 'multiSelect';
       const labels = Array.isArray(value) ? value : [String(value)];
-      const list = await makeList([{ name: 'Field', type: from, ...(isSelect(from) ? { options: [...labels, 'Other'] } : {}) }, { name: 'Other', type: 'text' }]);
+      const list = await makeList([
+        { name: 'Field', type: from, ...(isSelect(from) ? { options: [...labels, 'Other'] } : {}) },
+        { name: 'Other', type: 'text' },
+      ]);
       const [field, other] = list.properties;
       const byLabel = (label: string) => field!.options!.find((o) => o.label === label)!.id;
       const stored = from === 'select' ? byLabel(String(value)) : from === 'multiSelect' ? labels.map(byLabel) : value;
@@ -254,7 +346,12 @@ describe('update_list', () => {
       const [after] = await itemsOf(list.id);
       expect(after!.values[other!.id]).toBe('stays');
       const got = after!.values[field!.id];
-      const asLabels = got === undefined || !isSelect(to) ? got : Array.isArray(got) ? got.map((id) => property.options!.find((o) => o.id === id)!.label) : property.options!.find((o) => o.id === got)!.label;
+      const asLabels =
+        got === undefined || !isSelect(to)
+          ? got
+          : Array.isArray(got)
+            ? got.map((id) => property.options!.find((o) => o.id === id)!.label)
+            : property.options!.find((o) => o.id === got)!.label;
       expect(asLabels).toEqual(expected === 'lost' ? undefined : expected);
       // updated_at moves exactly when the stored value changed.
       if (JSON.stringify(got) === JSON.stringify(stored)) expect(after!.updated_at).toEqual(before!.updated_at);
@@ -283,8 +380,15 @@ describe('update_list', () => {
       const activityBefore = await activity();
       const call = { id: list.id, name: 'Library', updateProperty: { id, type: 'number' as const } };
       const preview = await update(call);
-      expect(preview).toMatchObject({ preview: true, name: 'Books', properties: list.properties, lostValues: [{ propertyId: id, propertyName: 'Pages', items: 3, examples: expect.arrayContaining(['twelve', 'n/a']) }] });
-      expect(preview.warning).toMatch(/^Nothing was written: retyping 'Pages' from text to number loses values in 3 items \(e\.g\. '(twelve|n\/a)', '(twelve|n\/a)'\)\. Repeat the same call with acknowledgeDataLoss: true to apply it\.$/);
+      expect(preview).toMatchObject({
+        preview: true,
+        name: 'Books',
+        properties: list.properties,
+        lostValues: [{ propertyId: id, propertyName: 'Pages', items: 3, examples: expect.arrayContaining(['twelve', 'n/a']) }],
+      });
+      expect(preview.warning).toMatch(
+        /^Nothing was written: retyping 'Pages' from text to number loses values in 3 items \(e\.g\. '(twelve|n\/a)', '(twelve|n\/a)'\)\. Repeat the same call with acknowledgeDataLoss: true to apply it\.$/,
+      );
       expect(await itemsOf(list.id)).toEqual(before);
       expect(await listRow(list.id)).toMatchObject({ name: 'Books', properties: list.properties });
       expect(await activity()).toBe(activityBefore);
@@ -317,7 +421,11 @@ describe('update_list', () => {
       expect(preview).toMatchObject({ preview: true, lostValues: [{ propertyId: shelf.id, items: 1, examples: ['Bottom'] }] });
       expect(preview.warning).toMatch(/^Nothing was written: re-optioning 'Shelf' to 3 options loses values in 1 item \(e.g. 'Bottom'\)/);
       const out = await update({ ...call, acknowledgeDataLoss: true });
-      expect(out.properties[0]!.options!.map((o) => [o.id === top!.id, o.id === middle!.id, o.label])).toEqual([[true, false, 'Upper'], [false, true, 'middle'], [false, false, 'Floor']]);
+      expect(out.properties[0]!.options!.map((o) => [o.id === top!.id, o.id === middle!.id, o.label])).toEqual([
+        [true, false, 'Upper'],
+        [false, true, 'middle'],
+        [false, false, 'Floor'],
+      ]);
       expect((await itemsOf(list.id)).map((i) => i.values[shelf.id] ?? null).sort()).toEqual([top!.id, middle!.id, null].sort());
     });
 
@@ -346,7 +454,10 @@ describe('update_list', () => {
     it('migrates more items than one batch holds', async () => {
       const list = await makeList([{ name: 'N', type: 'text' }]);
       const id = list.properties[0]!.id;
-      await addItems(list.id, Array.from({ length: 1203 }, (_, i) => ({ [id]: i % 100 === 0 ? `x${i}` : String(i) })));
+      await addItems(
+        list.id,
+        Array.from({ length: 1203 }, (_, i) => ({ [id]: i % 100 === 0 ? `x${i}` : String(i) })),
+      );
       expect(await update({ id: list.id, updateProperty: { id, type: 'number' } })).toMatchObject({ preview: true, lostValues: [{ items: 13 }] });
       await update({ id: list.id, updateProperty: { id, type: 'number' }, acknowledgeDataLoss: true });
       const values = (await itemsOf(list.id)).map((i) => i.values[id]);
@@ -357,7 +468,10 @@ describe('update_list', () => {
 
   describe('deleting properties', () => {
     it('deletes a property without values at once', async () => {
-      const list = await makeList([{ name: 'A', type: 'text' }, { name: 'B', type: 'text' }]);
+      const list = await makeList([
+        { name: 'A', type: 'text' },
+        { name: 'B', type: 'text' },
+      ]);
       const [item] = await addItems(list.id, [{ [list.properties[0]!.id]: 'kept' }]);
       const out = await update({ id: list.id, deletePropertyIds: [list.properties[1]!.id] });
       expect(out).toMatchObject({ preview: false, properties: [list.properties[0]] });
@@ -365,7 +479,11 @@ describe('update_list', () => {
     });
 
     it('previews deleting properties that hold values, then removes them from every item', async () => {
-      const list = await makeList([{ name: 'A', type: 'text' }, { name: 'B', type: 'checkbox' }, { name: 'C', type: 'number' }]);
+      const list = await makeList([
+        { name: 'A', type: 'text' },
+        { name: 'B', type: 'checkbox' },
+        { name: 'C', type: 'number' },
+      ]);
       const [a, b, c] = list.properties.map((p) => p.id);
       await addItems(list.id, [{ [a!]: 'x', [b!]: false, [c!]: 1 }, { [a!]: 'y' }, { [c!]: 2 }]);
       const call = { id: list.id, deletePropertyIds: [b!, a!] };
@@ -432,39 +550,54 @@ describe('update_list', () => {
     const isSelect = (t: string) => t === 'select' || t === 'multiSelect';
     const valueFor = (type: OwnType, options: { id: string }[]): fc.Arbitrary<StoredValue> => {
       switch (type) {
-        case 'text': return fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('12', '1,5', 'yes', 'no', '2026-03-04', 'https://x.example', 'q@r.example', 'Red, blue', ' '));
-        case 'number': return fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
-        case 'checkbox': return fc.boolean();
-        case 'date': return fc.constantFrom('2026-01-02', '2026-12-01T09:30:00.000Z', '1999-12-31');
-        case 'url': return fc.constantFrom('https://a.example', 'http://u@h.example', 'ftp://files.example/x');
-        case 'email': return fc.constantFrom('a@b.example', 'z@y.example');
-        case 'select': return fc.constantFrom(...options.map((o) => o.id));
-        case 'multiSelect': return fc.uniqueArray(fc.constantFrom(...options.map((o) => o.id)), { minLength: 1, maxLength: 3 });
+        case 'text':
+          return fc.oneof(
+            fc.string({ minLength: 1, maxLength: 12 }),
+            fc.constantFrom('12', '1,5', 'yes', 'no', '2026-03-04', 'https://x.example', 'q@r.example', 'Red, blue', ' '),
+          );
+        case 'number':
+          return fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+        case 'checkbox':
+          return fc.boolean();
+        case 'date':
+          return fc.constantFrom('2026-01-02', '2026-12-01T09:30:00.000Z', '1999-12-31');
+        case 'url':
+          return fc.constantFrom('https://a.example', 'http://u@h.example', 'ftp://files.example/x');
+        case 'email':
+          return fc.constantFrom('a@b.example', 'z@y.example');
+        case 'select':
+          return fc.constantFrom(...options.map((o) => o.id));
+        case 'multiSelect':
+          return fc.uniqueArray(fc.constantFrom(...options.map((o) => o.id)), { minLength: 1, maxLength: 3 });
       }
     };
-    const scenario = fc
-      .uniqueArray(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 4 })
-      .chain((types) =>
-        fc.record({
-          types: fc.constant(types),
-          options: fc.constant(types.map(() => LABELS)),
-          // which property changes, to what type, with which options, and which ones are deleted
-          target: fc.nat({ max: types.length - 1 }),
-          toType: fc.option(fc.constantFrom(...TYPES), { nil: undefined }),
-          reoption: fc.option(fc.subarray(LABELS.concat(['New', 'RED'])), { nil: undefined }),
-          deletes: fc.subarray(types.map((_, i) => i)),
-          itemCount: fc.nat({ max: 6 }),
-          seed: fc.integer(),
-        }),
-      );
+    const scenario = fc.uniqueArray(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 4 }).chain((types) =>
+      fc.record({
+        types: fc.constant(types),
+        options: fc.constant(types.map(() => LABELS)),
+        // which property changes, to what type, with which options, and which ones are deleted
+        target: fc.nat({ max: types.length - 1 }),
+        toType: fc.option(fc.constantFrom(...TYPES), { nil: undefined }),
+        reoption: fc.option(fc.subarray(LABELS.concat(['New', 'RED'])), { nil: undefined }),
+        deletes: fc.subarray(types.map((_, i) => i)),
+        itemCount: fc.nat({ max: 6 }),
+        seed: fc.integer(),
+      }),
+    );
 
     it('holds for random lists, values and property changes', async () => {
       await fc.assert(
         fc.asyncProperty(scenario, async (s) => {
           const list = await makeList(s.types.map((type, i) => ({ name: `P${i}`, type, ...(isSelect(type) ? { options: s.options[i] } : {}) })));
           const props = list.properties as Property[];
-          const itemValues = fc.sample(fc.tuple(...props.map((p) => fc.option(valueFor(p.type as OwnType, p.options ?? []), { nil: undefined }))), { numRuns: s.itemCount, seed: s.seed });
-          await addItems(list.id, itemValues.map((vals) => Object.fromEntries(props.flatMap((p, i) => (vals[i] === undefined ? [] : [[p.id, vals[i]!]])))));
+          const itemValues = fc.sample(fc.tuple(...props.map((p) => fc.option(valueFor(p.type as OwnType, p.options ?? []), { nil: undefined }))), {
+            numRuns: s.itemCount,
+            seed: s.seed,
+          });
+          await addItems(
+            list.id,
+            itemValues.map((vals) => Object.fromEntries(props.flatMap((p, i) => (vals[i] === undefined ? [] : [[p.id, vals[i]!]])))),
+          );
           const other = await makeList([{ name: 'Elsewhere', type: 'text' }]);
           await addItems(other.id, [{ [other.properties[0]!.id]: 'untouched' }]);
           const otherBefore = await itemsOf(other.id);
@@ -497,7 +630,7 @@ describe('update_list', () => {
 
           // What was really dropped: a value gone, or (from a multiSelect) fewer options than before.
           const dropped = new Map<string, number>();
-          const labelCount = (p: Property, v: StoredValue | undefined) => (v === undefined ? 0 : Array.isArray(v) ? new Set(v).size : 1);
+          const labelCount = (_p: Property, v: StoredValue | undefined) => (v === undefined ? 0 : Array.isArray(v) ? new Set(v).size : 1);
           for (const old of before) {
             const now = after.find((i) => i.id === old.id)!;
             let changed = false;
@@ -506,7 +639,8 @@ describe('update_list', () => {
               const is = now.values[p.id];
               if (JSON.stringify(was) !== JSON.stringify(is)) changed = true;
               if (was === undefined) continue;
-              const lostHere = is === undefined || (p.type === 'multiSelect' && isSelect(newProps.find((q) => q.id === p.id)!.type) && labelCount(p, is) < labelCount(p, was));
+              const lostHere =
+                is === undefined || (p.type === 'multiSelect' && isSelect(newProps.find((q) => q.id === p.id)!.type) && labelCount(p, is) < labelCount(p, was));
               if (lostHere) dropped.set(p.id, (dropped.get(p.id) ?? 0) + 1);
             }
             // Nothing else changes: title, untouched properties, and updated_at only where values changed.
@@ -534,4 +668,3 @@ describe('update_list', () => {
     });
   });
 });
-

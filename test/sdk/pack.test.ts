@@ -47,15 +47,38 @@ const missing = await lk.GET('/items/{id}', { params: { path: { id: '00000000-00
 console.log(JSON.stringify({ list: list.name, added: items.data?.added, count: open.data?.count, missing: missing.error?.code }));
 `,
     );
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: false, outDir: 'out', lib: ['ES2022', 'DOM'], types: [] }, include: ['consumer.ts'] }));
+    await writeFile(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: false,
+          outDir: 'out',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        include: ['consumer.ts'],
+      }),
+    );
     await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
-    const { stdout } = await run(process.execPath, [path.join(dir, 'out/consumer.js')], { cwd: dir, env: { ...process.env, LK_URL: server.baseUrl, LK_KEY: ada.key } });
+    const { stdout } = await run(process.execPath, [path.join(dir, 'out/consumer.js')], {
+      cwd: dir,
+      env: { ...process.env, LK_URL: server.baseUrl, LK_KEY: ada.key },
+    });
     expect(JSON.parse(stdout)).toEqual({ list: 'From the SDK', added: 1, count: 1, missing: 'notFound' });
   }, 180000);
 
   it('refuses a consumer that sends a wrong body type', async () => {
-    await writeFile(path.join(dir, 'wrong.ts'), `import { createClient } from '@listkeeper/sdk';\nconst lk = createClient({ baseUrl: 'x', token: 'y' });\nawait lk.POST('/lists', { body: { name: 5 } });\n`);
+    await writeFile(
+      path.join(dir, 'wrong.ts'),
+      `import { createClient } from '@listkeeper/sdk';\nconst lk = createClient({ baseUrl: 'x', token: 'y' });\nawait lk.POST('/lists', { body: { name: 5 } });\n`,
+    );
     await writeFile(path.join(dir, 'tsconfig.wrong.json'), JSON.stringify({ extends: './tsconfig.json', include: ['wrong.ts'] }));
-    await expect(run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.wrong.json')], { cwd: dir })).rejects.toMatchObject({ stdout: expect.stringContaining("Type 'number' is not assignable to type 'string'") });
+    await expect(
+      run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.wrong.json')], { cwd: dir }),
+    ).rejects.toMatchObject({ stdout: expect.stringContaining("Type 'number' is not assignable to type 'string'") });
   }, 60000);
 });

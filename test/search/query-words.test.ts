@@ -81,7 +81,10 @@ describe('checkCorrections', () => {
 
   it('drops the corrections of a word the model knows: a real word is not a typo', () => {
     // The index offered "sleep" and "sweet" for "sweep" (its items say "swept").
-    const groups = [['sweep', 'sleep', 'sweet'], ['chimeny', 'chimney']];
+    const groups = [
+      ['sweep', 'sleep', 'sweet'],
+      ['chimeny', 'chimney'],
+    ];
     expect(checkCorrections(groups, () => false, new Map([...known, ['sweep', -12]]))).toEqual([['sweep'], ['chimeny', 'chimney']]);
   });
 

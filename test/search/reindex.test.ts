@@ -53,8 +53,12 @@ describe('search reindex', () => {
     pg = new PostgresSearchIndex(server.db, null);
     ada = await server.account('Ada');
     bea = await server.account('Bea');
-    adaIds = (await create_items(server.context(ada), { listId: 'notes', items: Array.from({ length: 9 }, (_, i) => ({ title: `Ada note ${i}` })) })).items.map((i) => i.id);
-    beaIds = (await create_items(server.context(bea), { listId: 'notes', items: Array.from({ length: 3 }, (_, i) => ({ title: `Bea note ${i}` })) })).items.map((i) => i.id);
+    adaIds = (await create_items(server.context(ada), { listId: 'notes', items: Array.from({ length: 9 }, (_, i) => ({ title: `Ada note ${i}` })) })).items.map(
+      (i) => i.id,
+    );
+    beaIds = (await create_items(server.context(bea), { listId: 'notes', items: Array.from({ length: 3 }, (_, i) => ({ title: `Bea note ${i}` })) })).items.map(
+      (i) => i.id,
+    );
     trashed = adaIds.pop()!;
     await delete_items(server.context(ada), { itemIds: [trashed] });
   });
@@ -65,9 +69,22 @@ describe('search reindex', () => {
   afterAll(async () => server.close());
 
   it('rebuilds every live item, drops what is trashed or gone, and records what built it', async () => {
-    await pg.upsert([{ itemId: trashed, ownerId: ada.userId, readerIds: [ada.userId], listId: beaIds[0]!, listName: 'x', title: 'stale', body: null, createdAt: new Date() }]);
+    await pg.upsert([
+      { itemId: trashed, ownerId: ada.userId, readerIds: [ada.userId], listId: beaIds[0]!, listName: 'x', title: 'stale', body: null, createdAt: new Date() },
+    ]);
     const stale = '00000000-0000-4000-8000-000000000001';
-    await pg.upsert([{ itemId: stale, ownerId: ada.userId, readerIds: [ada.userId], listId: beaIds[0]!, listName: 'x', title: 'purged long ago', body: null, createdAt: new Date() }]);
+    await pg.upsert([
+      {
+        itemId: stale,
+        ownerId: ada.userId,
+        readerIds: [ada.userId],
+        listId: beaIds[0]!,
+        listName: 'x',
+        title: 'purged long ago',
+        body: null,
+        createdAt: new Date(),
+      },
+    ]);
     const seen: ReindexProgress[] = [];
     const result = await reindex(server.db, pg, IDENTITY, { clear: true, batchSize: 4, onProgress: (p) => seen.push(p) });
     expect(await indexedIds()).toEqual([...adaIds, ...beaIds].sort());
@@ -173,11 +190,13 @@ describe('search reindex', () => {
   it('rebuilds in the background of a server and stops between batches when asked', async () => {
     const log = pino({ level: 'silent' });
     const background = startBackgroundReindex(server.db, pg, IDENTITY, log);
-    for (let i = 0; i < 200 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) === undefined; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) === undefined; i++)
+      await new Promise((r) => setTimeout(r, 25));
     await background.stop();
     // Either it finished or it stopped with its checkpoint kept; a second start finishes the rest.
     const again = startBackgroundReindex(server.db, pg, IDENTITY, log);
-    for (let i = 0; i < 400 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) !== undefined; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) !== undefined; i++)
+      await new Promise((r) => setTimeout(r, 25));
     await again.stop();
     expect(await server.db('search_state').where({ key: 'reindex:all' })).toEqual([]);
     expect(await indexedIds()).toEqual([...adaIds, ...beaIds].sort());

@@ -54,7 +54,9 @@ const backends: [string, (embedder: Embedder) => Promise<Backend>][] = [
       return {
         index: new MeiliSearchIndex(client, embedder, { indexUid: uid }),
         async stored() {
-          const { results } = await client.index(uid).getDocuments<{ passageNo: number; _vectors: { default: { embeddings: number[][] } } }>({ retrieveVectors: true, limit: 1000 });
+          const { results } = await client
+            .index(uid)
+            .getDocuments<{ passageNo: number; _vectors: { default: { embeddings: number[][] } } }>({ retrieveVectors: true, limit: 1000 });
           return results.sort((a, b) => a.passageNo - b.passageNo).map((d) => d._vectors.default.embeddings[0]!);
         },
         close: () => server.stop(),

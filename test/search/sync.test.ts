@@ -54,7 +54,10 @@ describe('search sync (outbox topic item)', () => {
     pumps.push(pump);
     return pump;
   };
-  const passages = (itemId: string) => server.db('search_passages').where({ item_id: itemId }).orderBy('passage_no') as Promise<{ list_id: string; list_name: string; reader_ids: string[]; text: string }[]>;
+  const passages = (itemId: string) =>
+    server.db('search_passages').where({ item_id: itemId }).orderBy('passage_no') as Promise<
+      { list_id: string; list_name: string; reader_ids: string[]; text: string }[]
+    >;
 
   beforeAll(async () => {
     server = await startTestServer({ EMBEDDINGS: 'none' });
@@ -69,8 +72,15 @@ describe('search sync (outbox topic item)', () => {
   it('indexes an item once per batch however many rows it has, with list name, readers and row values', async () => {
     const index = new RecordingIndex();
     const pump = pumpFor(index);
-    const books = await create_list(server.context(ada), { name: 'Books', properties: [{ name: 'Author', type: 'text' }, { name: 'Read', type: 'checkbox' }] });
-    const id = (await create_items(server.context(ada), { listId: books.id, items: [{ title: 'Dune', values: { Author: 'Frank Herbert', Read: true } }] })).items[0]!.id;
+    const books = await create_list(server.context(ada), {
+      name: 'Books',
+      properties: [
+        { name: 'Author', type: 'text' },
+        { name: 'Read', type: 'checkbox' },
+      ],
+    });
+    const id = (await create_items(server.context(ada), { listId: books.id, items: [{ title: 'Dune', values: { Author: 'Frank Herbert', Read: true } }] }))
+      .items[0]!.id;
     await update_items(server.context(ada), { items: [{ itemId: id, title: 'Dune (1965)' }] });
     await update_items(server.context(ada), { items: [{ itemId: id, body: 'Desert planet.' }] });
     expect(Number((await server.db('outbox').where({ subject_id: id }).count({ n: '*' }))[0]!.n)).toBeGreaterThanOrEqual(3);
@@ -121,7 +131,9 @@ describe('search sync (outbox topic item)', () => {
 
     await server.db('lists').where({ id: garage.id }).update({ name: 'Workshop' });
     // One row per live item of the list; the trashed one is not in the index and stays out.
-    expect((await server.db('outbox').where({ topic: 'item' })).map((r: { subject_id: string; payload: { op: string } }) => [r.subject_id, r.payload.op])).toEqual([[tyres, 'list']]);
+    expect(
+      (await server.db('outbox').where({ topic: 'item' })).map((r: { subject_id: string; payload: { op: string } }) => [r.subject_id, r.payload.op]),
+    ).toEqual([[tyres, 'list']]);
     await server.db('lists').where({ id: garage.id }).update({ icon: '🔧' });
     expect(await server.db('outbox').where({ topic: 'item' })).toHaveLength(1);
     await pump.drain();

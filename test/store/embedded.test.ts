@@ -95,9 +95,7 @@ describe('startEmbeddedPostgres', () => {
     const privateDir = path.join(dataDir, 'private');
     await fs.mkdir(privateDir, { mode: 0o700 });
     await fs.chmod(privateDir, 0o700);
-    await expect(startEmbeddedPostgres({ dataDir: path.join(privateDir, 'data') })).rejects.toThrow(
-      `cannot enter ${privateDir} (mode 700, owner uid 0)`,
-    );
+    await expect(startEmbeddedPostgres({ dataDir: path.join(privateDir, 'data') })).rejects.toThrow(`cannot enter ${privateDir} (mode 700, owner uid 0)`);
   });
 });
 

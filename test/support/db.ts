@@ -55,9 +55,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const worker = process.env.JEST_WORKER_ID ?? '0';
   const name = `${testDatabasePrefix(runId)}w${worker}_${randomBytes(4).toString('hex')}`;
-  await withClient(adminUrl, (c) =>
-    c.query(`CREATE DATABASE ${c.escapeIdentifier(name)} TEMPLATE ${c.escapeIdentifier(template)}`),
-  );
+  await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)} TEMPLATE ${c.escapeIdentifier(template)}`));
   const url = urlForDatabase(adminUrl, name);
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   let dropping: Promise<void> | undefined;

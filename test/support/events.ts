@@ -42,8 +42,17 @@ export async function startDelivery(server: TestServer): Promise<Delivery> {
   let jobs = await startQueue();
   server.services.jobs = jobs;
   // The consumers read the queue through this object, so a restarted queue takes over.
-  const current: Jobs = { send: (name, data, options) => jobs.send(name, data, options), sendInTransaction: (trx, name, data, options) => jobs.sendInTransaction(trx, name, data, options), stop: () => jobs.stop() };
-  const pump: OutboxPump = startOutboxPump(server.db, webhookConsumers({ db: server.db, jobs: current, settings: webhookSettings(server.config), log }), log, 100);
+  const current: Jobs = {
+    send: (name, data, options) => jobs.send(name, data, options),
+    sendInTransaction: (trx, name, data, options) => jobs.sendInTransaction(trx, name, data, options),
+    stop: () => jobs.stop(),
+  };
+  const pump: OutboxPump = startOutboxPump(
+    server.db,
+    webhookConsumers({ db: server.db, jobs: current, settings: webhookSettings(server.config), log }),
+    log,
+    100,
+  );
   return {
     get jobs() {
       return jobs;
@@ -111,7 +120,10 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     async waitFor(predicate, timeoutMs = 30_000) {
       const started = Date.now();
       while (!predicate(requests)) {
-        if (Date.now() - started > timeoutMs) throw new Error(`receiver: condition not met within ${timeoutMs} ms; saw ${requests.length} requests: ${requests.map((r) => `${r.answered} ${r.body.slice(0, 80)}`).join(' | ')}`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(
+            `receiver: condition not met within ${timeoutMs} ms; saw ${requests.length} requests: ${requests.map((r) => `${r.answered} ${r.body.slice(0, 80)}`).join(' | ')}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -70,7 +70,9 @@ export default async function globalSetup(globalConfig: GlobalConfig): Promise<v
     // Deleting the files of a live server (a concurrent run, or one whose jest was killed) would break it or orphan it.
     const leftover = await runningPostmasterPid(dataDir);
     if (leftover !== undefined) {
-      throw new Error(`Postgres (pid ${leftover}) still runs on ${dataDir}: another test run, or one killed mid-way. Stop it (kill -INT ${leftover}) and retry.`);
+      throw new Error(
+        `Postgres (pid ${leftover}) still runs on ${dataDir}: another test run, or one killed mid-way. Stop it (kill -INT ${leftover}) and retry.`,
+      );
     }
     await fs.rm(dataDir, { recursive: true, force: true });
     const server = await startEmbeddedPostgres({ dataDir, log: say });
@@ -103,10 +105,7 @@ export default async function globalSetup(globalConfig: GlobalConfig): Promise<v
 /** Drops the template and any test database a crashed test file left behind. */
 async function dropRunDatabases(adminUrl: string, template: string, prefix: string): Promise<void> {
   await withClient(adminUrl, async (c) => {
-    const { rows } = await c.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)`,
-      [template, prefix],
-    );
+    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)`, [template, prefix]);
     for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(datname)} WITH (FORCE)`);
   });
 }

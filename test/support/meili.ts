@@ -31,14 +31,20 @@ export async function startMeilisearch(options: { startTimeoutMs?: number } = {}
   const child = spawn(
     binary,
     [
-      '--db-path', path.join(dir, 'data.ms'),
-      '--dump-dir', path.join(dir, 'dumps'),
-      '--http-addr', `127.0.0.1:${port}`,
-      '--master-key', apiKey,
+      '--db-path',
+      path.join(dir, 'data.ms'),
+      '--dump-dir',
+      path.join(dir, 'dumps'),
+      '--http-addr',
+      `127.0.0.1:${port}`,
+      '--master-key',
+      apiKey,
       '--no-analytics',
-      '--env', 'development',
+      '--env',
+      'development',
       // The machine has two cores shared with other work.
-      '--max-indexing-threads', '2',
+      '--max-indexing-threads',
+      '2',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

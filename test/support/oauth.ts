@@ -6,7 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-interface StoredCookie { name: string; value: string; path: string; expires: number | null }
+interface StoredCookie {
+  name: string;
+  value: string;
+  path: string;
+  expires: number | null;
+}
 
 /** A minimal browser: cookies, manual redirects. */
 export class HttpBrowser {
@@ -34,7 +39,10 @@ export class HttpBrowser {
    * Follows redirects within the service until a page answers, or a redirect leaves the
    * service (to the client's redirect URI): returns that final response and where it points.
    */
-  async follow(pathOrUrl: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<{ res: Response; url: string; location: string | null }> {
+  async follow(
+    pathOrUrl: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<{ res: Response; url: string; location: string | null }> {
     let url = new URL(pathOrUrl, this.baseUrl).href;
     let res = await this.request(url, init);
     for (let hops = 0; hops < 10; hops++) {
@@ -85,10 +93,18 @@ export class HttpBrowser {
 export function formValue(page: string, name: string): string {
   const match = new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(page);
   if (!match) throw new Error(`no field ${name} in the page:\n${page.slice(0, 2000)}`);
-  return match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return match[1]!
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
-export interface Pkce { verifier: string; challenge: string }
+export interface Pkce {
+  verifier: string;
+  challenge: string;
+}
 
 export function pkce(): Pkce {
   const verifier = randomBytes(32).toString('base64url');
@@ -106,14 +122,23 @@ export async function register(baseUrl: string, metadata: Record<string, unknown
 }
 
 /** A registered client with one loopback redirect URI. */
-export async function registerClient(baseUrl: string, name = 'Test Agent', redirectUri = 'http://127.0.0.1:53682/callback'): Promise<{ clientId: string; redirectUri: string }> {
+export async function registerClient(
+  baseUrl: string,
+  name = 'Test Agent',
+  redirectUri = 'http://127.0.0.1:53682/callback',
+): Promise<{ clientId: string; redirectUri: string }> {
   const { status, body } = await register(baseUrl, { client_name: name, redirect_uris: [redirectUri] });
   if (status !== 201) throw new Error(`registration failed: ${status} ${JSON.stringify(body)}`);
   return { clientId: String(body.client_id), redirectUri };
 }
 
 /** The authorization URL for a code flow request; `params` may override or delete (undefined) any parameter. */
-export function authorizeUrl(baseUrl: string, client: { clientId: string; redirectUri: string }, challenge: string, params: Record<string, string | undefined> = {}): string {
+export function authorizeUrl(
+  baseUrl: string,
+  client: { clientId: string; redirectUri: string },
+  challenge: string,
+  params: Record<string, string | undefined> = {},
+): string {
   const all: Record<string, string | undefined> = {
     response_type: 'code',
     client_id: client.clientId,
@@ -147,7 +172,9 @@ export async function authorizeInBrowser(
     if (step.res.status !== 200) return { location: null, res: step.res, page };
     if (path === '/signin') {
       const again: Record<string, string> = /name="again"/.test(page) ? { again: formValue(page, 'again') } : {};
-      step = await browser.follow('/signin', { form: { csrf: formValue(page, 'csrf'), next: formValue(page, 'next'), ...again, email: person.email, password: person.password } });
+      step = await browser.follow('/signin', {
+        form: { csrf: formValue(page, 'csrf'), next: formValue(page, 'next'), ...again, email: person.email, password: person.password },
+      });
     } else if (path === '/oauth/consent') {
       step = await browser.follow('/oauth/consent', { form: { csrf: formValue(page, 'csrf'), interaction: formValue(page, 'interaction'), decision } });
     } else {
@@ -159,7 +186,11 @@ export async function authorizeInBrowser(
 
 /** POSTs to the token endpoint. */
 export async function tokenRequest(baseUrl: string, params: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+  const res = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

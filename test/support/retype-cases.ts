@@ -18,7 +18,13 @@ export interface RetypeCase {
   lost?: string[];
 }
 
-const c = (from: OwnType, to: OwnType, value: StoredValue, expected: StoredValue | 'lost', lost?: string[]): RetypeCase => ({ from, to, value, expected, ...(lost ? { lost } : {}) });
+const c = (from: OwnType, to: OwnType, value: StoredValue, expected: StoredValue | 'lost', lost?: string[]): RetypeCase => ({
+  from,
+  to,
+  value,
+  expected,
+  ...(lost ? { lost } : {}),
+});
 
 export const RETYPE_CASES: RetypeCase[] = [
   c('text', 'number', '1,234.5', 1234.5),
@@ -123,14 +129,23 @@ export const RETYPE_CASES: RetypeCase[] = [
 export function validFor(property: Property, value: StoredValue): boolean {
   const ids = (property.options ?? []).map((o) => o.id);
   switch (property.type) {
-    case 'text': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'checkbox': return typeof value === 'boolean';
-    case 'date': return typeof value === 'string' && textToDate(value) === value;
-    case 'url': return typeof value === 'string' && textToUrl(value) === value;
-    case 'email': return typeof value === 'string' && textToEmail(value) === value;
-    case 'select': return typeof value === 'string' && ids.includes(value);
-    case 'multiSelect': return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((v) => ids.includes(v));
-    default: return false;
+    case 'text':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'checkbox':
+      return typeof value === 'boolean';
+    case 'date':
+      return typeof value === 'string' && textToDate(value) === value;
+    case 'url':
+      return typeof value === 'string' && textToUrl(value) === value;
+    case 'email':
+      return typeof value === 'string' && textToEmail(value) === value;
+    case 'select':
+      return typeof value === 'string' && ids.includes(value);
+    case 'multiSelect':
+      return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((v) => ids.includes(v));
+    default:
+      return false;
   }
 }

@@ -53,11 +53,17 @@ export function baseInput(op: OperationSpec): Record<string, unknown> {
 }
 
 /** Calls an operation for a fixture. */
-async function make(ctx: OperationContext, operationId: string, input: Record<string, unknown>, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function make(
+  ctx: OperationContext,
+  operationId: string,
+  input: Record<string, unknown>,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   return (await invoke(ctx, operationId, { params, body: input })) as Record<string, unknown>;
 }
 
-const makeList = async (ctx: OperationContext) => String((await make(ctx, 'create_list', { name: 'Books', icon: '📚', properties: [{ name: 'Author', type: 'text' }] })).id);
+const makeList = async (ctx: OperationContext) =>
+  String((await make(ctx, 'create_list', { name: 'Books', icon: '📚', properties: [{ name: 'Author', type: 'text' }] })).id);
 const makeItem = async (ctx: OperationContext) => {
   const created = await make(ctx, 'create_items', { listId: 'tasks', items: [{ title: 'Renew passport', body: 'Photo booth first.' }] });
   const item = (created.items as { id: string }[] | undefined)?.[0];
@@ -87,9 +93,18 @@ export const fixtures: Record<string, Fixture> = {
     return { type: 'item', id };
   },
   // Reads compare more when there is something to read.
-  get_context: async (ctx) => (await makeItem(ctx), {}),
-  list_items: async (ctx) => (await makeItem(ctx), { listId: 'tasks' }),
-  query_items: async (ctx) => (await makeItem(ctx), {}),
+  get_context: async (ctx) => {
+    await makeItem(ctx);
+    return {};
+  },
+  list_items: async (ctx) => {
+    await makeItem(ctx);
+    return { listId: 'tasks' };
+  },
+  query_items: async (ctx) => {
+    await makeItem(ctx);
+    return {};
+  },
   list_deleted: async (ctx) => {
     await make(ctx, 'delete_items', { itemIds: [await makeItem(ctx)] });
     return {};

@@ -23,7 +23,13 @@ import { createClient, type ListkeeperClient } from '../../sdk/src/index.js';
 import type { OperationContext, Principal } from '../../src/core/context.js';
 import { createTestDatabase } from './db.js';
 
-export interface TestAccount { userId: string; email: string; key: string; sdk: ListkeeperClient; principal: Principal }
+export interface TestAccount {
+  userId: string;
+  email: string;
+  key: string;
+  sdk: ListkeeperClient;
+  principal: Principal;
+}
 
 export interface TestServer {
   baseUrl: string;
@@ -56,7 +62,13 @@ export interface TestServerOptions {
 let counter = 0;
 
 /** One app on a port, without the database around it (see serveApp). */
-export interface TestApp { baseUrl: string; config: Config; services: Services; oauth: AuthServer; close(): Promise<void> }
+export interface TestApp {
+  baseUrl: string;
+  config: Config;
+  services: Services;
+  oauth: AuthServer;
+  close(): Promise<void>;
+}
 
 /**
  * Runs one app (with its OAuth server) on a random port over an existing database. The
@@ -69,7 +81,14 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000', BASE_URL: baseUrl, ...env });
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000',
+    BASE_URL: baseUrl,
+    ...env,
+  });
   const services = createServices();
   // Every process has a search index, as in main.ts; keyword-only here, so tests that do not
   // test search load no model (startTestServer's `search` option puts the configured one in).
@@ -118,7 +137,13 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
       const user = await createUser(database.knex, { email, name, timezone: 'Europe/London', passwordHash: password ? await hashPassword(password) : null });
       const key = await createApiKey(database.knex, user.id);
-      return { userId: user.id, email, key, sdk: createClient({ baseUrl, token: key }), principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` } };
+      return {
+        userId: user.id,
+        email,
+        key,
+        sdk: createClient({ baseUrl, token: key }),
+        principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` },
+      };
     },
     async mcp(account) {
       const client = new Client({ name: 'listkeeper-tests', version: '1.0.0' });

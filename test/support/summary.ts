@@ -11,7 +11,11 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-interface Counts { passed: number; failed: number; skipped: number }
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
 
 /** Counts of a jest `--json` report (aggregated results). */
 export function jestCounts(report: string): Counts {

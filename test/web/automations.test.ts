@@ -21,7 +21,10 @@ describe('the Automations and Memory pages', () => {
     ada = await server.account('Ada', PASSWORD);
     browser = new HttpBrowser(server.baseUrl);
     const signin = await (await browser.request('/signin')).text();
-    expect((await browser.request('/signin', { form: { csrf: formValue(signin, 'csrf'), next: '/settings/automations', email: ada.email, password: PASSWORD } })).status).toBe(303);
+    expect(
+      (await browser.request('/signin', { form: { csrf: formValue(signin, 'csrf'), next: '/settings/automations', email: ada.email, password: PASSWORD } }))
+        .status,
+    ).toBe(303);
   });
   afterAll(async () => {
     await jobs.stop();
@@ -41,7 +44,9 @@ describe('the Automations and Memory pages', () => {
   });
 
   it('creates an automation from YAML, runs it now, pauses, resumes and deletes it', async () => {
-    const created = await submit('/settings/automations', '/settings/automations', { definition: 'name: Web digest\nschedule: "30 7 * * *"\nactions:\n  - type: postDigest\n' });
+    const created = await submit('/settings/automations', '/settings/automations', {
+      definition: 'name: Web digest\nschedule: "30 7 * * *"\nactions:\n  - type: postDigest\n',
+    });
     expect(created.status).toBe(303);
     const [automation] = (await list_automations(server.context(ada), {})).automations;
     expect(automation).toMatchObject({ name: 'Web digest', status: 'active', schedule: '30 7 * * *' });
@@ -52,7 +57,9 @@ describe('the Automations and Memory pages', () => {
     const ran = await submit('/settings/automations', `/settings/automations/${automation!.id}/run`);
     expect(ran.status).toBe(303);
     expect(decodeURIComponent(ran.headers.get('location')!)).toMatch(/'Web digest' is running \(run [0-9a-f-]{36}\)/);
-    const run = await waitFor(async () => ((await server.db('automation_runs').where({ automation_id: automation!.id, outcome: 'succeeded' }).first()) as RunRow | undefined));
+    const run = await waitFor(
+      async () => (await server.db('automation_runs').where({ automation_id: automation!.id, outcome: 'succeeded' }).first()) as RunRow | undefined,
+    );
     const detail = await (await browser.request(`/settings/automations/${automation!.id}`)).text();
     expect(detail).toContain('succeeded');
     expect(detail).toContain(run.wrote[0]!.replace(/'/g, '&#39;'));
@@ -78,11 +85,14 @@ describe('the Automations and Memory pages', () => {
     expect(await refused.text()).toMatch(/is a draft/);
   });
 
-  it('refuses a form without the CSRF token, and another person\'s automation', async () => {
+  it("refuses a form without the CSRF token, and another person's automation", async () => {
     const res = await browser.request('/settings/automations', { form: { definition: 'name: x\nactions: [{type: postDigest}]' } });
     expect(res.status).toBe(403);
     const bob = await server.account('Bob');
-    const theirs = await server.db('automations').insert({ owner_id: bob.userId, name: 'Bob only', actions: JSON.stringify([{ type: 'postDigest' }]), status: 'active' }).returning('id');
+    const theirs = await server
+      .db('automations')
+      .insert({ owner_id: bob.userId, name: 'Bob only', actions: JSON.stringify([{ type: 'postDigest' }]), status: 'active' })
+      .returning('id');
     expect((await browser.request(`/settings/automations/${theirs[0].id}`)).status).toBe(404);
     expect((await submit('/settings/automations', `/settings/automations/${theirs[0].id}/delete`)).status).toBe(404);
     expect(await server.db('automations').where({ id: theirs[0].id }).first()).toBeDefined();

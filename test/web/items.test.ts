@@ -44,8 +44,12 @@ describe('item page and main conversation', () => {
     expect((await new HttpBrowser(server.baseUrl).request('/conversation')).status).toBe(303);
   });
 
-  it('shows title, rendered body, status and due date, and an agent\'s post as unread once', async () => {
-    const id = (await create_items(ctx(), { items: [{ title: 'Renew passport', body: 'Bring **two** photos.\n\n- [ ] form', taskStatus: 'inProgress', dueAt: '2026-12-24' }] })).items[0]!.id;
+  it("shows title, rendered body, status and due date, and an agent's post as unread once", async () => {
+    const id = (
+      await create_items(ctx(), {
+        items: [{ title: 'Renew passport', body: 'Bring **two** photos.\n\n- [ ] form', taskStatus: 'inProgress', dueAt: '2026-12-24' }],
+      })
+    ).items[0]!.id;
     await post_chat_message(ctx(), { id, message: 'Shall I book the *appointment*?', agentName: 'Errand bot', needsInput: true });
     const res = await web.request(`/artifacts/${id}`);
     expect(res.status).toBe(200);
@@ -63,8 +67,9 @@ describe('item page and main conversation', () => {
     expect(again).not.toContain('badge unread');
   });
 
-  it('renders agents\' Markdown without raw HTML, scripts or dangerous links', async () => {
-    const id = (await create_items(ctx(), { items: [{ title: '<b>Title</b>', body: '<script>alert(1)</script>\n\n[click](javascript:alert(2))' }] })).items[0]!.id;
+  it("renders agents' Markdown without raw HTML, scripts or dangerous links", async () => {
+    const id = (await create_items(ctx(), { items: [{ title: '<b>Title</b>', body: '<script>alert(1)</script>\n\n[click](javascript:alert(2))' }] })).items[0]!
+      .id;
     await post_chat_message(ctx(), { id, message: '<img src=x onerror="alert(3)"> ![x](javascript:alert(4)) <iframe src="https://evil.example"></iframe>' });
     const page = await (await web.request(`/artifacts/${id}`)).text();
     expect(page).not.toMatch(/<script>alert/);
@@ -75,12 +80,14 @@ describe('item page and main conversation', () => {
     expect(page).toContain('<h1>&lt;b&gt;Title&lt;/b&gt;</h1>');
   });
 
-  it('takes the person\'s reply from the form, and refuses one without the CSRF token or from another site', async () => {
+  it("takes the person's reply from the form, and refuses one without the CSRF token or from another site", async () => {
     const id = (await create_items(ctx(), { items: [{ title: 'Trip' }] })).items[0]!.id;
     const page = await (await web.request(`/artifacts/${id}`)).text();
     const csrf = formValue(page, 'csrf');
     expect((await web.request(`/artifacts/${id}/messages`, { form: { message: 'no token' } })).status).toBe(403);
-    expect((await web.request(`/artifacts/${id}/messages`, { form: { csrf, message: 'cross-site' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await web.request(`/artifacts/${id}/messages`, { form: { csrf, message: 'cross-site' }, headers: { origin: 'https://evil.example' } })).status,
+    ).toBe(403);
     expect((await web.request(`/artifacts/${id}/messages`, { form: { csrf, message: '   ' } })).status).toBe(400);
     const sent = await web.request(`/artifacts/${id}/messages`, { form: { csrf, message: 'Rome, **please**' } });
     expect(sent.status).toBe(303);
@@ -90,7 +97,7 @@ describe('item page and main conversation', () => {
     expect(await (await web.request(`/artifacts/${id}`)).text()).toContain('Rome, <strong>please</strong>');
   });
 
-  it('answers 404 for another person\'s item, for a trashed one and for a malformed id', async () => {
+  it("answers 404 for another person's item, for a trashed one and for a malformed id", async () => {
     const bea = await server.account('Bea');
     const theirs = (await create_items(server.context(bea), { items: [{ title: 'Bea only' }] })).items[0]!.id;
     const res = await web.request(`/artifacts/${theirs}`);
@@ -139,7 +146,7 @@ describe('the person replies in the browser', () => {
     await server?.close();
   });
 
-  it('signs in, sees the agent\'s question unread, answers it, and task.awaitingAgent (reply) reaches the receiver', async () => {
+  it("signs in, sees the agent's question unread, answers it, and task.awaitingAgent (reply) reaches the receiver", async () => {
     const ada = await server.account('Ada', PASSWORD);
     const secret = mintSecret();
     const sub = await ada.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret } });
@@ -164,7 +171,11 @@ describe('the person replies in the browser', () => {
     expect(await tab.locator('ol.chat li.agent.unread').count()).toBe(0);
 
     await receiver.waitFor(() => receiver.events().length === 1);
-    expect(receiver.events()[0]!.payload).toMatchObject({ name: 'task.awaitingAgent', cursor: null, data: { taskId: id, title: 'Choose a hotel', reason: 'reply', agentName: 'Travel agent' } });
+    expect(receiver.events()[0]!.payload).toMatchObject({
+      name: 'task.awaitingAgent',
+      cursor: null,
+      data: { taskId: id, title: 'Choose a hotel', reason: 'reply', agentName: 'Travel agent' },
+    });
     await tab.close();
   });
 });

@@ -36,11 +36,22 @@ describe('sign-up, sign-in and sign-out', () => {
     const browser = new HttpBrowser(server.baseUrl);
     const page = await (await browser.request('/signup')).text();
     const res = await browser.request('/signup', {
-      form: { csrf: formValue(page, 'csrf'), next: '/settings/connections', name: 'Dora', email: 'dora@example.com', password: PASSWORD, timezone: 'Europe/Paris' },
+      form: {
+        csrf: formValue(page, 'csrf'),
+        next: '/settings/connections',
+        name: 'Dora',
+        email: 'dora@example.com',
+        password: PASSWORD,
+        timezone: 'Europe/Paris',
+      },
     });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/settings/connections');
-    const user = (await server.db('users').where({ email: 'dora@example.com' }).first('id', 'password_hash', 'timezone')) as { id: string; password_hash: string; timezone: string };
+    const user = (await server.db('users').where({ email: 'dora@example.com' }).first('id', 'password_hash', 'timezone')) as {
+      id: string;
+      password_hash: string;
+      timezone: string;
+    };
     expect(user.password_hash).toMatch(/^\$argon2id\$v=19\$/);
     expect(user.password_hash).not.toContain(PASSWORD);
     expect(user.timezone).toBe('Europe/Paris');
@@ -58,13 +69,17 @@ describe('sign-up, sign-in and sign-out', () => {
   ])('refuses a sign-up with %s and says why', async (_case, override, message) => {
     const browser = new HttpBrowser(server.baseUrl);
     const page = await (await browser.request('/signup')).text();
-    const res = await browser.request('/signup', { form: { csrf: formValue(page, 'csrf'), next: '/', name: 'Eve', email: 'eve@example.com', password: PASSWORD, timezone: 'UTC', ...override } });
+    const res = await browser.request('/signup', {
+      form: { csrf: formValue(page, 'csrf'), next: '/', name: 'Eve', email: 'eve@example.com', password: PASSWORD, timezone: 'UTC', ...override },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(message);
   });
 
   it('refuses a sign-up without the CSRF token', async () => {
-    const res = await new HttpBrowser(server.baseUrl).request('/signup', { form: { next: '/', name: 'Mal', email: 'mal@example.com', password: PASSWORD, timezone: 'UTC' } });
+    const res = await new HttpBrowser(server.baseUrl).request('/signup', {
+      form: { next: '/', name: 'Mal', email: 'mal@example.com', password: PASSWORD, timezone: 'UTC' },
+    });
     expect(res.status).toBe(403);
     expect(await server.db('users').where({ email: 'mal@example.com' }).first()).toBeUndefined();
   });
@@ -170,8 +185,17 @@ describe('Settings → Connections', () => {
   it('lists connected apps and disconnects one: its access token answers 401 and its refresh token 400', async () => {
     const client = await registerClient(server.baseUrl, 'Connected Agent');
     const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), { email: ada.email, password: PASSWORD });
-    const token = await tokenRequest(server.baseUrl, { grant_type: 'authorization_code', code: codeFrom(location), code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri });
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
+      email: ada.email,
+      password: PASSWORD,
+    });
+    const token = await tokenRequest(server.baseUrl, {
+      grant_type: 'authorization_code',
+      code: codeFrom(location),
+      code_verifier: verifier,
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+    });
     const accessToken = String(token.body.access_token);
     expect((await api(accessToken)).status).toBe(200);
 
@@ -182,7 +206,11 @@ describe('Settings → Connections', () => {
     const res = await browser.request('/settings/connections/apps/revoke', { form: { csrf: formValue(page, 'csrf'), grant } });
     expect(res.status).toBe(303);
     expect((await api(accessToken)).status).toBe(401);
-    const refresh = await tokenRequest(server.baseUrl, { grant_type: 'refresh_token', refresh_token: String(token.body.refresh_token), client_id: client.clientId });
+    const refresh = await tokenRequest(server.baseUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: String(token.body.refresh_token),
+      client_id: client.clientId,
+    });
     expect(refresh.status).toBe(400);
     expect(await (await browser.request('/settings/connections')).text()).not.toContain('Connected Agent');
   });
@@ -190,7 +218,10 @@ describe('Settings → Connections', () => {
   it("cannot disconnect someone else's app", async () => {
     const bea = await server.account('Bea', PASSWORD);
     const client = await registerClient(server.baseUrl, 'Bea Agent');
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, pkce().challenge), { email: bea.email, password: PASSWORD });
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, pkce().challenge), {
+      email: bea.email,
+      password: PASSWORD,
+    });
     codeFrom(location);
     const beaGrant = (await server.db('oauth_payloads').where({ model: 'Grant', account_id: bea.userId }).first('id')) as { id: string };
     const page = await (await browser.request('/settings/connections')).text();
@@ -204,7 +235,10 @@ describe('pages on a phone, without JavaScript', () => {
   let ada: TestAccount;
   let chromium: TestBrowser;
   beforeAll(async () => {
-    [server, chromium] = await Promise.all([startTestServer(), launchBrowser({ viewport: { width: 360, height: 740 }, isMobile: true, javaScriptEnabled: false })]);
+    [server, chromium] = await Promise.all([
+      startTestServer(),
+      launchBrowser({ viewport: { width: 360, height: 740 }, isMobile: true, javaScriptEnabled: false }),
+    ]);
     ada = await server.account('Ada', PASSWORD);
   }, 120_000);
   afterAll(async () => Promise.all([chromium?.close(), server?.close()]));
@@ -216,7 +250,11 @@ describe('pages on a phone, without JavaScript', () => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width).toBeLessThanOrEqual(360);
     };
-    const client = await registerClient(server.baseUrl, 'An Agent With A Rather Long Name That Must Wrap On Small Screens', 'http://127.0.0.1:53682/a/very/long/callback/path/that/must/wrap/on/small/screens');
+    const client = await registerClient(
+      server.baseUrl,
+      'An Agent With A Rather Long Name That Must Wrap On Small Screens',
+      'http://127.0.0.1:53682/a/very/long/callback/path/that/must/wrap/on/small/screens',
+    );
     await page.goto(authorizeUrl(server.baseUrl, client, pkce().challenge));
     await fits();
     await page.fill('#email', ada.email);

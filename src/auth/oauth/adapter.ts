@@ -17,7 +17,10 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
  */
 export const UNAPPROVED_CLIENT_TTL_SECONDS = 7 * 24 * 3600;
 
-interface Row { payload: AdapterPayload; consumed_at: Date | null }
+interface Row {
+  payload: AdapterPayload;
+  consumed_at: Date | null;
+}
 
 export class PostgresAdapter implements Adapter {
   constructor(
@@ -94,5 +97,8 @@ export async function keepClient(db: Knex, clientId: string): Promise<void> {
 }
 
 async function sweepExpired(db: Knex): Promise<void> {
-  await db('oauth_payloads').where('expires_at', '<', db.raw("now() - interval '1 hour'")).delete().catch(() => undefined);
+  await db('oauth_payloads')
+    .where('expires_at', '<', db.raw("now() - interval '1 hour'"))
+    .delete()
+    .catch(() => undefined);
 }

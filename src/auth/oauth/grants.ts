@@ -15,7 +15,13 @@ export interface ConnectedApp {
   approvedAt: Date | null;
 }
 
-interface Row { id: string; client_id: string; client_name: string | null; redirect_uris: string[] | null; iat: number | null }
+interface Row {
+  id: string;
+  client_id: string;
+  client_name: string | null;
+  redirect_uris: string[] | null;
+  iat: number | null;
+}
 
 /** The person's grants, newest first. */
 export async function listConnectedApps(db: Knex, userId: string): Promise<ConnectedApp[]> {

@@ -12,7 +12,12 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 
 export type KeyUse = 'sig' | 'cookie';
 
-export interface KeyRow { kid: string; use: KeyUse; material: Record<string, unknown>; created_at: Date }
+export interface KeyRow {
+  kid: string;
+  use: KeyUse;
+  material: Record<string, unknown>;
+  created_at: Date;
+}
 
 export interface AuthKeys {
   /** Private ES256 JWKs, newest first (the first one signs). */
@@ -39,7 +44,10 @@ export async function loadOrCreateKeys(db: Knex): Promise<AuthKeys> {
 
 /** Reads every key, newest first. */
 export async function readKeys(db: Knex): Promise<AuthKeys> {
-  const rows = (await db('oauth_keys').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'kid', order: 'desc' }])) as KeyRow[];
+  const rows = (await db('oauth_keys').orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'kid', order: 'desc' },
+  ])) as KeyRow[];
   return {
     signing: rows.filter((r) => r.use === 'sig').map((r) => r.material as JWK),
     cookie: rows.filter((r) => r.use === 'cookie').map((r) => String(r.material.secret)),
@@ -67,7 +75,10 @@ export async function rotateKeys(db: Knex): Promise<{ signingKid: string; cookie
 export async function retireKeys(db: Knex, minAgeSeconds = 3600, now: Date = new Date()): Promise<{ retired: string[] }> {
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT pg_advisory_xact_lock(${LOCK})`);
-    const rows = (await trx('oauth_keys').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'kid', order: 'desc' }])) as KeyRow[];
+    const rows = (await trx('oauth_keys').orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'kid', order: 'desc' },
+    ])) as KeyRow[];
     const newestSig = rows.find((r) => r.use === 'sig');
     const newestCookie = rows.find((r) => r.use === 'cookie');
     if (newestSig && now.getTime() - newestSig.created_at.getTime() < minAgeSeconds * 1000) {
@@ -91,6 +102,11 @@ async function insertKey(db: Knex, use: KeyUse): Promise<string> {
     return kid;
   }
   const kid = `cookie-${randomBytes(6).toString('hex')}`;
-  await db('oauth_keys').insert({ kid, use, material: JSON.stringify({ secret: randomBytes(32).toString('base64url') }), created_at: db.raw('clock_timestamp()') });
+  await db('oauth_keys').insert({
+    kid,
+    use,
+    material: JSON.stringify({ secret: randomBytes(32).toString('base64url') }),
+    created_at: db.raw('clock_timestamp()'),
+  });
   return kid;
 }

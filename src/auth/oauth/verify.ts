@@ -43,7 +43,11 @@ export class VerificationKeys {
   };
 }
 
-interface GrantRow { account_id: string | null; client_id: string | null; client_name: string | null }
+interface GrantRow {
+  account_id: string | null;
+  client_id: string | null;
+  client_name: string | null;
+}
 
 /** Builds the `verifyAccessToken` hook of createApp. */
 export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config, 'baseUrl'>; keys: VerificationKeys; now?: () => Date }): AccessTokenVerifier {
@@ -68,12 +72,15 @@ export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config,
     if (typeof sub !== 'string' || typeof clientId !== 'string' || typeof gid !== 'string') return null;
     // A sender-constrained token (DPoP, mTLS) must not be accepted as a plain bearer token.
     if (payload.cnf !== undefined) return null;
-    const grant = (await deps.db('oauth_payloads as g')
+    const grant = (await deps
+      .db('oauth_payloads as g')
       .leftJoin('oauth_payloads as c', (j) => j.on('c.model', deps.db.raw('?', ['Client'])).andOn('c.id', deps.db.raw("g.payload->>'clientId'")))
       .joinRaw('JOIN users u ON u.id::text = g.account_id')
       .where({ 'g.model': 'Grant', 'g.id': gid })
       .andWhere((q) => q.whereNull('g.expires_at').orWhere('g.expires_at', '>', deps.db.fn.now()))
-      .first('g.account_id', deps.db.raw("g.payload->>'clientId' as client_id"), deps.db.raw("c.payload->>'client_name' as client_name"))) as GrantRow | undefined;
+      .first('g.account_id', deps.db.raw("g.payload->>'clientId' as client_id"), deps.db.raw("c.payload->>'client_name' as client_name"))) as
+      | GrantRow
+      | undefined;
     if (!grant || grant.account_id !== sub || grant.client_id !== clientId) return null;
     return { userId: sub, via: 'oauth', clientName: grant.client_name ?? clientId, tokenId: `grant:${gid}` };
   };

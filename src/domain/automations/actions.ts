@@ -97,7 +97,15 @@ async function createItems(run: RunContext, action: Of<'createItems'>): Promise<
   return run.db.transaction(async (trx) => {
     const list = await listOrFail(trx, run, action.listId ?? 'tasks');
     const rows = action.items.map((item) => {
-      const row: Record<string, unknown> = { owner_id: run.automation.owner_id, list_id: list.id, title: fill(item.title), body: item.body === undefined ? null : fill(item.body), created_at: run.now, updated_at: run.now, edited_at: run.now };
+      const row: Record<string, unknown> = {
+        owner_id: run.automation.owner_id,
+        list_id: list.id,
+        title: fill(item.title),
+        body: item.body === undefined ? null : fill(item.body),
+        created_at: run.now,
+        updated_at: run.now,
+        edited_at: run.now,
+      };
       if (keepsStatus(list)) row.task_status = 'todo';
       if (item.dueInDays !== undefined) {
         if (!keepsDueDate(list)) throw new ActionFailed(`the list '${list.name}' keeps no due date; drop dueInDays or use a tasks list.`);
@@ -121,7 +129,10 @@ async function archiveCompleted(run: RunContext, action: Of<'archiveCompleted'>)
     const cutoff = new Date(run.now.getTime() - action.olderThanDays * DAY_MS);
     const archived = lists.length
       ? ((await trx('items')
-          .whereIn('list_id', lists.map((l) => l.id))
+          .whereIn(
+            'list_id',
+            lists.map((l) => l.id),
+          )
           .where({ task_status: 'completed' })
           .where('completed_at', '<', cutoff)
           .whereNull('archived_at')
@@ -141,7 +152,10 @@ async function archiveCompleted(run: RunContext, action: Of<'archiveCompleted'>)
 /** Open, live, unarchived tasks on `lists` due in [from, to). */
 function openTasks(trx: Knex, lists: ListRow[], from: Date | null, to: Date) {
   const q = trx('items')
-    .whereIn('list_id', lists.map((l) => l.id))
+    .whereIn(
+      'list_id',
+      lists.map((l) => l.id),
+    )
     .whereNull('deleted_at')
     .whereNull('archived_at')
     .where('is_template', false)
@@ -156,12 +170,16 @@ async function rescheduleOverdue(run: RunContext, action: Of<'rescheduleOverdue'
   return run.db.transaction(async (trx) => {
     const lists = await targetLists(trx, run, action.listId, keepsTasks, 'status and due date');
     const dayStart = startOfLocalDay(run.now, run.timeZone);
-    const overdue = lists.length ? ((await openTasks(trx, lists, null, dayStart).forUpdate()) as { id: string; title: string | null; due_at: Date; has_due_time: boolean | null }[]) : [];
+    const overdue = lists.length
+      ? ((await openTasks(trx, lists, null, dayStart).forUpdate()) as { id: string; title: string | null; due_at: Date; has_due_time: boolean | null }[])
+      : [];
     const [y, m, d] = localDay(run.now, action.to === 'today' ? 0 : 1, run.timeZone).ymd;
     for (const item of overdue) {
       // A task with a time of day keeps it on the new day.
       const [hh, mm] = item.has_due_time ? (localNow(item.due_at, run.timeZone).localTime.split(':').map(Number) as [number, number]) : [0, 0];
-      await trx('items').where({ id: item.id }).update({ due_at: localToUtc(y, m, d, hh, mm, run.timeZone), updated_at: run.now });
+      await trx('items')
+        .where({ id: item.id })
+        .update({ due_at: localToUtc(y, m, d, hh, mm, run.timeZone), updated_at: run.now });
     }
     const line = overdue.length
       ? `Moved ${overdue.length} overdue task${overdue.length === 1 ? '' : 's'} to ${action.to} (${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}): ${quoteTitles(overdue.map((i) => i.title))}.`
@@ -177,20 +195,45 @@ const MOVE_LIMIT = 100;
 async function moveOverdue(run: RunContext, action: Of<'moveOverdue'>): Promise<string> {
   const target = await listOrFail(run.db, run, action.toListId);
   const lists = (await targetLists(run.db, run, action.listId, keepsTasks, 'status and due date')).filter((l) => l.id !== target.id);
-  const overdue = lists.length ? ((await openTasks(run.db, lists, null, startOfLocalDay(run.now, run.timeZone)).limit(MOVE_LIMIT).select('id', 'title')) as { id: string; title: string | null }[]) : [];
+  const overdue = lists.length
+    ? ((await openTasks(run.db, lists, null, startOfLocalDay(run.now, run.timeZone)).limit(MOVE_LIMIT).select('id', 'title')) as {
+        id: string;
+        title: string | null;
+      }[])
+    : [];
   if (overdue.length === 0) return `Moved nothing to '${target.name}': no task is overdue.`;
   // The move of move_items, so a move by an automation follows the same rules.
-  const principal = { userId: run.automation.owner_id, via: 'apiKey' as const, clientName: `automation '${run.automation.name}'`, tokenId: `automation:${run.automation.id}` };
+  const principal = {
+    userId: run.automation.owner_id,
+    via: 'apiKey' as const,
+    clientName: `automation '${run.automation.name}'`,
+    tokenId: `automation:${run.automation.id}`,
+  };
   const moved = await run.db.transaction((trx) => moveItems(trx, principal, { itemIds: overdue.map((o) => o.id), listId: target.id }, run.now));
   if (moved.preview) {
     const names = [...new Set(moved.droppedValues.map((d) => d.property))];
-    throw new ActionFailed(`moving ${overdue.length} overdue task${overdue.length === 1 ? '' : 's'} to '${target.name}' would drop their values${names.length ? ` (${names.join(', ')})` : ''}; nothing moved. Move them with move_items and acknowledgeDataLoss, or pick a list with the same properties.`);
+    throw new ActionFailed(
+      `moving ${overdue.length} overdue task${overdue.length === 1 ? '' : 's'} to '${target.name}' would drop their values${names.length ? ` (${names.join(', ')})` : ''}; nothing moved. Move them with move_items and acknowledgeDataLoss, or pick a list with the same properties.`,
+    );
   }
   return `Moved ${moved.items.length} overdue task${moved.items.length === 1 ? '' : 's'} to '${target.name}': ${quoteTitles(moved.items.map((i) => i.title))}.`;
 }
 
-interface DigestTask { id: string; title: string | null; dueAt: string; listName: string; webUrl: string }
-export interface Digest { date: string; overdue: DigestTask[]; dueToday: DigestTask[]; upcoming: DigestTask[]; daysAhead: number; text: string }
+interface DigestTask {
+  id: string;
+  title: string | null;
+  dueAt: string;
+  listName: string;
+  webUrl: string;
+}
+export interface Digest {
+  date: string;
+  overdue: DigestTask[];
+  dueToday: DigestTask[];
+  upcoming: DigestTask[];
+  daysAhead: number;
+  text: string;
+}
 
 /** Overdue tasks, tasks due today and (with `daysAhead`) the next days, as data and as Markdown. */
 export async function buildDigest(db: Knex, config: Config, ownerId: string, timeZone: string, now: Date, daysAhead: number): Promise<Digest> {
@@ -201,7 +244,15 @@ export async function buildDigest(db: Knex, config: Config, ownerId: string, tim
   const aheadEnd = localDay(now, 1 + daysAhead, timeZone).start;
   const section = async (from: Date | null, to: Date) =>
     lists.length
-      ? ((await openTasks(db, lists, from, to).limit(DIGEST_SECTION_LIMIT)) as { id: string; title: string | null; due_at: Date; has_due_time: boolean | null; list_id: string }[]).map((r) => ({
+      ? (
+          (await openTasks(db, lists, from, to).limit(DIGEST_SECTION_LIMIT)) as {
+            id: string;
+            title: string | null;
+            due_at: Date;
+            has_due_time: boolean | null;
+            list_id: string;
+          }[]
+        ).map((r) => ({
           id: r.id,
           title: r.title,
           dueAt: r.due_at.toISOString(),
@@ -211,7 +262,11 @@ export async function buildDigest(db: Knex, config: Config, ownerId: string, tim
           hasTime: Boolean(r.has_due_time),
         }))
       : [];
-  const [overdue, dueToday, upcoming] = await Promise.all([section(null, dayStart), section(dayStart, dayEnd), daysAhead > 0 ? section(dayEnd, aheadEnd) : Promise.resolve([])]);
+  const [overdue, dueToday, upcoming] = await Promise.all([
+    section(null, dayStart),
+    section(dayStart, dayEnd),
+    daysAhead > 0 ? section(dayEnd, aheadEnd) : Promise.resolve([]),
+  ]);
   const { today } = localNow(now, timeZone);
   const lines = [`**Digest for ${today}**`];
   const block = (heading: string, tasks: typeof overdue, when: (t: (typeof overdue)[number]) => string) => {
@@ -222,7 +277,8 @@ export async function buildDigest(db: Knex, config: Config, ownerId: string, tim
   block('Overdue', overdue, (t) => `was due ${t.local.today}${t.hasTime ? ` ${t.local.localTime}` : ''}`);
   block('Due today', dueToday, (t) => (t.hasTime ? `at ${t.local.localTime}` : 'today'));
   block(`Next ${daysAhead} day${daysAhead === 1 ? '' : 's'}`, upcoming, (t) => `${t.local.today}${t.hasTime ? ` ${t.local.localTime}` : ''}`);
-  if (overdue.length + dueToday.length + upcoming.length === 0) lines.push('', daysAhead ? `Nothing is overdue or due in the next ${daysAhead + 1} days.` : 'Nothing is overdue or due today.');
+  if (overdue.length + dueToday.length + upcoming.length === 0)
+    lines.push('', daysAhead ? `Nothing is overdue or due in the next ${daysAhead + 1} days.` : 'Nothing is overdue or due today.');
   const strip = ({ local: _l, hasTime: _h, ...t }: (typeof overdue)[number]): DigestTask => t;
   return { date: today, overdue: overdue.map(strip), dueToday: dueToday.map(strip), upcoming: upcoming.map(strip), daysAhead, text: lines.join('\n') };
 }
@@ -244,9 +300,16 @@ async function callWebhook(run: RunContext, action: Of<'webhook'>): Promise<stri
     wrote: run.wrote,
     ...(action.includeDigest ? { digest: run.digest ?? (await buildDigest(run.db, run.config, run.automation.owner_id, run.timeZone, run.now, 0)) } : {}),
   });
-  let response;
+  let response: Awaited<ReturnType<typeof outboundRequest>>;
   try {
-    response = await outboundRequest(action.url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': run.runId }, maxBytes: 64 * 1024, timeoutMs: 10000, allowPrivate: run.config.outboundAllowPrivate });
+    response = await outboundRequest(action.url, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'webhook-id': run.runId },
+      maxBytes: 64 * 1024,
+      timeoutMs: 10000,
+      allowPrivate: run.config.outboundAllowPrivate,
+    });
   } catch (err) {
     throw new ActionFailed(`the webhook ${action.url} was not called: ${(err as Error).message}`);
   }

@@ -69,36 +69,48 @@ export function nextRun(schedule: string, timeZone: string, after: Date): Date {
 
 /** Checks a definition; throws `invalid` naming the first problem. */
 export function checkDefinition(def: unknown): Required<Omit<AutomationDefinition, 'description'>> & { description: string } {
-  if (!def || typeof def !== 'object' || Array.isArray(def)) throw invalid('An automation definition is an object with name, actions and optionally description, status and schedule.');
+  if (!def || typeof def !== 'object' || Array.isArray(def))
+    throw invalid('An automation definition is an object with name, actions and optionally description, status and schedule.');
   const d = def as Record<string, unknown>;
   const unknown = Object.keys(d).filter((k) => !['name', 'description', 'status', 'schedule', 'actions'].includes(k));
   if (unknown.length) throw invalid(`Unknown field ${unknown.map((k) => `'${k}'`).join(', ')}; valid: name, description, status, schedule, actions.`);
   if (typeof d.name !== 'string' || !d.name.trim() || d.name.length > 200) throw invalid('name must be a non-empty string of at most 200 characters.', 'name');
-  if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > 1000)) throw invalid('description must be a string of at most 1000 characters.', 'description');
+  if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > 1000))
+    throw invalid('description must be a string of at most 1000 characters.', 'description');
   const status = (d.status ?? 'active') as AutomationStatus;
   if (!['active', 'paused', 'draft'].includes(status)) throw invalid(`status must be active, paused or draft; received '${String(d.status)}'.`, 'status');
   const schedule = d.schedule === undefined || d.schedule === null || d.schedule === '' ? null : d.schedule;
   if (schedule !== null) {
-    if (typeof schedule !== 'string') throw invalid('schedule must be a cron expression such as "0 9 * * 1" (Mondays at 09:00), or null for on demand only.', 'schedule');
-    if (schedule.trim().split(/\s+/).length !== 5) throw invalid(`schedule '${schedule}' must have five fields: minute hour day-of-month month day-of-week.`, 'schedule');
+    if (typeof schedule !== 'string')
+      throw invalid('schedule must be a cron expression such as "0 9 * * 1" (Mondays at 09:00), or null for on demand only.', 'schedule');
+    if (schedule.trim().split(/\s+/).length !== 5)
+      throw invalid(`schedule '${schedule}' must have five fields: minute hour day-of-month month day-of-week.`, 'schedule');
     try {
       nextRun(schedule, 'UTC', new Date());
     } catch (err) {
       throw invalid(`schedule '${schedule}' is not a cron expression: ${(err as Error).message}.`, 'schedule');
     }
   }
-  if (!Array.isArray(d.actions) || d.actions.length === 0 || d.actions.length > MAX_ACTIONS) throw invalid(`actions must be a list of 1 to ${MAX_ACTIONS} actions.`, 'actions');
+  if (!Array.isArray(d.actions) || d.actions.length === 0 || d.actions.length > MAX_ACTIONS)
+    throw invalid(`actions must be a list of 1 to ${MAX_ACTIONS} actions.`, 'actions');
   const actions = d.actions.map((a: unknown, i) => {
     const copy = structuredClone(a);
     if (!validateAction(copy)) {
       const type = (a as { type?: unknown } | null)?.type;
       const known = ['createItems', 'archiveCompleted', 'rescheduleOverdue', 'moveOverdue', 'postDigest', 'webhook'];
-      if (!known.includes(type as string)) throw invalid(`actions[${i}].type must be one of ${known.join(', ')}; received ${JSON.stringify(type)}.`, `actions[${i}].type`);
+      if (!known.includes(type as string))
+        throw invalid(`actions[${i}].type must be one of ${known.join(', ')}; received ${JSON.stringify(type)}.`, `actions[${i}].type`);
       throw invalid(`actions[${i}] (${String(type)}) does not match its schema; see AutomationAction in the OpenAPI document.`, `actions[${i}]`);
     }
     return copy as AutomationAction;
   });
-  return { name: d.name.trim(), description: (d.description as string | undefined)?.trim() || describe(actions), status, schedule: schedule as string | null, actions };
+  return {
+    name: d.name.trim(),
+    description: (d.description as string | undefined)?.trim() || describe(actions),
+    status,
+    schedule: schedule as string | null,
+    actions,
+  };
 }
 
 /** What the actions do, in words (the description when the author gave none). */
@@ -120,12 +132,14 @@ export function describe(actions: AutomationAction[]): string {
     }
   });
   const text = parts.join(', then ');
-  return text.charAt(0).toUpperCase() + text.slice(1) + '.';
+  return `${text.charAt(0).toUpperCase() + text.slice(1)}.`;
 }
 
 /** The automation `id` of `ownerId`, or 404. */
 export async function getAutomation(db: Knex, ownerId: string, id: string, lock = false): Promise<AutomationRow> {
-  const query = db('automations').where({ id: isUuid(id) ? id : '00000000-0000-0000-0000-000000000000', owner_id: ownerId }).first();
+  const query = db('automations')
+    .where({ id: isUuid(id) ? id : '00000000-0000-0000-0000-000000000000', owner_id: ownerId })
+    .first();
   const row = (await (lock ? query.forUpdate() : query)) as AutomationRow | undefined;
   if (!row) throw notFound(`No automation ${id} in your workspace; list_automations shows them.`);
   return row;
@@ -188,7 +202,13 @@ export async function lastRuns(db: Knex, automationIds: string[]): Promise<Map<s
 }
 
 export function runSummary(run: RunRow): RunSummary {
-  return { runId: run.id, startedAt: (run.started_at ?? run.created_at).toISOString(), finishedAt: iso(run.finished_at), outcome: run.outcome, error: run.error };
+  return {
+    runId: run.id,
+    startedAt: (run.started_at ?? run.created_at).toISOString(),
+    finishedAt: iso(run.finished_at),
+    outcome: run.outcome,
+    error: run.error,
+  };
 }
 
 /** An automation as the API shows it. */

@@ -24,7 +24,11 @@ const STALE_RUN_MS = 15 * 60 * 1000;
 
 /** Runs of `automationId` created since the start of the owner's local day. */
 async function runsToday(trx: Knex, automationId: string, timeZone: string, now: Date): Promise<number> {
-  const row = (await trx('automation_runs').where({ automation_id: automationId }).where('created_at', '>=', startOfLocalDay(now, timeZone)).count({ n: '*' }).first()) as { n: number };
+  const row = (await trx('automation_runs')
+    .where({ automation_id: automationId })
+    .where('created_at', '>=', startOfLocalDay(now, timeZone))
+    .count({ n: '*' })
+    .first()) as { n: number };
   return Number(row.n);
 }
 
@@ -33,19 +37,37 @@ async function openRun(trx: Knex, automationId: string): Promise<RunRow | undefi
 }
 
 /** Starts a run now (run_automation); refused for a draft, while a run is open, and past the daily limit. */
-export async function startManualRun(db: Knex, jobs: Jobs | undefined, config: Config, ownerId: string, automationId: string, now: Date): Promise<{ automation: AutomationRow; run: RunRow }> {
+export async function startManualRun(
+  db: Knex,
+  jobs: Jobs | undefined,
+  config: Config,
+  ownerId: string,
+  automationId: string,
+  now: Date,
+): Promise<{ automation: AutomationRow; run: RunRow }> {
   return db.transaction(async (trx) => {
     const automation = await getAutomation(trx, ownerId, automationId, true);
-    if (automation.status === 'draft') throw toolError(`'${automation.name}' is a draft; a draft never runs. Make it active (or paused, to run it only on demand) first: listkeeper automation resume --id ${automation.id}.`);
+    if (automation.status === 'draft')
+      throw toolError(
+        `'${automation.name}' is a draft; a draft never runs. Make it active (or paused, to run it only on demand) first: listkeeper automation resume --id ${automation.id}.`,
+      );
     const open = await openRun(trx, automation.id);
-    if (open) throw toolError(`'${automation.name}' is already running (run ${open.id}, ${open.outcome} since ${(open.started_at ?? open.created_at).toISOString()}); follow it with get_automation_runs and start it again once it has ended.`, { runId: open.id });
+    if (open)
+      throw toolError(
+        `'${automation.name}' is already running (run ${open.id}, ${open.outcome} since ${(open.started_at ?? open.created_at).toISOString()}); follow it with get_automation_runs and start it again once it has ended.`,
+        { runId: open.id },
+      );
     const timeZone = await timeZoneOf(trx, ownerId);
     const count = await runsToday(trx, automation.id, timeZone, now);
     if (count >= config.automationDailyRunLimit) {
-      throw toolError(`'${automation.name}' ran ${count} times today, its daily limit (${config.automationDailyRunLimit}); it can run again after midnight ${timeZone} time.`);
+      throw toolError(
+        `'${automation.name}' ran ${count} times today, its daily limit (${config.automationDailyRunLimit}); it can run again after midnight ${timeZone} time.`,
+      );
     }
     if (!jobs) throw new Error('run_automation needs the job queue, and this process runs none');
-    const [run] = (await trx('automation_runs').insert({ automation_id: automation.id, owner_id: ownerId, trigger: 'manual', created_at: now }).returning('*')) as RunRow[];
+    const [run] = (await trx('automation_runs')
+      .insert({ automation_id: automation.id, owner_id: ownerId, trigger: 'manual', created_at: now })
+      .returning('*')) as RunRow[];
     await jobs.sendInTransaction(trx, AUTOMATION_RUN_JOB, { runId: run!.id }, { singletonKey: run!.id });
     return { automation, run: run! };
   });
@@ -77,7 +99,9 @@ export async function scheduleDueRuns(db: Knex, jobs: Jobs, config: Config, now:
       .forUpdate('a')
       .skipLocked()) as (AutomationRow & { timezone: string })[];
     for (const { timezone: timeZone, ...automation } of due) {
-      await trx('automations').where({ id: automation.id }).update({ next_run_at: nextRun(automation.schedule!, timeZone, now) });
+      await trx('automations')
+        .where({ id: automation.id })
+        .update({ next_run_at: nextRun(automation.schedule!, timeZone, now) });
       const tick = automation.next_run_at!;
       if (await openRun(trx, automation.id)) {
         log.info({ automationId: automation.id, tick }, 'scheduled run skipped: the previous run is still open');
@@ -91,7 +115,9 @@ export async function scheduleDueRuns(db: Knex, jobs: Jobs, config: Config, now:
           trigger: 'schedule',
           scheduled_for: tick,
           created_at: now,
-          ...(overLimit ? { outcome: 'failed', finished_at: now, error: `Not run: the daily limit of ${config.automationDailyRunLimit} runs was reached.` } : {}),
+          ...(overLimit
+            ? { outcome: 'failed', finished_at: now, error: `Not run: the daily limit of ${config.automationDailyRunLimit} runs was reached.` }
+            : {}),
         })
         .onConflict(trx.raw('(automation_id, scheduled_for) WHERE scheduled_for IS NOT NULL'))
         .ignore()
@@ -107,11 +133,25 @@ export async function scheduleDueRuns(db: Knex, jobs: Jobs, config: Config, now:
 
 /** Carries out one run (the job's handler). A run already claimed or ended is left alone. */
 export async function executeRun(db: Knex, config: Config, runId: string, now: () => Date, log: Logger): Promise<RunRow | null> {
-  const [claimed] = (await db('automation_runs').where({ id: runId, outcome: 'queued' }).update({ outcome: 'running', started_at: now() }).returning('*')) as RunRow[];
+  const [claimed] = (await db('automation_runs')
+    .where({ id: runId, outcome: 'queued' })
+    .update({ outcome: 'running', started_at: now() })
+    .returning('*')) as RunRow[];
   if (!claimed) return null;
   const automation = (await db('automations').where({ id: claimed.automation_id }).first()) as AutomationRow | undefined;
   if (!automation) return null;
-  const run: RunContext = { db, config, automation, runId, trigger: claimed.trigger, timeZone: await timeZoneOf(db, automation.owner_id), now: now(), wrote: [], digest: null, log };
+  const run: RunContext = {
+    db,
+    config,
+    automation,
+    runId,
+    trigger: claimed.trigger,
+    timeZone: await timeZoneOf(db, automation.owner_id),
+    now: now(),
+    wrote: [],
+    digest: null,
+    log,
+  };
   let error: string | null = null;
   for (const [index, action] of automation.actions.entries()) {
     try {

@@ -21,7 +21,7 @@ export function bodyVersion(body: string): string {
 
 /** The version of a body whose full SHA-256 (hex) is known. */
 export function versionOf(sha256Hex: string): string {
-  return 'v' + sha256Hex.slice(0, 12);
+  return `v${sha256Hex.slice(0, 12)}`;
 }
 
 /** The parsed form of a body, from the cache or parsed now. */

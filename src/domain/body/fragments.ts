@@ -93,7 +93,7 @@ export function columnOf(text: string, pos: number): number {
 /** Prefix every non-empty line after the first with `prefix` ("\n" text). */
 export function indentLines(text: string, prefix: string): string {
   if (prefix === '' || !text.includes('\n')) return text;
-  return text.replace(/\n(?=[^\n])/g, '\n' + prefix);
+  return text.replace(/\n(?=[^\n])/g, `\n${prefix}`);
 }
 
 /** Prefix the last line of a gap (the indentation of the block that follows) with `prefix` ("\n" text). */
@@ -152,7 +152,9 @@ export function fragmentFromMarkdown(markdown: string): FragmentBlock[] | null {
 
 /** Handles stripped, "\n" line endings, no leading blank lines or trailing whitespace, common indentation removed. */
 export function normaliseMarkdown(markdown: string): string {
-  let text = toLf(stripHandles(markdown)).replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+  let text = toLf(stripHandles(markdown))
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .trimEnd();
   const lines = text.split('\n');
   let common = Infinity;
   for (const line of lines) {

@@ -7,7 +7,20 @@
  */
 import type { Block, BlockKind, ParsedBody, Unit } from './blocks.js';
 
-const KINDS: readonly BlockKind[] = ['heading', 'paragraph', 'image', 'listItem', 'code', 'blockquote', 'table', 'thematicBreak', 'html', 'definition', 'footnoteDefinition', 'other'];
+const KINDS: readonly BlockKind[] = [
+  'heading',
+  'paragraph',
+  'image',
+  'listItem',
+  'code',
+  'blockquote',
+  'table',
+  'thematicBreak',
+  'html',
+  'definition',
+  'footnoteDefinition',
+  'other',
+];
 const KIND_INDEX = new Map(KINDS.map((k, i) => [k, i]));
 
 /** [kind, start, end, depth, endsInHtml (0/1), then for list items: ordered (0/1), marker, checkbox]. */

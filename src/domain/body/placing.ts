@@ -89,7 +89,20 @@ export function place(doc: WorkDoc, fragment: readonly FragmentBlock[], col: num
     const gap = k === 0 ? '' : fromLf(indentGap(f.gap, prefix), doc.eol);
     const origin = origins?.[k];
     if (!origin) {
-      return { handle: null, kind: f.kind, depth: depth + f.depth, col: col + f.col, item: f.item, endsInHtml: f.endsInHtml, stale: false, text, gap, srcText: -1, srcGap: -1, gone: null };
+      return {
+        handle: null,
+        kind: f.kind,
+        depth: depth + f.depth,
+        col: col + f.col,
+        item: f.item,
+        endsInHtml: f.endsInHtml,
+        stale: false,
+        text,
+        gap,
+        srcText: -1,
+        srcGap: -1,
+        gone: null,
+      };
     }
     if (origin.text !== text) {
       origin.text = text;

@@ -119,7 +119,11 @@ function copyUnits(old: ParsedBody, from: number, to: number, seg: Segment, touc
   const shift = seg.start - seg.from;
   for (let k = from; k <= to; k++) {
     const unit = old.units[k]!;
-    units.push(touched.has(k) ? { length: unit.length, blocks: unit.blocks.map(({ hash: _hash, firstChoice: _choice, firstCode: _code, firstChoiceKey: _key, ...block }) => block) } : unit);
+    units.push(
+      touched.has(k)
+        ? { length: unit.length, blocks: unit.blocks.map(({ hash: _hash, firstChoice: _choice, firstCode: _code, firstChoiceKey: _key, ...block }) => block) }
+        : unit,
+    );
     starts.push(old.starts[k]! + shift);
   }
 }

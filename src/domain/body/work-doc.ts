@@ -145,11 +145,15 @@ export function positionOf(doc: WorkDoc, block: WorkBlock): number {
 
 export function resolve(doc: WorkDoc, handle: string): WorkBlock {
   if (doc.rewrittenBy >= 0) {
-    throw new Refusal(`Edit ${doc.rewrittenBy} rewrote the whole body, so handle "${handle}" no longer exists; make handle edits in a separate call after reading again.`);
+    throw new Refusal(
+      `Edit ${doc.rewrittenBy} rewrote the whole body, so handle "${handle}" no longer exists; make handle edits in a separate call after reading again.`,
+    );
   }
   const index = doc.handleIndex.get(handle);
   if (index === undefined) {
-    throw new Refusal(`Handle "${handle}" is not in the current body (it was changed or removed since you read it); read the body again and use the fresh handles.`);
+    throw new Refusal(
+      `Handle "${handle}" is not in the current body (it was changed or removed since you read it); read the body again and use the fresh handles.`,
+    );
   }
   const made = doc.made.get(index);
   if (made) {

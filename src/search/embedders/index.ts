@@ -5,7 +5,6 @@ export type { EmbedderConfig };
 import { LocalEmbedder } from './local.js';
 import { OpenAIEmbedder, probeDimensions } from './openai.js';
 
-
 /** Builds the configured embedder, or null for keyword-only search. */
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder | null> {
   switch (config.kind) {

@@ -2,10 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { exists, isErrno } from './fs-helpers.js';
 
-type PidFileState =
-  | { kind: 'absent' }
-  | { kind: 'running'; pid: number }
-  | { kind: 'stale'; file: string; reason: string };
+type PidFileState = { kind: 'absent' } | { kind: 'running'; pid: number } | { kind: 'stale'; file: string; reason: string };
 
 /** Tells whether a postmaster still runs on the cluster under dataDir (e.g. left by a killed process); undefined if none does. */
 export async function runningPostmasterPid(dataDir: string): Promise<number | undefined> {
@@ -46,7 +43,8 @@ export async function clearStalePidFile(clusterDir: string, log: (line: string) 
     log(`stopping Postgres (pid ${state.pid}) left running by a listkeeper that is gone`);
     process.kill(state.pid, 'SIGINT');
     for (let i = 0; i < 100 && (await isAlive(state.pid)); i++) await new Promise((r) => setTimeout(r, 100));
-    if (await isAlive(state.pid)) throw new Error(`Postgres (pid ${state.pid}) left by a crashed listkeeper did not stop; stop it with kill -INT ${state.pid}.`);
+    if (await isAlive(state.pid))
+      throw new Error(`Postgres (pid ${state.pid}) left by a crashed listkeeper did not stop; stop it with kill -INT ${state.pid}.`);
     await fs.rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
     return;
   }

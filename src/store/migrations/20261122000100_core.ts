@@ -113,7 +113,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('ALTER TABLE shares ADD CONSTRAINT shares_one_target CHECK ((item_id IS NULL) <> (list_id IS NULL))');
   await knex.raw('CREATE INDEX shares_recipient_idx ON shares (recipient_id)');
-  await knex.raw('CREATE TABLE recipient_favorites (user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE, item_id uuid NOT NULL REFERENCES items(id) ON DELETE CASCADE, PRIMARY KEY (user_id, item_id))');
+  await knex.raw(
+    'CREATE TABLE recipient_favorites (user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE, item_id uuid NOT NULL REFERENCES items(id) ON DELETE CASCADE, PRIMARY KEY (user_id, item_id))',
+  );
 
   await knex.schema.createTable('attachments', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
@@ -196,7 +198,21 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['outbox', 'rate_limits', 'chat_messages', 'memory', 'activity', 'attachments', 'recipient_favorites', 'shares', 'feed_clock', 'items', 'lists', 'api_keys', 'users']) {
+  for (const table of [
+    'outbox',
+    'rate_limits',
+    'chat_messages',
+    'memory',
+    'activity',
+    'attachments',
+    'recipient_favorites',
+    'shares',
+    'feed_clock',
+    'items',
+    'lists',
+    'api_keys',
+    'users',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.raw('DROP FUNCTION IF EXISTS items_stamp_change()');

@@ -10,7 +10,10 @@ import * as openItemsOrder from './20261122000800_open_items_order_index.js';
 import * as bodyOutlines from './20261122000900_body_outlines.js';
 import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
 
-interface Migration { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
 
 /** Every migration in order. A static list, so migrations run the same from src and dist. */
 const migrations: [string, Migration][] = [

@@ -30,7 +30,12 @@ export interface AuthServer {
 export async function createAuthServer(deps: { db: Knex; config: Config; log: Logger; now?: () => Date }): Promise<AuthServer> {
   const keys = await loadOrCreateKeys(deps.db);
   const provider = createProvider({ db: deps.db, config: deps.config, keys, log: deps.log });
-  const verifyAccessToken = createAccessTokenVerifier({ db: deps.db, config: deps.config, keys: new VerificationKeys(deps.db, keys), ...(deps.now ? { now: deps.now } : {}) });
+  const verifyAccessToken = createAccessTokenVerifier({
+    db: deps.db,
+    config: deps.config,
+    keys: new VerificationKeys(deps.db, keys),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
   const middleware = compose([protectedResourceMetadata(deps.config), mount(provider as never)]);
   return { provider, keys, cookieKeys: keys.cookie, verifyAccessToken, middleware };
 }

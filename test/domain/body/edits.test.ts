@@ -3,7 +3,9 @@ import { applyEdits, bodyVersion, readForEditing, stripHandles, type ApplyResult
 
 /** Handle of the block whose displayed first line contains `snippet`. */
 function handleOf(body: string, snippet: string): string {
-  const lines = readForEditing(body).text.split(/\r?\n/).filter((line) => line.includes(snippet));
+  const lines = readForEditing(body)
+    .text.split(/\r?\n/)
+    .filter((line) => line.includes(snippet));
   const handles = lines.map((line) => /\u27e6([a-z0-9]{3,4})\u27e7 /.exec(line)?.[1]).filter((h): h is string => h !== undefined);
   if (handles.length !== 1) throw new Error(`expected one block showing ${JSON.stringify(snippet)}, found ${handles.length}`);
   return handles[0]!;
@@ -22,18 +24,7 @@ function refused(body: string, ...edits: BodyEdit[]): Extract<ApplyResult, { ok:
   return result;
 }
 
-const groceries = [
-  '# Groceries',
-  '',
-  '- [ ] milk',
-  '- [x] eggs',
-  '  - [ ] brown',
-  '  - [ ] white',
-  '- bread',
-  '',
-  'Notes after the list.',
-  '',
-].join('\n');
+const groceries = ['# Groceries', '', '- [ ] milk', '- [x] eggs', '  - [ ] brown', '  - [ ] white', '- bread', '', 'Notes after the list.', ''].join('\n');
 
 describe('readForEditing', () => {
   it('puts a handle in front of every block, before the bullet of list items', () => {
@@ -152,7 +143,7 @@ describe('replace', () => {
     expect(readForEditing(body).handles).toHaveLength(7);
   });
 
-  it('puts a multi-line replacement at the item\'s indentation', () => {
+  it("puts a multi-line replacement at the item's indentation", () => {
     const body = edited(groceries, { op: 'replace', handle: handleOf(groceries, 'white'), markdown: '- [ ] white\n  large ones' });
     expect(body).toContain('  - [ ] white\n    large ones\n- bread');
   });
@@ -197,12 +188,14 @@ describe('insert', () => {
     ['at the start', 'start', '- [ ] first\n\n# Groceries\n'],
     ['at the end', 'end', 'Notes after the list.\n\n- [ ] last\n'],
   ])('inserts %s, kept apart by a blank line', (_name, position, expected) => {
-    const body = edited(groceries, { op: 'insert', position: position as 'start' | 'end', markdown: '- [ ] ' + (position === 'start' ? 'first' : 'last') });
+    const body = edited(groceries, { op: 'insert', position: position as 'start' | 'end', markdown: `- [ ] ${position === 'start' ? 'first' : 'last'}` });
     expect(body).toContain(expected);
   });
 
   it('joins items inserted at the start of an indented list, at its indentation', () => {
-    expect(edited('  - a\n    more\n  - b\n', { op: 'insert', position: 'start', markdown: '- new\n  more' })).toBe('  - new\n    more\n  - a\n    more\n  - b\n');
+    expect(edited('  - a\n    more\n  - b\n', { op: 'insert', position: 'start', markdown: '- new\n  more' })).toBe(
+      '  - new\n    more\n  - a\n    more\n  - b\n',
+    );
   });
 
   it('joins items inserted at the end of a body that ends with a list', () => {
@@ -215,7 +208,7 @@ describe('insert', () => {
     expect(result).toBe('1. one\n2. two\n3. new\n   - sub\n3. three\n');
   });
 
-  it('judges looseness by the item\'s own list, not a neighbouring list', () => {
+  it("judges looseness by the item's own list, not a neighbouring list", () => {
     const body = '1. one\n2. two\n\n- bullet\n';
     const [one, , bullet] = readForEditing(body).handles;
     expect(edited(body, { op: 'move', handle: one!, position: 'after', target: bullet! })).toBe('2. two\n\n- bullet\n- one\n');
@@ -254,7 +247,11 @@ describe('delete', () => {
   });
 
   it('refuses a nested item whose parent an earlier edit deleted', () => {
-    const result = refused(groceries, { op: 'delete', handle: handleOf(groceries, 'eggs') }, { op: 'setChecked', handle: handleOf(groceries, 'brown'), checked: true });
+    const result = refused(
+      groceries,
+      { op: 'delete', handle: handleOf(groceries, 'eggs') },
+      { op: 'setChecked', handle: handleOf(groceries, 'brown'), checked: true },
+    );
     expect(result.editIndex).toBe(1);
     expect(result.error).toMatch(/deleted by edit 0 .* together with its parent/);
     expect(result.body).toBe(groceries);
@@ -360,13 +357,17 @@ describe('rewrite', () => {
     expect(result.editable).toEqual(readForEditing(groceries));
   });
 
-  it('writes the new body with the old body\'s CRLF line endings', () => {
+  it("writes the new body with the old body's CRLF line endings", () => {
     const body = 'old\r\n';
     expect(edited(body, { op: 'rewrite', baseVersion: bodyVersion(body), markdown: '# a\n\nb\n' })).toBe('# a\r\n\r\nb\r\n');
   });
 
   it('refuses handle edits after a rewrite in the same call', () => {
-    const result = refused(groceries, { op: 'rewrite', baseVersion: bodyVersion(groceries), markdown: '# New\n' }, { op: 'delete', handle: handleOf(groceries, 'milk') });
+    const result = refused(
+      groceries,
+      { op: 'rewrite', baseVersion: bodyVersion(groceries), markdown: '# New\n' },
+      { op: 'delete', handle: handleOf(groceries, 'milk') },
+    );
     expect(result.editIndex).toBe(1);
     expect(result.error).toMatch(/rewrote the whole body/);
   });
@@ -378,8 +379,16 @@ describe('every op on tables and fences holding Markdown', () => {
   const fence = (): string => readForEditing(body).handles[2]!;
 
   it.each<[string, () => BodyEdit, string]>([
-    ['inserts after a table, apart from it', () => ({ op: 'insert', position: 'after', handle: table(), markdown: 'Below the table.' }), '| 1 | 2 |\n\nBelow the table.\n\n```md'],
-    ['inserts before a fence, apart from it', () => ({ op: 'insert', position: 'before', handle: fence(), markdown: '- [ ] a task' }), '| 1 | 2 |\n\n- [ ] a task\n\n```md'],
+    [
+      'inserts after a table, apart from it',
+      () => ({ op: 'insert', position: 'after', handle: table(), markdown: 'Below the table.' }),
+      '| 1 | 2 |\n\nBelow the table.\n\n```md',
+    ],
+    [
+      'inserts before a fence, apart from it',
+      () => ({ op: 'insert', position: 'before', handle: fence(), markdown: '- [ ] a task' }),
+      '| 1 | 2 |\n\n- [ ] a task\n\n```md',
+    ],
     ['deletes a table', () => ({ op: 'delete', handle: table() }), 'Intro\n\n```md'],
     ['deletes a fence with the Markdown inside it', () => ({ op: 'delete', handle: fence() }), '| 1 | 2 |\n\nOutro\n'],
     ['moves a table to the end', () => ({ op: 'move', handle: table(), position: 'end' }), 'Outro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'],
@@ -428,7 +437,11 @@ describe('refusals', () => {
   });
 
   it('applies all edits or none', () => {
-    const result = refused(groceries, { op: 'delete', handle: handleOf(groceries, 'milk') }, { op: 'replaceText', handle: handleOf(groceries, 'bread'), find: 'nope', replace: 'x' });
+    const result = refused(
+      groceries,
+      { op: 'delete', handle: handleOf(groceries, 'milk') },
+      { op: 'replaceText', handle: handleOf(groceries, 'bread'), find: 'nope', replace: 'x' },
+    );
     expect(result.editIndex).toBe(1);
     expect(result.body).toBe(groceries);
   });
@@ -443,7 +456,9 @@ describe('refusals', () => {
   });
 
   it('refuses to replace a block with nothing', () => {
-    expect(refused(groceries, { op: 'replaceText', handle: handleOf(groceries, 'Notes'), find: 'Notes after the list.', replace: '' }).error).toMatch(/empty; use delete/);
+    expect(refused(groceries, { op: 'replaceText', handle: handleOf(groceries, 'Notes'), find: 'Notes after the list.', replace: '' }).error).toMatch(
+      /empty; use delete/,
+    );
   });
 });
 

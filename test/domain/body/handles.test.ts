@@ -46,7 +46,14 @@ describe('assignHandles', () => {
 
   // Handles an agent holds must survive an upgrade of the service: a change of these values is a breaking change.
   it('gives the same handles as every earlier version', () => {
-    expect(readForEditing('# Groceries\n\n- [ ] milk\n- [ ] milk\n  - [x] brown\n\nSame.\n\nSame.\n').handles).toEqual(['4yz', '5ar', '8yr', '5xz', 'h4c', '2z4']);
+    expect(readForEditing('# Groceries\n\n- [ ] milk\n- [ ] milk\n  - [x] brown\n\nSame.\n\nSame.\n').handles).toEqual([
+      '4yz',
+      '5ar',
+      '8yr',
+      '5xz',
+      'h4c',
+      '2z4',
+    ]);
     const big = readForEditing(Array.from({ length: 1200 }, (_, i) => `- item ${i % 600}`).join('\n')).handles;
     expect([big[0], big[1], big[599], big[600], big[1199]]).toEqual(['fum4', '562w', 'ccj3', '8drd', 'qdg7']);
     expect(assignHandles([1, 1, 2, 3, 2 ** 52 + 7])).toEqual(['9h7', '3jj', 'n9y', 'b6r', 'rm7']);

@@ -7,7 +7,27 @@ import { clearParsedBodies } from '../../../src/domain/body/cache.js';
 
 const RUNS = Number(process.env.BODY_PROPERTY_RUNS ?? 150);
 
-const line = fc.constantFrom('para text', '===', '---', '| a | b |', '|---|---|', '```', '- item', '  - nested item', '- [ ] task', '  - [x] done', '1. one', '2) two', '> quote', '<div>', '[ref]: /url', '# heading', '![pic](a.png)', '[^1]: note', '');
+const line = fc.constantFrom(
+  'para text',
+  '===',
+  '---',
+  '| a | b |',
+  '|---|---|',
+  '```',
+  '- item',
+  '  - nested item',
+  '- [ ] task',
+  '  - [x] done',
+  '1. one',
+  '2) two',
+  '> quote',
+  '<div>',
+  '[ref]: /url',
+  '# heading',
+  '![pic](a.png)',
+  '[^1]: note',
+  '',
+);
 const text = fc
   .tuple(fc.constantFrom('', '\n\n'), fc.array(line, { maxLength: 40 }), fc.constantFrom('\n', '\r\n'))
   .map(([lead, lines, eol]) => lead + lines.join(eol) + (lines.length > 0 ? eol : ''));
@@ -15,7 +35,14 @@ const text = fc
 const summary = (parsed: ParsedBody) => ({
   starts: parsed.starts,
   lengths: parsed.units.map((u) => u.length),
-  blocks: placedBlocks(parsed).map((p) => ({ kind: p.block.kind, start: p.start, end: p.end, depth: p.block.depth, item: p.block.item, html: p.block.endsInHtml ?? false })),
+  blocks: placedBlocks(parsed).map((p) => ({
+    kind: p.block.kind,
+    start: p.start,
+    end: p.end,
+    depth: p.block.depth,
+    item: p.block.item,
+    html: p.block.endsInHtml ?? false,
+  })),
 });
 
 describe('block outlines', () => {

@@ -5,13 +5,29 @@ describe('parseEdit', () => {
   it.each<[string, unknown, unknown]>([
     ['a replace', { op: 'replace', handle: 'k3f', markdown: '- [ ] x' }, { op: 'replace', handle: 'k3f', markdown: '- [ ] x' }],
     ['an insert at the end', { op: 'insert', position: 'end', markdown: 'x' }, { op: 'insert', position: 'end', markdown: 'x' }],
-    ['an insert after a handle copied with brackets and capitals', { op: 'insert', position: 'after', handle: ' \u27e6K3F\u27e7 ', markdown: 'x' }, { op: 'insert', position: 'after', handle: 'k3f', markdown: 'x' }],
+    [
+      'an insert after a handle copied with brackets and capitals',
+      { op: 'insert', position: 'after', handle: ' \u27e6K3F\u27e7 ', markdown: 'x' },
+      { op: 'insert', position: 'after', handle: 'k3f', markdown: 'x' },
+    ],
     ['a delete', { op: 'delete', handle: 'b4x9' }, { op: 'delete', handle: 'b4x9' }],
     ['a setChecked', { op: 'setChecked', handle: 'k3f', checked: false }, { op: 'setChecked', handle: 'k3f', checked: false }],
     ['a move to the start', { op: 'move', handle: 'k3f', position: 'start' }, { op: 'move', handle: 'k3f', position: 'start' }],
-    ['a move before a target', { op: 'move', handle: 'k3f', position: 'before', target: 'm2p' }, { op: 'move', handle: 'k3f', position: 'before', target: 'm2p' }],
-    ['a replaceText removing text', { op: 'replaceText', handle: 'k3f', find: 'old', replace: '' }, { op: 'replaceText', handle: 'k3f', find: 'old', replace: '' }],
-    ['a rewrite to an empty body', { op: 'rewrite', baseVersion: 'v0123456789ab', markdown: '' }, { op: 'rewrite', baseVersion: 'v0123456789ab', markdown: '' }],
+    [
+      'a move before a target',
+      { op: 'move', handle: 'k3f', position: 'before', target: 'm2p' },
+      { op: 'move', handle: 'k3f', position: 'before', target: 'm2p' },
+    ],
+    [
+      'a replaceText removing text',
+      { op: 'replaceText', handle: 'k3f', find: 'old', replace: '' },
+      { op: 'replaceText', handle: 'k3f', find: 'old', replace: '' },
+    ],
+    [
+      'a rewrite to an empty body',
+      { op: 'rewrite', baseVersion: 'v0123456789ab', markdown: '' },
+      { op: 'rewrite', baseVersion: 'v0123456789ab', markdown: '' },
+    ],
   ])('accepts %s', (_name, raw, expected) => {
     expect(parseEdit(raw)).toEqual(expected);
   });

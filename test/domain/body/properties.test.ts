@@ -50,9 +50,12 @@ describe('reading for editing', () => {
   it('round-trips bodies that themselves contain handle-like text', () => {
     const piece = fc.constantFrom('\u27e6', '\u27e7', 'ab2', 'k3f9', ' ', '\n', '\r\n', '- ', '# ', '> ', 'x', '\u27e6\u27e7', '\u27e6ab2\u27e7 ');
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 30 }).map((parts) => parts.join('')), (text) => {
-        expect(stripHandles(readForEditing(text).text)).toBe(text);
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 30 }).map((parts) => parts.join('')),
+        (text) => {
+          expect(stripHandles(readForEditing(text).text)).toBe(text);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
@@ -110,7 +113,13 @@ const editSpec: fc.Arbitrary<EditSpec> = fc.oneof(
 );
 
 /** Turn specs into edits against a body's handles; fragments and rewrites are recorded for the model. */
-function toEdits(specs: readonly EditSpec[], handles: readonly string[], version: string, fragments: Map<string, SpecBlock[]>, rewrites: Map<string, SpecDoc>): BodyEdit[] {
+function toEdits(
+  specs: readonly EditSpec[],
+  handles: readonly string[],
+  version: string,
+  fragments: Map<string, SpecBlock[]>,
+  rewrites: Map<string, SpecDoc>,
+): BodyEdit[] {
   const h = (b: number): string => (handles.length === 0 ? 'zz99' : handles[b % handles.length]!);
   const frag = (f: SpecFragment): string => {
     fragments.set(f.markdown, f.blocks);
@@ -180,9 +189,21 @@ describe('applying edits', () => {
         // needs a blank line before the nested item (the model missed the bullet before "<div>").
         examples: [
           [
-            { blocks: [{ text: '- alpha', gap: '', depth: 0, col: 0, item: { marker: '-', checkbox: -1 } }, { text: '- alpha', gap: '\n  ', depth: 1, col: 2, item: { marker: '-', checkbox: -1 } }], tail: '' },
+            {
+              blocks: [
+                { text: '- alpha', gap: '', depth: 0, col: 0, item: { marker: '-', checkbox: -1 } },
+                { text: '- alpha', gap: '\n  ', depth: 1, col: 2, item: { marker: '-', checkbox: -1 } },
+              ],
+              tail: '',
+            },
             '\n',
-            [{ op: 'replace', b: 0, frag: { markdown: '<div>\nalpha\n</div>', blocks: [{ text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null }] } }],
+            [
+              {
+                op: 'replace',
+                b: 0,
+                frag: { markdown: '<div>\nalpha\n</div>', blocks: [{ text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null }] },
+              },
+            ],
           ] as never,
           // And one where the HTML block is not the last of the replacement: no blank line is due.
           [
@@ -194,7 +215,19 @@ describe('applying edits', () => {
               tail: '',
             },
             '\n',
-            [{ op: 'replace', b: 0, frag: { markdown: '<div>\nalpha\n</div>\n\nalpha', blocks: [{ text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null }, { text: 'alpha', gap: '\n\n', depth: 0, col: 0, item: null }] } }],
+            [
+              {
+                op: 'replace',
+                b: 0,
+                frag: {
+                  markdown: '<div>\nalpha\n</div>\n\nalpha',
+                  blocks: [
+                    { text: '<div>\nalpha\n</div>', gap: '', depth: 0, col: 0, item: null },
+                    { text: 'alpha', gap: '\n\n', depth: 0, col: 0, item: null },
+                  ],
+                },
+              },
+            ],
           ] as never,
         ],
       },

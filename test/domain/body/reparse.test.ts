@@ -38,9 +38,7 @@ const line = fc.constantFrom(
   '',
 );
 
-const text = fc
-  .tuple(fc.array(line, { maxLength: 40 }), fc.constantFrom('\n', '\r\n'))
-  .map(([lines, eol]) => lines.join(eol) + (lines.length > 0 ? eol : ''));
+const text = fc.tuple(fc.array(line, { maxLength: 40 }), fc.constantFrom('\n', '\r\n')).map(([lines, eol]) => lines.join(eol) + (lines.length > 0 ? eol : ''));
 
 const splice = fc.record({
   at: fc.double({ min: 0, max: 1, noNaN: true }),
@@ -50,7 +48,7 @@ const splice = fc.record({
   /** Whole lines, sometimes followed by the start of a line, so that old text continues mid-line (as a moved block does). */
   insert: fc
     .tuple(fc.array(line, { maxLength: 3 }), fc.constantFrom('', '', '', '  ', '    ', 'x ', '> '))
-    .map(([lines, partial]) => lines.map((l) => l + '\n').join('') + partial),
+    .map(([lines, partial]) => lines.map((l) => `${l}\n`).join('') + partial),
 });
 
 function summary(parsed: ParsedBody): string[] {

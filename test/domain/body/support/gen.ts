@@ -38,9 +38,7 @@ function single(text: string): SpecBlock[] {
 
 const heading = fc.tuple(fc.integer({ min: 1, max: 3 }), words).map(([n, w]) => single(`${'#'.repeat(n)} ${w}`));
 const paragraph = fc.tuple(words, fc.option(words, { freq: 3 })).map(([a, b]) => single(b === null ? a : `${a}\n${b}`));
-const fencedMarkdown = fc
-  .tuple(fc.constantFrom('```', '~~~'), words, words)
-  .map(([fence, a, b]) => single(`${fence}md\n# ${a}\n- [ ] ${b}\n\n${fence}`));
+const fencedMarkdown = fc.tuple(fc.constantFrom('```', '~~~'), words, words).map(([fence, a, b]) => single(`${fence}md\n# ${a}\n- [ ] ${b}\n\n${fence}`));
 const table = fc.tuple(word, word, word, word).map(([a, b, c, d]) => single(`| ${a} | ${b} |\n|---|---|\n| ${c} | ${d} |`));
 const quote = fc.tuple(words, words).map(([a, b]) => single(`> ${a}\n> - ${b}`));
 const rule = fc.constant(single('***'));
@@ -123,6 +121,11 @@ export const fragment: fc.Arbitrary<SpecFragment> = fc
   )
   .map(([units, indent, handle]) => {
     const doc = join(units, '', '');
-    const markdown = handle + render(doc, '\n').split('\n').map((line) => (line === '' ? line : indent + line)).join('\n');
+    const markdown =
+      handle +
+      render(doc, '\n')
+        .split('\n')
+        .map((line) => (line === '' ? line : indent + line))
+        .join('\n');
     return { markdown, blocks: doc.blocks };
   });

@@ -42,7 +42,7 @@ export function modelApply(
   rewrites: ReadonlyMap<string, SpecDoc> = new Map(),
 ): ModelResult {
   const original = renderModel(doc.blocks, doc.tail, eol);
-  const version = 'v' + createHash('sha256').update(original).digest('hex').slice(0, 12);
+  const version = `v${createHash('sha256').update(original).digest('hex').slice(0, 12)}`;
   // New text follows the body's line endings; a body without any gets "\n".
   const state = initialState(doc, /[\r\n]/.test(original) ? eol : '\n', handles);
   const byHandle = new Map(state.blocks.map((b) => [b.handle!, b]));
