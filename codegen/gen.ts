@@ -1,7 +1,7 @@
 /**
  * The generator behind `make gen`: reads the hand-written openapi/openapi.yaml and writes
  * every derived file. Nothing it writes is edited by hand.
- * @see ../../shared/ARCHITECTURE.md "The one rule: the spec is the source"
+ * @see ARCHITECTURE.md "The spec is the source"
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

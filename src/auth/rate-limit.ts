@@ -3,7 +3,7 @@
  * counted in Postgres, so every server process on one database enforces one limit. Per token (in the guard, counted before
  * authentication, so a bad key is counted too) and, above it, per client address
  * (addressRateLimit, for every request).
- * @see ../../../shared/spec/service.md "Limits"
+ * @see docs/auth.md "Rate limits"
  */
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';

@@ -1,7 +1,7 @@
 /**
  * API keys: `lk_` and 45 random base62 characters (48 in all). Only a SHA-256 hash is kept;
  * a person holds one key at a time, so creating a key replaces the old one.
- * @see ../../../shared/spec/service.md "API keys"
+ * @see docs/auth.md "API keys"
  */
 import { createHash, randomInt } from 'node:crypto';
 import type { Knex } from 'knex';

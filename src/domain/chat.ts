@@ -3,7 +3,7 @@
  * the person's messages (which release `task.awaitingAgent` with reason `reply` when they
  * answer an agent's question), unread state, and the person's main conversation: one line
  * per agent post across every item they reach.
- * @see ../../../shared/spec/service.md "Chat message", "GET /items/{id}/messages", "POST /items/{id}/messages"
+ * @see openapi/openapi.yaml read_chat_messages, post_chat_message
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -6,7 +6,7 @@
  * What it did is recorded in `items.guidance_note`, which get_item shows in `guidance`.
  * What the caller set itself stays: a due date already on the item is never replaced, the
  * status is never touched, and an item edited in between is left alone.
- * @see ../../../shared/spec/service.md "POST /items" rule 1
+ * @see openapi/openapi.yaml create_items
  */
 import * as chrono from 'chrono-node';
 import type { Knex } from 'knex';

@@ -2,7 +2,7 @@
  * Events: the catalog (one event, `task.awaitingAgent`) and emitting an occurrence into the
  * transactional outbox, in the caller's transaction. The outbox consumer in
  * src/jobs/webhooks.ts fans it out to subscriptions and the job queue delivers it.
- * @see ../../../shared/spec/service.md "Events"
+ * @see docs/events.md
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -6,7 +6,7 @@
  * (`feed_seq`) and a strictly increasing time (`feed_at`). Rows a still-running transaction
  * writes are invisible to it and get a later position once committed, so positions follow
  * commit order and a reader's cursor never skips or repeats a change.
- * @see ../../../shared/ARCHITECTURE.md "Data model" (the changes feed paragraph)
+ * @see ARCHITECTURE.md "The changes feed"
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

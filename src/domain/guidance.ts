@@ -1,7 +1,7 @@
 /**
  * An item's `guidance`: how to work it now, for an agent — its status, what the person wrote
  * in its chat since an agent last posted, and where the work goes.
- * @see ../../../shared/spec/service.md "Item" (guidance)
+ * @see openapi/openapi.yaml components/schemas/Item (guidance)
  */
 import type { Knex } from 'knex';
 import type { ChatRow, ItemDbRow } from './rows.js';

@@ -5,7 +5,7 @@
  * Downloads happen before the write's transaction (`downloadImages`), so a slow remote host
  * never holds the list's lock; what the write did not attach in the end (a refused entry, a
  * rolled-back transaction) is deleted again afterwards (`discardUnattached`).
- * @see ../../../shared/spec/service.md "POST /items" (imageUrls, imageFailures)
+ * @see openapi/openapi.yaml create_items (imageUrls, imageFailures)
  */
 import type { Knex } from 'knex';
 import type { OperationContext } from '../core/context.js';

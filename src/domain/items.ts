@@ -1,7 +1,7 @@
 /**
  * Items: loading what a person may reach (their own, and items shared with them), the row
  * shape of list reads, due dates and task status.
- * @see ../../../shared/spec/service.md "Item"
+ * @see openapi/openapi.yaml components/schemas/Item
  */
 import type { Knex } from 'knex';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';

@@ -2,7 +2,7 @@
  * Changing a list (PATCH /lists/{id}): checking the call against the list, the list as it
  * will be, and the value migrations its property changes need, run over the list's items in
  * batches inside the caller's transaction.
- * @see ../../../shared/spec/service.md "PATCH /lists/{id}"
+ * @see openapi/openapi.yaml update_list
  */
 import type { Knex } from 'knex';
 import { buildOptions, buildProperties, isReserved, isSelectType, type Property } from './properties.js';

@@ -1,7 +1,7 @@
 /**
  * Lists: the hub's default lists, resolving `tasks`/`notes`, role and open item counts, and
  * the List shape of the API.
- * @see ../../../shared/spec/service.md "List", rules 3 and 4
+ * @see openapi/openapi.yaml components/schemas/List
  */
 import type { Knex } from 'knex';
 import { isUuid } from './ids.js';

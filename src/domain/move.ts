@@ -1,7 +1,7 @@
 /**
  * Moving items between lists: which destination property each source property's values
  * follow, and what an item's values become on the destination. Pure: no store.
- * @see ../../../shared/spec/service.md "POST /items/move"
+ * @see openapi/openapi.yaml move_items
  */
 import { isReserved, isSelectType, type Property, type PropertyOption } from './properties.js';
 import { isEmptyValue, type StoredValue, type StoredValues } from './values.js';

@@ -3,7 +3,7 @@
  * (`events/subscribe`, one per client and event, keyed by the token), secrets minted or the
  * caller's own, and the verification that every new callback URL goes through before its
  * first event (queued through the outbox in the same transaction).
- * @see ../../../shared/spec/service.md "Event subscription", "Events"
+ * @see docs/events.md
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -1,6 +1,6 @@
 /**
  * The trash: soft-deleted lists and items, restore rules and the purge.
- * @see ../../../shared/spec/service.md "Item and list lifecycle"
+ * @see docs/lifecycle.md
  */
 import type { Knex } from 'knex';
 import { resolveList } from './lists.js';

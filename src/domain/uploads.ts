@@ -1,7 +1,7 @@
 /**
  * Image upload slots (POST /uploads) and what the service checks on the bytes that arrive at
  * a slot: size while streaming, and the real type by magic bytes.
- * @see ../../../shared/spec/service.md "POST /uploads", "Upload slot"
+ * @see openapi/openapi.yaml create_image_upload
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -4,7 +4,7 @@
  * queue; the job signs and POSTs it per Standard Webhooks. A pending subscription first gets
  * the verification challenge. Failures are retried by pg-boss with exponential backoff and
  * jitter (5 attempts in all); a 410 answer retires the subscription.
- * @see ../../../shared/spec/service.md "Signed webhook (REST)", "MCP Events"
+ * @see docs/events.md
  */
 import http from 'node:http';
 import https from 'node:https';

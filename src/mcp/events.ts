@@ -6,7 +6,7 @@
  * subscriptions (verification challenge first, Standard Webhooks signatures, retries).
  * Parameter and result names follow the MCP Events design sketch
  * (modelcontextprotocol/experimental-ext-triggers-events).
- * @see ../../../shared/spec/service.md "MCP Events (draft extension, webhook delivery)"
+ * @see docs/events.md "MCP events"
  */
 import * as z from 'zod';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';

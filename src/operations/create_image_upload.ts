@@ -4,7 +4,7 @@ import { createUploadSlots, MAX_IMAGE_BYTES, UPLOAD_VALID_SECONDS } from '../dom
 /**
  * POST /uploads: 1 to 10 slots for one image type, each a signed PUT URL served by this
  * service (/files/…) and the bucket path to pass in `imageUrls` afterwards.
- * @see ../../../shared/spec/service.md "POST /uploads"
+ * @see openapi/openapi.yaml create_image_upload
  */
 export const create_image_upload: Handler<'create_image_upload'> = async ({ db, principal, config, services }, input) => {
   const uploads = await createUploadSlots(db, config.baseUrl, principal.userId, input.mimeType, input.count ?? 1, services.now());

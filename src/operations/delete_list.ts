@@ -14,7 +14,7 @@ const UNDELETABLE: Record<string, string> = {
  * DELETE /lists/{id}: a soft delete. The list and every live item on it go to the trash
  * together; each such item is marked `deleted_with_list`, so restoring the list brings back
  * exactly those and not the items that were trashed before on their own.
- * @see ../../../shared/spec/service.md "Item and list lifecycle"
+ * @see docs/lifecycle.md
  */
 export const delete_list: Handler<'delete_list'> = async ({ db, principal, config, services }, input) => {
   const now = services.now();

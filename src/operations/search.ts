@@ -10,7 +10,7 @@ const SLACK = 10;
  * GET /search: hybrid semantic and keyword search, best passage per item, each with its list. The index answers
  * which items match; whether the caller may see them is decided here, on the live items table (own, or shared with
  * them; never trashed), so an index entry that is stale for a moment can neither leak an item nor show a deleted one.
- * @see ../../../shared/spec/service.md "GET /search"
+ * @see openapi/openapi.yaml search
  */
 export const search: Handler<'search'> = async (ctx, input) => {
   const { db, principal, config } = ctx;

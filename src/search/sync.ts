@@ -4,7 +4,7 @@
  * src/domain/shares.ts); the consumer here reads the current state of those items and indexes or removes them.
  * A write never waits for the index and never fails because of it: a failing batch stays in the outbox and is
  * retried with backoff (src/jobs/outbox.ts).
- * @see ../../../shared/spec/service.md "Items are indexed for search", "Item and list lifecycle"
+ * @see docs/lifecycle.md
  */
 import type { Knex } from 'knex';
 import type { SearchDoc, SearchIndex } from '../core/search-index.js';

@@ -2,7 +2,7 @@
  * Settings → Automations and Settings → Memory: the person's own pages for what the CLI's
  * `listkeeper automation` and `listkeeper memory` do. Server-rendered forms, no JavaScript,
  * CSRF-checked, on the web sessions of src/web/sessions.ts.
- * @see ../../../shared/spec/service.md "Automation and run", "Automation status"
+ * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';

@@ -3,7 +3,7 @@
  * status, due date, the chat with a reply box) and the main conversation at `/conversation`
  * (one line per agent post across items). Server-rendered, no JavaScript, signed-in only
  * (the web session of src/web/sessions.ts), forms CSRF-checked; Markdown rendered safely.
- * @see ../../../shared/spec/service.md "Item" (webUrl), "POST /items/{id}/messages"
+ * @see openapi/openapi.yaml components/schemas/Item (webUrl), post_chat_message
  */
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';

@@ -2,7 +2,7 @@
  * The web pages: sign-up, sign-in, the OAuth consent screen at /oauth/consent, and
  * Settings → Connections (the API key, connected apps). Server-rendered forms, no
  * JavaScript, CSRF-checked; sessions in Postgres (src/web/sessions.ts).
- * @see ../../../shared/spec/service.md "OAuth 2.1 flow", "API keys"
+ * @see docs/auth.md
  */
 import type { Middleware } from 'koa';
 import Router from '@koa/router';

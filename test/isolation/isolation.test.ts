@@ -7,7 +7,7 @@
  * no response ever shows the marker or Ada's ids, and Ada's rows are unchanged after every call.
  * A new operation is covered as soon as it is in openapi.yaml; a new kind of id fails loudly
  * until `kindOf` below knows what it is.
- * @see ../../../shared/spec/service.md "Conventions (REST)": an id belonging to someone else answers 404
+ * @see docs/conventions.md: an id belonging to someone else answers 404
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { randomUUID } from 'node:crypto';

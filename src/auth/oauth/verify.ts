@@ -4,7 +4,7 @@
  * audience (the service, BASE_URL), expiry and signature — then maps to the person. The
  * token's grant must still exist, so revoking a connected app (or a refresh-token replay)
  * stops its access tokens at once instead of at their expiry.
- * @see ../../../../shared/spec/service.md "Tokens"
+ * @see docs/auth.md "Access tokens"
  */
 import type { Knex } from 'knex';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey } from 'jose';

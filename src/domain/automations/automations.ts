@@ -2,7 +2,7 @@
  * Automations: standing orders the service runs itself, on a cron schedule in the person's
  * time zone or on demand. Definitions (name, status, schedule, actions) are checked against
  * the `AutomationAction` schema of openapi.yaml, the one place the actions are defined.
- * @see ../../../../shared/spec/service.md "Automation and run", "Automation status"
+ * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import cronParser from 'cron-parser';

@@ -4,7 +4,7 @@
  * starts, so a job delivered twice runs once; a run ends by posting its message to the
  * automation's chat (a service message on the automation's item on the Notes list), which
  * is also a line in the person's main conversation.
- * @see ../../../../shared/spec/service.md "POST /automations/{id}/run", "Automation status"
+ * @see openapi/openapi.yaml run_automation
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Events and chat: the task field that releases `task.awaitingAgent` (`items.assigned_agent`),
  * webhook subscriptions (REST and MCP `events/subscribe`) and their deliveries.
- * @see ../../../../shared/spec/service.md "Events"
+ * @see docs/events.md
  */
 export async function up(knex: Knex): Promise<void> {
   // The agent a task is assigned to, by name; setting it emits task.awaitingAgent (reason `assigned`).

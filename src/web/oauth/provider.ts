@@ -12,7 +12,7 @@
  *   revokes the whole grant.
  * - Sign-in and consent happen on the web pages (src/web/routes.ts); the provider's own
  *   login prompt also fires when the web session and the provider session disagree.
- * @see ../../../../shared/spec/service.md "Authentication"
+ * @see docs/auth.md
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

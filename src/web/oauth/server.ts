@@ -2,7 +2,7 @@
  * Everything OAuth in one object for the app factory: the keys (from Postgres), the
  * provider, the access-token verifier and the protected-resource metadata (RFC 9728). The web
  * pages of sign-in, consent and Settings → Connections are mounted beside it by src/app.ts.
- * @see ../../../../shared/spec/service.md "OAuth 2.1 flow"
+ * @see docs/auth.md "OAuth 2.1"
  */
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
