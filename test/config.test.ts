@@ -1,8 +1,26 @@
 /** The configuration: one schema, defaults, and refusals that name the variable to fix. */
 import { describe, it, expect } from '@jest/globals';
-import { loadConfig, type SearchConfig } from '../src/core/config.js';
+import { defaultBaseUrl, loadConfig, type SearchConfig } from '../src/core/config.js';
 
 describe('loadConfig', () => {
+  describe('BASE_URL when it is not set', () => {
+    it.each([
+      ['127.0.0.1', 8080, 'http://127.0.0.1:8080'],
+      ['localhost', 3000, 'http://localhost:3000'],
+      ['0.0.0.0', 8080, 'http://localhost:8080'],
+      ['::', 8080, 'http://localhost:8080'],
+      ['::1', 8080, 'http://[::1]:8080'],
+      ['lists.example.org', 80, 'http://lists.example.org:80'],
+    ])('is the address the server listens on: HOST %s, PORT %d -> %s', (host, port, expected) => {
+      expect(defaultBaseUrl(host, port)).toBe(expected);
+    });
+
+    it('follows HOST and PORT, so the printed address is the one sign-in accepts', () => {
+      expect(loadConfig({ PORT: '9001' }).baseUrl).toBe('http://127.0.0.1:9001');
+      expect(loadConfig({ HOST: '0.0.0.0', PORT: '9001', BASE_URL: 'https://lists.example.org/' }).baseUrl).toBe('https://lists.example.org');
+    });
+  });
+
   describe('search settings', () => {
     const cases: [string, Record<string, string>, Partial<SearchConfig>][] = [
       ['defaults to Postgres and the local model: nothing to reach over a network', {}, { backend: 'postgres', embeddings: { kind: 'local' } }],

@@ -31,6 +31,7 @@ const schema = {
     ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    LOG_FORMAT: { type: 'string', enum: ['auto', 'pretty', 'json'], default: 'auto' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
@@ -76,6 +77,8 @@ export interface Config {
   allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
+  /** `pretty`: readable lines (pino-pretty); `json`: one JSON object a line; `auto`: pretty on a terminal. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
   mcpAllowedOrigins: string[];
   /** Host headers /mcp answers besides BASE_URL's host name and loopback (`host` any port, or `host:port`). */
@@ -130,7 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new Error(`Invalid configuration: ${problems.join('; ')}.`);
   }
   const port = raw.PORT as number;
-  const baseUrl = trimSlash((raw.BASE_URL as string | undefined) ?? `http://localhost:${port}`);
+  const baseUrl = trimSlash((raw.BASE_URL as string | undefined) ?? defaultBaseUrl(raw.HOST as string, port));
   return {
     port,
     host: raw.HOST as string,
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
+    logFormat: raw.LOG_FORMAT as Config['logFormat'],
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS)
       .split(',')
       .map((s) => s.trim())
@@ -204,4 +208,14 @@ function searchConfig(raw: Record<string, unknown>): SearchConfig {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * BASE_URL when it is not set: the address the server listens on, so the URL it prints is the
+ * one the sign-in forms accept. A wildcard address (0.0.0.0, ::) is reached as localhost.
+ */
+export function defaultBaseUrl(host: string, port: number): string {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const name = wildcard ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }

@@ -56,6 +56,7 @@ ul.apps li{border-top:1px solid #e5e5ea;padding:.75rem 0}
 ul.apps li:first-child{border-top:0}
 nav{display:flex;justify-content:space-between;align-items:center;gap:.5rem;flex-wrap:wrap}
 nav form button{margin:0}
+footer{max-width:40rem;margin:0 auto 2rem;padding:0 1rem;font-size:.85rem}
 `;
 
 /** The whole page around `body`. */
@@ -75,6 +76,7 @@ ${options.nav ?? ''}
 <h1>${title}</h1>
 ${body}
 </main>
+<footer><a href="/docs">API reference</a></footer>
 </body>
 </html>
 `.value;
