@@ -11,8 +11,25 @@ export function createDb(url: string, poolMax = 10): Knex {
   return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
 }
 
-/** Applies every pending migration; returns the names applied. */
+/** The advisory lock every process takes around its migrations (any fixed number; this one is 'lkmigrat'). */
+const MIGRATION_LOCK = 0x6c6b6d69677261;
+
+/**
+ * Applies every pending migration; returns the names applied. Several processes starting at
+ * once take turns under a Postgres advisory lock: the first migrates, the others wait for it
+ * and then find nothing pending (knex's own lock table would fail them instead).
+ */
 export async function migrate(db: Knex): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
-  return applied;
+  const conn = (await db.client.acquireConnection()) as pg.Client;
+  try {
+    await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+      return applied;
+    } finally {
+      await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }
