@@ -4,6 +4,7 @@
  * warm-up of the search model in the background. Shuts down cleanly on SIGINT and SIGTERM.
  */
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { loadConfig } from './core/config.js';
 import { openDatabase } from './store/open.js';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     level: config.logLevel,
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {}),
   });
+  let draining = false;
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   const search = await createSearch(config.search, database.db);
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
     log,
     oauth,
     verifyAccessToken: oauth.verifyAccessToken,
-    ready: async () => (await database.db.raw('select 1')) !== undefined,
+    ready: async () => !draining && (await database.db.raw('select 1')) !== undefined,
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -71,9 +73,19 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    server.close();
-    server.closeAllConnections();
+    log.info({ signal }, 'shutting down: finishing the requests in flight');
+    // Drain: /readyz answers 503 so a proxy stops sending, no new connection is taken, idle
+    // keep-alive connections close, and requests in flight finish (up to SHUTDOWN_TIMEOUT_MS).
+    draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const timedOut = await Promise.race([closed.then(() => false), sleep(config.shutdownTimeoutMs).then(() => true)]);
+    clearInterval(idle);
+    if (timedOut) {
+      log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still running at the shutdown timeout were cut off');
+      server.closeAllConnections();
+    }
     await rebuild.stop();
     await outbox.stop();
     await sequencer.stop();

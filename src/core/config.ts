@@ -31,6 +31,7 @@ const schema = {
     ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     LOG_FORMAT: { type: 'string', enum: ['auto', 'pretty', 'json'], default: 'auto' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
     MCP_ALLOWED_HOSTS: { type: 'string', default: '' },
@@ -77,6 +78,8 @@ export interface Config {
   allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
+  /** How long a stopping process waits for requests in flight before it cuts them off. */
+  shutdownTimeoutMs: number;
   /** `pretty`: readable lines (pino-pretty); `json`: one JSON object a line; `auto`: pretty on a terminal. */
   logFormat: 'auto' | 'pretty' | 'json';
   /** Origins allowed to call /mcp from a browser, besides the service's own. */
@@ -148,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
+    shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS as number,
     logFormat: raw.LOG_FORMAT as Config['logFormat'],
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS)
       .split(',')
