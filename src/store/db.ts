@@ -11,8 +11,8 @@ export function createDb(url: string, poolMax = 10): Knex {
   return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
 }
 
-/** The advisory lock every process takes around its migrations (any fixed number; this one is 'lkmigrat'). */
-const MIGRATION_LOCK = 0x6c6b6d69677261;
+/** The advisory lock every process takes around its migrations (any fixed number; this one spells 'lkmg'). */
+const MIGRATION_LOCK = 0x6c6b6d67;
 
 /**
  * Applies every pending migration; returns the names applied. Several processes starting at
