@@ -17,7 +17,8 @@ import { openapiDocument } from './generated/openapi-document.js';
 import { ApiError } from './core/errors.js';
 import { API_ROOT, handleRest } from './http/rest.js';
 import { readJsonBody } from './http/body.js';
-import { handleMcp } from './mcp/server.js';
+import { handleMcp, toolCalled } from './mcp/server.js';
+import { metricsText, rateLimitRefusals, requestDuration } from './core/metrics.js';
 import { itemPages } from './web/items.js';
 import { mcpTransportGuards } from './mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
@@ -77,6 +78,14 @@ export function createApp(deps: AppDeps): Koa {
     ctx.status = ready ? 200 : 503;
     ctx.body = { ready };
   });
+  router.get('/metrics', async function serveMetrics(ctx) {
+    const token = deps.config.metricsToken;
+    if (token && ctx.get('authorization') !== `Bearer ${token}`)
+      throw new ApiError('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN> to read /metrics.');
+    const { contentType, body } = await metricsText();
+    ctx.type = contentType;
+    ctx.body = body;
+  });
   router.get(`${API_ROOT}/openapi.json`, (ctx) => {
     ctx.body = openapiDocument;
   });
@@ -89,6 +98,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/files/{*path}', getFile(files));
   router.all('/mcp', ...mcpTransportGuards(deps.config), guard, async (ctx) => {
     const body = await readJsonBody(ctx, deps.config.bodyLimitBytes);
+    ctx.state.operation = toolCalled(body);
     await handleMcp(ctx, body, { validateResponses, operationContext });
   });
 
@@ -143,7 +153,10 @@ function requestLog(root: Logger) {
     try {
       await next();
     } finally {
-      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      const seconds = (performance.now() - started) / 1000;
+      const transport = ctx.path === '/mcp' ? 'mcp' : ctx.path.startsWith(API_ROOT) ? 'rest' : 'web';
+      requestDuration.observe({ operation: (ctx.state.operation as string | undefined) ?? 'other', transport, status: String(ctx.status) }, seconds);
+      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
     }
   };
 }
@@ -154,6 +167,7 @@ async function renderErrors(ctx: Context, next: Next): Promise<void> {
     await next();
   } catch (err) {
     const apiError = err instanceof ApiError ? err : null;
+    if (apiError?.code === 'rateLimited') rateLimitRefusals.inc();
     if (!apiError) (ctx.state.log as Logger).error({ err }, 'unexpected error');
     const error = apiError ?? new ApiError('toolError', 'listkeeper failed on this request with an internal error; it was logged.');
     ctx.status = apiError ? apiError.status : 500;

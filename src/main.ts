@@ -22,6 +22,8 @@ import { enrichConsumer } from './jobs/enrich.js';
 import { createSearch } from './search/create.js';
 import { searchSync } from './jobs/search-sync.js';
 import { startBackgroundReindex } from './jobs/search-reindex.js';
+import { readSystem } from './jobs/metrics.js';
+import { installSystemReader } from './core/metrics.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     },
     log,
   );
+  installSystemReader(() => readSystem(database.db));
   const sequencer = startSequencer(database.db, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({

@@ -31,6 +31,7 @@ const schema = {
     ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    METRICS_TOKEN: { type: 'string' },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     LOG_FORMAT: { type: 'string', enum: ['auto', 'pretty', 'json'], default: 'auto' },
     MCP_ALLOWED_ORIGINS: { type: 'string', default: '' },
@@ -78,6 +79,8 @@ export interface Config {
   allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
+  /** When set, /metrics asks for `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** How long a stopping process waits for requests in flight before it cuts them off. */
   shutdownTimeoutMs: number;
   /** `pretty`: readable lines (pino-pretty); `json`: one JSON object a line; `auto`: pretty on a terminal. */
@@ -152,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS as number,
+    metricsToken: raw.METRICS_TOKEN as string | undefined,
     logFormat: raw.LOG_FORMAT as Config['logFormat'],
     mcpAllowedOrigins: String(raw.MCP_ALLOWED_ORIGINS)
       .split(',')

@@ -73,6 +73,7 @@ export async function handleRest(ctx: Context, options: RestOptions): Promise<vo
     });
   }
   const { spec } = route;
+  ctx.state.operation = spec.operationId;
   const params: Record<string, unknown> = { ...queryParams(ctx, spec), ...route.params };
   const body = await readJsonBody(ctx, options.bodyLimitBytes);
   const output = await invoke(options.operationContext(ctx), spec.operationId, { params, body }, { validateOutput: options.validateResponses });

@@ -18,6 +18,7 @@ import { EVENT_TOPIC, type EventOccurrence } from '../domain/events.js';
 import { VERIFY_TOPIC, type SubscriptionRow } from '../domain/subscriptions.js';
 import { readersOf } from '../domain/shares.js';
 import { literalHostBlocked } from '../core/outbound.js';
+import { webhookFailures } from '../core/metrics.js';
 import { guardedLookup } from '../core/outbound.js';
 
 export const WEBHOOK_JOB = 'webhook.deliver';
@@ -182,6 +183,7 @@ async function verify(deps: { db: Knex; now(): Date; settings: WebhookSettings }
 
 async function record(db: Knex, sub: SubscriptionRow, deliveryId: string, answer: Answer): Promise<void> {
   const reason = ok(answer.status) ? null : (answer.error ?? category(answer.status));
+  if (reason) webhookFailures.inc({ reason });
   await db('webhook_deliveries')
     .where({ id: deliveryId })
     .update({ last_status: answer.status || null, last_error: reason });

@@ -28,6 +28,15 @@ export interface McpOptions {
   operationContext(ctx: Context): OperationContext;
 }
 
+/** The tool a JSON-RPC `tools/call` message names, else the method (for metrics). */
+export function toolCalled(body: unknown): string | undefined {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (!message || typeof message !== 'object' || typeof message.method !== 'string') return undefined;
+  return message.method === 'tools/call' && typeof message.params?.name === 'string' && toolByName.has(message.params.name)
+    ? message.params.name
+    : message.method;
+}
+
 /** Handles one HTTP request to /mcp (after the guard). */
 export async function handleMcp(ctx: Context, body: unknown, options: McpOptions): Promise<void> {
   const server = buildServer(options.operationContext(ctx), options.validateResponses);

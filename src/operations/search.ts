@@ -1,6 +1,7 @@
 import type { Handler, OperationContext, OpOutput } from '../core/context.js';
 import type { SearchHit, SearchQuery } from '../core/search-index.js';
 import { listsById, loadAccessible } from '../domain/items.js';
+import { searchDuration } from '../core/metrics.js';
 import { itemUrls } from '../domain/links.js';
 
 /** Hits asked of the index beyond `limit`, so entries dropped by the access check below do not shorten the page. */
@@ -62,6 +63,7 @@ export const search: Handler<'search'> = async (ctx, input) => {
 async function searchIndex(ctx: OperationContext, query: SearchQuery): Promise<SearchHit[]> {
   const index = ctx.services.search;
   if (!index) throw new Error('This process has no search index (services.search is not set).');
+  const timer = searchDuration.startTimer({ mode: query.mode ?? 'hybrid' });
   try {
     return await index.search(query);
   } catch (err) {
@@ -71,5 +73,7 @@ async function searchIndex(ctx: OperationContext, query: SearchQuery): Promise<S
     } catch {
       throw err;
     }
+  } finally {
+    timer();
   }
 }
