@@ -129,6 +129,11 @@ export interface SearchConfig {
 type Env = Record<string, string | undefined>;
 
 /** Reads the configuration from `env`; throws one sentence per wrong variable. */
+/** Every setting the service reads from the environment, by name. */
+export function settingNames(): string[] {
+  return Object.keys(schema.properties);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
   const raw: Record<string, unknown> = {};
