@@ -104,6 +104,34 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
   };
 }
 
+/**
+ * The SDK's operation table: for each operation its \`x-sdk\` block (resource method, paging,
+ * when a write may be retried), route, and which inputs are path or query parameters.
+ */
+function sdkOperations(rows: JsonObject[], deref: JsonObject): JsonObject[] {
+  return rows.map((row) => {
+    const op = asObject(asObject(asObject(deref.paths)[String(row.path)])[String(row.method).toLowerCase()]);
+    const sdk = asObject(op['x-sdk']);
+    if (typeof sdk.method !== 'string') throw new Error(`openapi.yaml: ${String(row.operationId)} has no x-sdk.method`);
+    const params = (row.params as JsonObject[]) ?? [];
+    const annotations = asObject(asObject(row.tool).annotations);
+    return {
+      operationId: String(row.operationId),
+      sdkMethod: sdk.method,
+      method: String(row.method),
+      path: String(row.path),
+      pathParams: params.filter((p) => p.in === 'path').map((p) => String(p.name)),
+      queryParams: params.filter((p) => p.in === 'query').map((p) => String(p.name)),
+      hasBody: row.bodySchema !== null,
+      // Safe to send again: reads, PUT and DELETE, writes the tool hints mark idempotent, and writes whose every
+      // entry carries a key (x-sdk.retry.whenEvery).
+      idempotent: ['GET', 'PUT', 'DELETE'].includes(String(row.method)) || annotations.readOnlyHint === true || annotations.idempotentHint === true,
+      retryWhenEvery: asObject(sdk.retry).whenEvery ?? null,
+      pagination: sdk.pagination ?? null,
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const bundled = await loadSpec(false);
   const deref = await loadSpec(true);
@@ -128,6 +156,12 @@ async function main(): Promise<void> {
       return { name: r.operationId, title: tool.title, description, inputSchema, outputSchema, annotations: tool.annotations };
     });
 
+  const sdkTable = sdkOperations(rows, deref);
+  const errorCodes = (asObject(asObject(asObject(asObject(deref.components).schemas).Error).properties).code as JsonObject | undefined)?.enum as
+    | string[]
+    | undefined;
+  if (!errorCodes) throw new Error('openapi.yaml: components.schemas.Error.properties.code has no enum');
+
   // Fields with a default stay optional in the types: callers may omit them.
   const types = astToString(await openapiTS(new URL(`file://${specPath}`), { defaultNonNullable: false }));
   const tsHeader = header('//');
@@ -148,6 +182,21 @@ async function main(): Promise<void> {
       // One tool a line: the reviewable form of each tool is its snapshot in test/mcp/__toolsnaps__.
       `export const tools: readonly ToolDefinition[] = [\n${tools.map((t) => `  ${JSON.stringify(t)},`).join('\n')}\n];\n`,
     'sdk/src/generated/api.ts': tsHeader + types,
+    'sdk/src/generated/operations.ts':
+      tsHeader +
+      `/** Every operation as the SDK calls it: resource method, route, parameter names, retry and paging rules (x-sdk in openapi.yaml). */\n` +
+      `export const operations = ${JSON.stringify(sdkTable, null, 2)} as const;\n\n` +
+      `/** The error codes of the API (components.schemas.Error.code). */\n` +
+      `export const errorCodes = ${JSON.stringify(errorCodes)} as const;\n\n` +
+      `/** Resource method → operationId. */\n` +
+      `export interface OperationOf {\n${sdkTable.map((o) => `  '${String(o.sdkMethod)}': '${String(o.operationId)}';`).join('\n')}\n}\n\n` +
+      `/** The resource methods that page (x-sdk.pagination): each has an \`…All\` iterator beside it. */\n` +
+      `export type PagedMethod = ${
+        sdkTable
+          .filter((o) => o.pagination)
+          .map((o) => `'${String(o.sdkMethod)}'`)
+          .join(' | ') || 'never'
+      };\n`,
   };
   for (const [file, text] of Object.entries(outputs)) {
     const target = path.join(root, file);

@@ -1,29 +1,27 @@
 /**
- * @listkeeper/sdk: a typed client for the listkeeper REST API. Paths, parameters and
- * bodies are typed from the service's OpenAPI document; calls never throw on an HTTP error:
- * they return `{ data, error, response }`.
+ * @listkeeper/sdk: a typed client for the listkeeper REST API, generated from its OpenAPI
+ * document. Path-style calls (`lk.GET('/lists')`) and resource methods (`lk.lists.list()`)
+ * return `{ data, error, response }`; with `throwOnError: true` resource methods return the
+ * data and throw a `ListkeeperError` subclass. Retries with backoff, timeouts, paging
+ * iterators, webhook verification and values by name are built in.
  */
-import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { paths, components, operations } from './generated/api.js';
+import type { components, operations, paths, webhooks } from './generated/api.js';
 
-export type { paths, components, operations };
+export { createClient, type ListkeeperClient, type ListkeeperOptions, type Resources } from './client.js';
+export {
+  ConnectionError,
+  InvalidError,
+  ListkeeperError,
+  MethodNotAllowedError,
+  NotFoundError,
+  RateLimitedError,
+  ToolError,
+  UnauthorizedError,
+  type ErrorCode,
+} from './errors.js';
+export type { TokenSource } from './transport.js';
+export type { ErrorBody, Input, Output, RequestOptions, Result } from './types.js';
+export { isVerification, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookVerification } from './webhooks.js';
+export { mapping, valueNames, type Value, type ValueNames } from './values.js';
+export type { components, operations, paths, webhooks };
 export type Schemas = components['schemas'];
-export type ListkeeperClient = Client<paths>;
-
-export interface ListkeeperOptions extends Omit<ClientOptions, 'baseUrl'> {
-  /** The service's address, e.g. `http://localhost:8080` (the `/api/v1` root is added). */
-  baseUrl: string;
-  /** An API key (`lk_…`) or an OAuth access token. */
-  token: string;
-}
-
-/** Creates a client. Array query parameters are sent comma-separated, as the API expects. */
-export function createClient(options: ListkeeperOptions): ListkeeperClient {
-  const { baseUrl, token, headers, ...rest } = options;
-  return createFetchClient<paths>({
-    ...rest,
-    baseUrl: `${baseUrl.replace(/\/+$/, '')}/api/v1`,
-    headers: { ...(headers as Record<string, string> | undefined), Authorization: `Bearer ${token}` },
-    querySerializer: { array: { style: 'form', explode: false } },
-  });
-}

@@ -23,7 +23,8 @@ export interface OperationContext {
   log: Logger;
 }
 
-export type OperationId = keyof operations;
+/** An operation of the API (the `webhook_…` entries of the generated types are the events it sends, not operations). */
+export type OperationId = Exclude<keyof operations, `webhook_${string}`>;
 
 type PathOf<O> = O extends { parameters: { path: infer P } } ? (P extends object ? P : object) : object;
 type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? (Q extends object ? Q : object) : object;

@@ -533,9 +533,80 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "task.awaitingAgent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task waits on an agent
+         * @description Sent to every active subscription (create_event_subscription) when a task is assigned to
+         *     an agent (reason `assigned`) or the person answers in the chat of a task whose agent last
+         *     asked with `needsInput` (reason `reply`). Signed per Standard Webhooks: `webhook-id` (the
+         *     same on every retry of one event), `webhook-timestamp`, `webhook-signature`. Answer 2xx
+         *     to acknowledge; `410` retires the subscription.
+         */
+        post: operations["webhook_task_awaiting_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The challenge before the first event
+         * @description Sent once when a subscription is made, signed like an event. Answer 2xx with a JSON body
+         *     echoing `challenge`: `{"challenge": "…"}`; the subscription becomes active.
+         */
+        post: operations["webhook_verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description One event, the body of a webhook delivery. */
+        EventOccurrence: {
+            /** @description Unique per event; also the `webhook-id` header. */
+            eventId: string;
+            /** @enum {string} */
+            name: "task.awaitingAgent";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                taskId: string;
+                title: string | null;
+                /** @enum {string} */
+                reason: "assigned" | "reply";
+                agentName: string;
+                /** Format: date-time */
+                occurredAt: string;
+            };
+            cursor: null;
+        };
+        WebhookVerification: {
+            /** @enum {string} */
+            type: "verification";
+            challenge: string;
+        };
         /** @description Every error. `details` carries what an operation adds (see its description). */
         Error: {
             /** @description One sentence that says what is wrong and how to fix the call. */
@@ -2542,6 +2613,87 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    webhook_task_awaiting_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "evt_4f1c2a9e8b7d4c3e9a1b2c3d4e5f6a7b",
+                 *       "name": "task.awaitingAgent",
+                 *       "timestamp": "2026-11-22T09:00:00.000Z",
+                 *       "data": {
+                 *         "taskId": "0b6c6d1e-2f3a-4b4c-8d5e-6f708192a3b4",
+                 *         "title": "Book the vet",
+                 *         "reason": "assigned",
+                 *         "agentName": "Scout",
+                 *         "occurredAt": "2026-11-22T09:00:00.000Z"
+                 *       },
+                 *       "cursor": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["EventOccurrence"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "verification",
+                 *       "challenge": "3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookVerification"];
+            };
+        };
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q"
+                     *     }
+                     */
+                    "application/json": {
+                        challenge: string;
+                    };
+                };
+            };
         };
     };
 }

@@ -64,6 +64,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/context": {
       "get": {
         "operationId": "get_context",
+        "x-sdk": {
+          "method": "context.get"
+        },
         "summary": "Get workspace overview",
         "tags": [
           "context"
@@ -151,6 +154,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/lists": {
       "get": {
         "operationId": "list_lists",
+        "x-sdk": {
+          "method": "lists.list"
+        },
         "summary": "List lists",
         "tags": [
           "lists"
@@ -204,6 +210,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "create_list",
+        "x-sdk": {
+          "method": "lists.create"
+        },
         "summary": "Create a list",
         "tags": [
           "lists"
@@ -337,6 +346,9 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "patch": {
         "operationId": "update_list",
+        "x-sdk": {
+          "method": "lists.update"
+        },
         "summary": "Change a list",
         "tags": [
           "lists"
@@ -413,6 +425,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_list",
+        "x-sdk": {
+          "method": "lists.delete"
+        },
         "summary": "Delete a list",
         "tags": [
           "lists"
@@ -485,6 +500,15 @@ export const openapiDocument: Record<string, unknown> = {
     "/items": {
       "get": {
         "operationId": "list_items",
+        "x-sdk": {
+          "method": "items.list",
+          "pagination": {
+            "cursorParam": "changedSince",
+            "nextCursor": "nextChangedSince",
+            "hasMore": "hasMore",
+            "items": "items"
+          }
+        },
         "summary": "List items",
         "tags": [
           "items"
@@ -710,6 +734,14 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "create_items",
+        "x-sdk": {
+          "method": "items.create",
+          "retry": {
+            "whenEvery": {
+              "items": "externalId"
+            }
+          }
+        },
         "summary": "Create items",
         "tags": [
           "items"
@@ -805,6 +837,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "patch": {
         "operationId": "update_items",
+        "x-sdk": {
+          "method": "items.update"
+        },
         "summary": "Change items",
         "tags": [
           "items"
@@ -883,6 +918,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_items",
+        "x-sdk": {
+          "method": "items.delete"
+        },
         "summary": "Delete items",
         "tags": [
           "items"
@@ -952,6 +990,14 @@ export const openapiDocument: Record<string, unknown> = {
     "/items/query": {
       "post": {
         "operationId": "query_items",
+        "x-sdk": {
+          "method": "items.query",
+          "pagination": {
+            "offsetParam": "offset",
+            "hasMore": "hasMore",
+            "items": "items"
+          }
+        },
         "summary": "Query a list",
         "tags": [
           "items"
@@ -1030,6 +1076,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/items/move": {
       "post": {
         "operationId": "move_items",
+        "x-sdk": {
+          "method": "items.move"
+        },
         "summary": "Move items to another list",
         "tags": [
           "items"
@@ -1100,6 +1149,9 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "get_item",
+        "x-sdk": {
+          "method": "items.get"
+        },
         "summary": "Get an item",
         "tags": [
           "items"
@@ -1187,6 +1239,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/uploads": {
       "post": {
         "operationId": "create_image_upload",
+        "x-sdk": {
+          "method": "uploads.create"
+        },
         "summary": "Get image upload slots",
         "tags": [
           "uploads"
@@ -1254,6 +1309,9 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "read_chat_messages",
+        "x-sdk": {
+          "method": "messages.list"
+        },
         "summary": "Read an item's chat",
         "tags": [
           "chat"
@@ -1320,6 +1378,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "post_chat_message",
+        "x-sdk": {
+          "method": "messages.post"
+        },
         "summary": "Post in an item's chat",
         "tags": [
           "chat"
@@ -1380,6 +1441,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/search": {
       "get": {
         "operationId": "search",
+        "x-sdk": {
+          "method": "search.query"
+        },
         "summary": "Search items",
         "tags": [
           "search"
@@ -1464,6 +1528,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/trash": {
       "get": {
         "operationId": "list_deleted",
+        "x-sdk": {
+          "method": "trash.list"
+        },
         "summary": "List the trash",
         "tags": [
           "trash"
@@ -1527,6 +1594,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/trash/restore": {
       "post": {
         "operationId": "restore_deleted",
+        "x-sdk": {
+          "method": "trash.restore"
+        },
         "summary": "Restore from the trash",
         "tags": [
           "trash"
@@ -1594,6 +1664,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/automations": {
       "get": {
         "operationId": "list_automations",
+        "x-sdk": {
+          "method": "automations.list"
+        },
         "summary": "List automations",
         "tags": [
           "automations"
@@ -1652,6 +1725,9 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "get_automation_runs",
+        "x-sdk": {
+          "method": "automations.runs"
+        },
         "summary": "Get an automation's runs",
         "tags": [
           "automations"
@@ -1711,6 +1787,9 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "post": {
         "operationId": "run_automation",
+        "x-sdk": {
+          "method": "automations.run"
+        },
         "summary": "Run an automation now",
         "tags": [
           "automations"
@@ -1761,6 +1840,9 @@ export const openapiDocument: Record<string, unknown> = {
     "/event-subscriptions": {
       "post": {
         "operationId": "create_event_subscription",
+        "x-sdk": {
+          "method": "eventSubscriptions.create"
+        },
         "summary": "Subscribe a webhook",
         "tags": [
           "events"
@@ -1829,6 +1911,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "get": {
         "operationId": "list_event_subscriptions",
+        "x-sdk": {
+          "method": "eventSubscriptions.list"
+        },
         "summary": "List webhook subscriptions",
         "tags": [
           "events"
@@ -1859,6 +1944,9 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_event_subscription",
+        "x-sdk": {
+          "method": "eventSubscriptions.delete"
+        },
         "summary": "Remove a webhook subscription",
         "tags": [
           "events"
@@ -1902,6 +1990,98 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    }
+  },
+  "webhooks": {
+    "task.awaitingAgent": {
+      "post": {
+        "operationId": "webhook_task_awaiting_agent",
+        "summary": "A task waits on an agent",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to every active subscription (create_event_subscription) when a task is assigned to\nan agent (reason `assigned`) or the person answers in the chat of a task whose agent last\nasked with `needsInput` (reason `reply`). Signed per Standard Webhooks: `webhook-id` (the\nsame on every retry of one event), `webhook-timestamp`, `webhook-signature`. Answer 2xx\nto acknowledge; `410` retires the subscription.\n",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/EventOccurrence"
+              },
+              "example": {
+                "eventId": "evt_4f1c2a9e8b7d4c3e9a1b2c3d4e5f6a7b",
+                "name": "task.awaitingAgent",
+                "timestamp": "2026-11-22T09:00:00.000Z",
+                "data": {
+                  "taskId": "0b6c6d1e-2f3a-4b4c-8d5e-6f708192a3b4",
+                  "title": "Book the vet",
+                  "reason": "assigned",
+                  "agentName": "Scout",
+                  "occurredAt": "2026-11-22T09:00:00.000Z"
+                },
+                "cursor": null
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "verification": {
+      "post": {
+        "operationId": "webhook_verification",
+        "summary": "The challenge before the first event",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent once when a subscription is made, signed like an event. Answer 2xx with a JSON body\nechoing `challenge`: `{\"challenge\": \"…\"}`; the subscription becomes active.\n",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookVerification"
+              },
+              "example": {
+                "type": "verification",
+                "challenge": "3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The challenge, echoed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "challenge"
+                  ],
+                  "properties": {
+                    "challenge": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "example": {
+                  "challenge": "3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q"
+                }
+              }
+            }
           }
         }
       }
@@ -2055,6 +2235,90 @@ export const openapiDocument: Record<string, unknown> = {
       }
     },
     "schemas": {
+      "EventOccurrence": {
+        "type": "object",
+        "description": "One event, the body of a webhook delivery.",
+        "required": [
+          "eventId",
+          "name",
+          "timestamp",
+          "data",
+          "cursor"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string",
+            "description": "Unique per event; also the `webhook-id` header."
+          },
+          "name": {
+            "type": "string",
+            "enum": [
+              "task.awaitingAgent"
+            ]
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "taskId",
+              "title",
+              "reason",
+              "agentName",
+              "occurredAt"
+            ],
+            "properties": {
+              "taskId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "title": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "assigned",
+                  "reply"
+                ]
+              },
+              "agentName": {
+                "type": "string"
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          },
+          "cursor": {
+            "type": "null"
+          }
+        }
+      },
+      "WebhookVerification": {
+        "type": "object",
+        "required": [
+          "type",
+          "challenge"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "verification"
+            ]
+          },
+          "challenge": {
+            "type": "string"
+          }
+        }
+      },
       "Error": {
         "type": "object",
         "description": "Every error. `details` carries what an operation adds (see its description).",
