@@ -88,6 +88,8 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
             idempotentHint: Boolean(mcp.idempotentHint),
             openWorldHint: Boolean(mcp.openWorldHint),
           },
+          // A batch tool: how many entries the call had (an input array) and which failed (an output array).
+          batch: mcp.batch ? { entries: String(asObject(mcp.batch).entries), failed: String(asObject(mcp.batch).failed) } : null,
         }
       : null,
     successStatus: Number(successStatus),

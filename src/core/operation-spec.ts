@@ -9,6 +9,8 @@ export interface OperationSpec {
   tool: {
     title: string;
     annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+    /** For a batch tool: the input array of entries and the output array of those that failed (x-mcp.batch). */
+    batch: { entries: string; failed: string } | null;
   } | null;
   successStatus: number;
   errorStatuses: number[];

@@ -752,7 +752,11 @@ export const openapiDocument: Record<string, unknown> = {
           "readOnlyHint": false,
           "destructiveHint": false,
           "idempotentHint": false,
-          "openWorldHint": true
+          "openWorldHint": true,
+          "batch": {
+            "entries": "items",
+            "failed": "failed"
+          }
         },
         "requestBody": {
           "required": true,
@@ -931,7 +935,11 @@ export const openapiDocument: Record<string, unknown> = {
           "readOnlyHint": false,
           "destructiveHint": true,
           "idempotentHint": true,
-          "openWorldHint": false
+          "openWorldHint": false,
+          "batch": {
+            "entries": "itemIds",
+            "failed": "refused"
+          }
         },
         "requestBody": {
           "required": true,
@@ -1089,7 +1097,11 @@ export const openapiDocument: Record<string, unknown> = {
           "readOnlyHint": false,
           "destructiveHint": true,
           "idempotentHint": true,
-          "openWorldHint": false
+          "openWorldHint": false,
+          "batch": {
+            "entries": "itemIds",
+            "failed": "refused"
+          }
         },
         "requestBody": {
           "required": true,

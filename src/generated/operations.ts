@@ -17,7 +17,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -685,7 +686,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -927,7 +929,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 201,
     "errorStatuses": [
@@ -1360,7 +1363,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -2109,7 +2113,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -2217,7 +2222,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -2902,6 +2908,10 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": true
+      },
+      "batch": {
+        "entries": "items",
+        "failed": "failed"
       }
     },
     "successStatus": 201,
@@ -3800,7 +3810,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": true
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -4636,6 +4647,10 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false
+      },
+      "batch": {
+        "entries": "itemIds",
+        "failed": "refused"
       }
     },
     "successStatus": 200,
@@ -4762,7 +4777,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -5433,6 +5449,10 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": true,
         "openWorldHint": false
+      },
+      "batch": {
+        "entries": "itemIds",
+        "failed": "refused"
       }
     },
     "successStatus": 200,
@@ -5754,7 +5774,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -6167,7 +6188,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": false,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 201,
     "errorStatuses": [
@@ -6280,7 +6302,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -6447,7 +6470,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 201,
     "errorStatuses": [
@@ -6576,7 +6600,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -6756,7 +6781,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -6911,7 +6937,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -7029,7 +7056,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -7363,7 +7391,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": false,
         "idempotentHint": true,
         "openWorldHint": false
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [
@@ -7800,7 +7829,8 @@ export const operationTable: readonly OperationSpec[] = [
         "destructiveHint": true,
         "idempotentHint": false,
         "openWorldHint": true
-      }
+      },
+      "batch": null
     },
     "successStatus": 200,
     "errorStatuses": [

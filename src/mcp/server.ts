@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools } from '../generated/tools.js';
 import type { ToolDefinition } from '../core/operation-spec.js';
-import { invoke, parameterNames, takesBody } from '../operations/dispatch.js';
+import { invoke, operationSpec, parameterNames, takesBody } from '../operations/dispatch.js';
 import type { OperationContext } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { readToolArguments } from './arguments.js';
@@ -70,7 +70,13 @@ export async function callTool(opContext: OperationContext, name: string, args: 
   try {
     const input = readToolArguments(tool, args, parameterNames(name), takesBody(name));
     const output = (await invoke(opContext, name, input, { validateOutput: validateResponses })) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+    const outcome = batchOutcome(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
+    const text = JSON.stringify(output);
+    return {
+      content: [{ type: 'text', text: outcome ? `${outcome.line}\n${text}` : text }],
+      structuredContent: output,
+      ...(outcome?.nothingWritten ? { isError: true } : {}),
+    };
   } catch (err) {
     if (err instanceof ApiError) {
       const details = err.extra.details ? ` Details: ${JSON.stringify(err.extra.details)}` : '';
@@ -79,6 +85,32 @@ export async function callTool(opContext: OperationContext, name: string, args: 
     opContext.log.error({ err, tool: name }, 'tool call failed');
     return errorResult('listkeeper failed on this call with an internal error; it was logged. Try again, and report it if it persists.');
   }
+}
+
+/**
+ * For a batch tool whose entries failed, a first line a model cannot miss: what failed and why,
+ * and whether anything was written. A call where every entry failed wrote nothing: isError.
+ */
+function batchOutcome(name: string, args: Record<string, unknown>, output: Record<string, unknown>): { line: string; nothingWritten: boolean } | null {
+  const batch = operationSpec(name)?.tool?.batch;
+  if (!batch) return null;
+  const failed = Array.isArray(output[batch.failed]) ? (output[batch.failed] as unknown[]) : [];
+  if (failed.length === 0) return null;
+  const entries = Array.isArray(args[batch.entries]) ? (args[batch.entries] as unknown[]).length : failed.length;
+  const reasons = failed
+    .slice(0, 5)
+    .map((f) =>
+      f && typeof f === 'object'
+        ? `entry ${String((f as { index?: unknown }).index)}: ${String((f as { reason?: unknown }).reason)}`
+        : `${String(f)}: not one of your live items`,
+    )
+    .join('; ');
+  const more = failed.length > 5 ? `; and ${failed.length - 5} more under ${batch.failed}` : '';
+  const nothingWritten = failed.length >= entries;
+  const head = nothingWritten
+    ? `Nothing was written: ${entries === 1 ? 'the one entry' : `all ${entries} entries`} failed. Fix ${entries === 1 ? 'it' : 'them'} and call ${name} again.`
+    : `${failed.length} of ${entries} entries failed and were not written (the rest were): fix them and send only those again.`;
+  return { line: `${head} ${reasons}${more}.`, nothingWritten };
 }
 
 function errorResult(text: string): CallToolResult {

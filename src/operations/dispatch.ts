@@ -59,6 +59,11 @@ export interface RawInput {
   body: unknown;
 }
 
+/** An operation's row of the generated table. */
+export function operationSpec(operationId: string): OperationSpec | undefined {
+  return specs.get(operationId);
+}
+
 /** The names of an operation's path and query parameters: the rest of a flat argument object is its body. */
 export function parameterNames(operationId: string): ReadonlySet<string> {
   return mustCompile(operationId).paramNames;
