@@ -29,14 +29,14 @@ describe('batch outcomes over MCP', () => {
     });
     expect(result.isError).toBe(true);
     expect(firstLine(result)).toMatch(/^Nothing was written: all 2 entries failed\. Fix them and call create_items again\. entry 0: .+; entry 1: .+\.$/);
-    expect((result.structuredContent?.failed as unknown[]).length).toBe(2);
+    expect((result.structuredContent!.failed as unknown[]).length).toBe(2);
   });
 
   it('stays a success when some entries were written, and counts what failed first', async () => {
     const result = await call('create_items', { listId: 'tasks', items: [{ title: 'good' }, { title: 'bad', dueAt: 'someday' }] });
     expect(result.isError).toBeUndefined();
     expect(firstLine(result)).toMatch(/^1 of 2 entries failed and were not written \(the rest were\)/);
-    expect((result.structuredContent?.items as unknown[]).length).toBe(1);
+    expect((result.structuredContent!.items as unknown[]).length).toBe(1);
   });
 
   it('leaves a clean call as it was: the JSON alone', async () => {
