@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { isUuid } from './ids.js';
 import { DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
-import { notFound } from '../core/errors.js';
+import { notFound, toolError } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 
 export type ListDto = components['schemas']['List'];
@@ -77,10 +77,25 @@ export async function resolveList(trx: Knex, ownerId: string, listId: string, op
     if (word === 'notes') throw notFound('You have no Notes list to delete: it was deleted already (any other call that addresses notes makes it afresh).');
     throw notFound('This account has no Tasks list; that should not happen, contact the operator.');
   }
-  if (!isUuid(listId)) throw notFound(`No list '${listId}' in your workspace; pass a list id from list_lists, or 'tasks' or 'notes'.`);
+  if (!isUuid(listId)) return listByName(trx, ownerId, listId);
   const row = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
   if (!row) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
   return row;
+}
+
+/** A live list of the owner by its name, compared without case; none or several answer a refusal naming the candidates. */
+async function listByName(trx: Knex, ownerId: string, name: string): Promise<ListRow> {
+  const live = (await trx('lists').where({ owner_id: ownerId }).whereNull('deleted_at').orderBy('created_at')) as ListRow[];
+  const wanted = name.trim().toLowerCase();
+  const matches = live.filter((l) => l.name.trim().toLowerCase() === wanted);
+  if (matches.length === 1) return matches[0]!;
+  const describe = (lists: ListRow[]) =>
+    lists
+      .slice(0, 20)
+      .map((l) => `'${l.name}' (${l.id})`)
+      .join(', ') + (lists.length > 20 ? `, and ${lists.length - 20} more (list_lists shows all)` : '');
+  if (matches.length > 1) throw toolError(`${matches.length} lists are named '${name}': ${describe(matches)}; pass the id of the one you mean.`);
+  throw notFound(`No list '${name}' in your workspace; pass a list id, a list's name, or 'tasks' or 'notes'. Your lists: ${describe(live)}.`);
 }
 
 /** Open items per list: live, not archived, not a repeating template, not completed where a status is kept. */
