@@ -159,3 +159,38 @@ export function withNewOptions(properties: Property[], newOptions: Map<string, P
 export function isEmptyValue(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
+
+interface NamedProperty {
+  id: string;
+  name: string;
+  options?: { id: string; label: string }[] | null;
+}
+
+/** Values keyed by property name, select options as their labels: the `valuesBy: name` reading. Unknown ids stay as they are. */
+export function valuesByName(values: Record<string, unknown> | null | undefined, properties: readonly NamedProperty[]): Record<string, unknown> {
+  const byId = new Map(properties.map((p) => [p.id, p]));
+  const out: Record<string, unknown> = {};
+  for (const [id, value] of Object.entries(values ?? {})) {
+    const property = byId.get(id);
+    if (!property) {
+      out[id] = value;
+      continue;
+    }
+    const label = (option: unknown) => property.options?.find((o) => o.id === option)?.label ?? option;
+    out[property.name] = property.options?.length ? (Array.isArray(value) ? value.map(label) : label(value)) : value;
+  }
+  return out;
+}
+
+/**
+ * Rewrites the values of a read's output by name (list_items and query_items: every item's;
+ * get_item: the item's own), using the properties the output carries.
+ */
+export function outputValuesByName(output: Record<string, unknown>): void {
+  const properties = output.properties as NamedProperty[] | undefined;
+  if (!Array.isArray(properties)) return;
+  if (Array.isArray(output.items)) {
+    for (const item of output.items as { values?: Record<string, unknown> }[]) if (item.values) item.values = valuesByName(item.values, properties);
+  }
+  if (output.values && typeof output.values === 'object') output.values = valuesByName(output.values as Record<string, unknown>, properties);
+}

@@ -691,6 +691,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/parameters/IncludeImageUrls"
+          },
+          {
+            "$ref": "#/components/parameters/ValuesBy"
           }
         ],
         "responses": {
@@ -1179,6 +1182,9 @@ export const openapiDocument: Record<string, unknown> = {
         "parameters": [
           {
             "$ref": "#/components/parameters/IncludeImageUrls"
+          },
+          {
+            "$ref": "#/components/parameters/ValuesBy"
           },
           {
             "name": "forEditing",
@@ -2137,6 +2143,19 @@ export const openapiDocument: Record<string, unknown> = {
         "schema": {
           "type": "string",
           "format": "uuid"
+        }
+      },
+      "ValuesBy": {
+        "name": "valuesBy",
+        "in": "query",
+        "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id"
         }
       },
       "IncludeImageUrls": {
@@ -4149,6 +4168,15 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 64
+          },
+          "valuesBy": {
+            "type": "string",
+            "enum": [
+              "id",
+              "name"
+            ],
+            "default": "id",
+            "description": "`name`: `values` keyed by property name, select options as labels."
           },
           "where": {
             "type": [

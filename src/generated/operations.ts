@@ -2313,6 +2313,11 @@ export const operationTable: readonly OperationSpec[] = [
         "name": "includeImageUrls",
         "in": "query",
         "required": false
+      },
+      {
+        "name": "valuesBy",
+        "in": "query",
+        "required": false
       }
     ],
     "paramsSchema": {
@@ -2431,6 +2436,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "boolean",
           "default": false,
           "description": "Add a short-lived signed `url` to each attachment."
+        },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
         }
       },
       "required": []
@@ -2552,6 +2566,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "boolean",
           "default": false,
           "description": "Add a short-lived signed `url` to each attachment."
+        },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
         }
       },
       "additionalProperties": false
@@ -4807,6 +4830,15 @@ export const operationTable: readonly OperationSpec[] = [
           "minLength": 1,
           "maxLength": 64
         },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, select options as labels."
+        },
         "where": {
           "type": [
             "array",
@@ -4973,6 +5005,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 64
+        },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, select options as labels."
         },
         "where": {
           "type": [
@@ -5796,6 +5837,11 @@ export const operationTable: readonly OperationSpec[] = [
         "required": false
       },
       {
+        "name": "valuesBy",
+        "in": "query",
+        "required": false
+      },
+      {
         "name": "forEditing",
         "in": "query",
         "required": false
@@ -5814,6 +5860,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "boolean",
           "default": false,
           "description": "Add a short-lived signed `url` to each attachment."
+        },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
         },
         "forEditing": {
           "type": "boolean",
@@ -5839,6 +5894,15 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "boolean",
           "default": false,
           "description": "Add a short-lived signed `url` to each attachment."
+        },
+        "valuesBy": {
+          "type": "string",
+          "enum": [
+            "id",
+            "name"
+          ],
+          "default": "id",
+          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
         },
         "forEditing": {
           "type": "boolean",

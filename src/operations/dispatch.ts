@@ -11,6 +11,7 @@ import type { OperationContext, OperationId } from '../core/context.js';
 import { handlers } from './index.js';
 import { type ApiError, invalid, shown } from '../core/errors.js';
 import { canonicalInstant } from '../domain/time.js';
+import { outputValuesByName } from '../domain/values.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -102,7 +103,10 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
       names[0],
     );
   }
-  const output = await handler(ctx, { ...params, ...body } as never);
+  const input = { ...params, ...body };
+  const output = await handler(ctx, input as never);
+  // The `valuesBy: name` reading of list_items, query_items and get_item, one rewrite for all three.
+  if (input.valuesBy === 'name' && output && typeof output === 'object') outputValuesByName(output as Record<string, unknown>);
   if (options.validateOutput && !op.output(output)) {
     const detail = (op.output.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new Error(`${operationId} produced output that does not match its schema: ${detail}`);

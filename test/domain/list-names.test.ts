@@ -29,7 +29,7 @@ describe('a list by its name', () => {
   });
 
   it('reads the list named over MCP', async () => {
-    const result = (await client.callTool({ name: 'list_items', arguments: { listId: 'BOOKS' } })) as {
+    const result = (await client.callTool({ name: 'list_items', arguments: { listId: 'BOOKS' } })) as unknown as {
       isError?: boolean;
       structuredContent: { listId: string };
     };

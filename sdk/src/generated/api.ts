@@ -1029,6 +1029,12 @@ export interface components {
         };
         QueryItemsInput: {
             listId: string;
+            /**
+             * @description `name`: `values` keyed by property name, select options as labels.
+             * @default id
+             * @enum {string}
+             */
+            valuesBy?: "id" | "name";
             where?: components["schemas"]["WhereClause"][] | null;
             sort?: {
                 property: string;
@@ -1515,6 +1521,12 @@ export interface components {
         ItemIdPath: string;
         /** @description The automation's id. */
         AutomationIdPath: string;
+        /**
+         * @description `name`: `values` keyed by property name, with select options as their labels (as a
+         *     person reads them), instead of by property id and option id. Reading only: writes
+         *     take names or ids either way.
+         */
+        ValuesBy: "id" | "name";
         /** @description Add a short-lived signed `url` to each attachment. */
         IncludeImageUrls: boolean;
     };
@@ -1839,6 +1851,12 @@ export interface operations {
                 limit?: number;
                 /** @description Add a short-lived signed `url` to each attachment. */
                 includeImageUrls?: components["parameters"]["IncludeImageUrls"];
+                /**
+                 * @description `name`: `values` keyed by property name, with select options as their labels (as a
+                 *     person reads them), instead of by property id and option id. Reading only: writes
+                 *     take names or ids either way.
+                 */
+                valuesBy?: components["parameters"]["ValuesBy"];
             };
             header?: never;
             path?: never;
@@ -2137,6 +2155,12 @@ export interface operations {
             query?: {
                 /** @description Add a short-lived signed `url` to each attachment. */
                 includeImageUrls?: components["parameters"]["IncludeImageUrls"];
+                /**
+                 * @description `name`: `values` keyed by property name, with select options as their labels (as a
+                 *     person reads them), instead of by property id and option id. Reading only: writes
+                 *     take names or ids either way.
+                 */
+                valuesBy?: components["parameters"]["ValuesBy"];
                 /** @description Put a block handle in front of every block of `body`, for update_items `edits`. */
                 forEditing?: boolean;
             };

@@ -91,7 +91,8 @@ export const operations = [
       "completedBefore",
       "sort",
       "limit",
-      "includeImageUrls"
+      "includeImageUrls",
+      "valuesBy"
     ],
     "hasBody": false,
     "idempotent": true,
@@ -179,6 +180,7 @@ export const operations = [
     ],
     "queryParams": [
       "includeImageUrls",
+      "valuesBy",
       "forEditing"
     ],
     "hasBody": false,
