@@ -15,6 +15,7 @@ import type { OperationContext } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { readToolArguments } from './arguments.js';
 import { EVENTS_CAPABILITY, registerEventMethods } from './events.js';
+import { registerResources } from './resources.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
 const INSTRUCTIONS =
@@ -52,7 +53,13 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
 
 function buildServer(opContext: OperationContext, validateResponses: boolean): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, experimental: { events: EVENTS_CAPABILITY } },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+      experimental: { events: EVENTS_CAPABILITY },
+    },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools as never }));
@@ -60,6 +67,7 @@ function buildServer(opContext: OperationContext, validateResponses: boolean): S
     callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses),
   );
   registerEventMethods(server, opContext);
+  registerResources(server, opContext);
   return server;
 }
 

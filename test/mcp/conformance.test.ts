@@ -16,7 +16,7 @@ import { startBearerProxy, type BearerProxy } from '../support/bearer-proxy.js';
 import { assertNode22Tools, CONFORMANCE_CLI, runNode22, type RunResult } from '../support/node22.js';
 
 /** The scenarios that apply to a tools-only, stateless server: each must pass outright. */
-const MUST_PASS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+const MUST_PASS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'resources-list', 'prompts-list', 'completion-complete'];
 
 interface Check {
   id: string;

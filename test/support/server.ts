@@ -93,7 +93,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
   // Every process has a search index, as in main.ts; keyword-only here, so tests that do not
   // test search load no model (startTestServer's `search` option puts the configured one in).
   services.search = (await createSearch({ ...config.search, embeddings: { kind: 'none' } }, db)).index;
-  const log = pino({ level: 'silent' });
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const oauth = await createAuthServer({ db, config, log });
   const app = createApp({ db, config, services, log, validateResponses: true, oauth, verifyAccessToken: oauth.verifyAccessToken });
   server.on('request', app.callback());
@@ -115,7 +115,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   await migrate(database.knex);
   const served = await serveApp(database.knex, env);
   const { baseUrl, config, services } = served;
-  const log = pino({ level: 'silent' });
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   let pump: OutboxPump | undefined;
   let search: Search | undefined;
   if (options.search) {
