@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { findProperty, propertyNames, type Property } from './properties.js';
 import { resolveValues, ValueError } from './values.js';
-import { TASK_STATUSES } from './items.js';
+import { parseDueAt, TASK_STATUSES } from './items.js';
 import { toolError } from '../core/errors.js';
 
 export type WhereOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in' | 'isEmpty' | 'isNotEmpty';
@@ -67,7 +67,12 @@ export function target(properties: Property[], key: string, keepsTasks: { status
 }
 
 /** Adds the clauses to the query, AND-combined. Throws toolError with a sentence on a clause that cannot apply. */
-export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], properties: Property[], keeps: { status: boolean; due: boolean }): void {
+export function applyWhere(
+  q: Knex.QueryBuilder,
+  clauses: WhereClause[],
+  properties: Property[],
+  keeps: { status: boolean; due: boolean; timeZone?: string },
+): void {
   clauses.forEach((clause, index) => {
     const t = target(properties, clause.property, keeps);
     const where = `where[${index}]`;
@@ -89,20 +94,20 @@ export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], propert
     }
     if (clause.op === 'in') {
       const values = Array.isArray(clause.value) ? clause.value : [clause.value];
-      const bound = values.map((v) => bind(t, v, where));
+      const bound = values.map((v) => bind(t, v, where, keeps.timeZone));
       if (t.kind === 'options') q.whereRaw(`${t.sql} \\?| ?::text[]`, [bound.flat() as unknown as string]);
       else q.whereRaw(`${t.sql}${t.kind === 'date' ? '::timestamptz' : ''} = ANY(?::${ARRAY_CAST[t.kind]}[])`, [bound as unknown as string]);
       return;
     }
     if (clause.op === 'contains') {
       if (t.kind === 'options') {
-        q.whereRaw(`${t.sql} @> ?::jsonb`, [JSON.stringify([bind(t, clause.value, where)].flat())]);
+        q.whereRaw(`${t.sql} @> ?::jsonb`, [JSON.stringify([bind(t, clause.value, where, keeps.timeZone)].flat())]);
       } else if (t.kind === 'text') {
         q.whereRaw(`${t.sql} ILIKE ?`, [`%${String(clause.value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
       } else throw toolError(`${where}: contains applies to text and multiSelect properties; '${t.label}' is a ${t.property?.type ?? t.kind}.`);
       return;
     }
-    const value = bind(t, clause.value, where);
+    const value = bind(t, clause.value, where, keeps.timeZone);
     if (t.kind === 'options') {
       const set = JSON.stringify([value].flat());
       q.whereRaw(
@@ -120,7 +125,7 @@ export function applyWhere(q: Knex.QueryBuilder, clauses: WhereClause[], propert
 }
 
 /** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
-function bind(t: Target, value: unknown, where: string): string | number | boolean | string[] {
+function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] {
   try {
     switch (t.kind) {
       case 'status': {
@@ -137,11 +142,19 @@ function bind(t: Target, value: unknown, where: string): string | number | boole
         return optionIds(t, value);
       case 'number':
       case 'bool':
-      case 'date':
+      case 'date': {
+        // The reserved due date is a column, not a value: read it as the due dates of items are (a date alone is
+        // the start of that day in the person's time zone).
+        if (t.sql === 'due_at') {
+          const due = typeof value === 'string' ? parseDueAt(value, timeZone) : null;
+          if (!due) throw new ValueError(`'${t.label}' compares with an ISO 8601 date or date-time; received ${JSON.stringify(value)}.`);
+          return due.dueAt.toISOString();
+        }
         if (t.property) return resolveValues([t.property], [{ property: t.property.id, value }]).set[t.property.id] as string | number | boolean;
         if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
           throw new ValueError(`'${t.label}' compares with an ISO 8601 date; received ${JSON.stringify(value)}.`);
         return value;
+      }
       default:
         return String(value);
     }

@@ -5,6 +5,7 @@ import { applySort, applyWhere, type WhereClause } from '../domain/query.js';
 import { itemRowDto, type ItemDbRow } from '../domain/items.js';
 import { withImageUrls } from '../domain/attachments.js';
 import { toolError } from '../core/errors.js';
+import { getUser } from '../domain/accounts.js';
 
 /**
  * POST /items/query: filter, sort, count or sum the items of one list. Count and sum run in
@@ -13,7 +14,7 @@ import { toolError } from '../core/errors.js';
 export const query_items: Handler<'query_items'> = async (ctx, input) => {
   const { db, principal } = ctx;
   const list = await resolveList(db, principal.userId, input.listId);
-  const keeps = { status: keepsStatus(list), due: keepsDueDate(list) };
+  const keeps = { status: keepsStatus(list), due: keepsDueDate(list), timeZone: (await getUser(db, principal.userId)).timezone };
   const mode = input.mode ?? 'list';
   const base = () => {
     const q = db('items').where({ list_id: list.id }).whereNull('deleted_at').where('is_template', false);
