@@ -84,13 +84,13 @@ describe('query_items where, every operator on every kind of property', () => {
       case 'ne':
         return seeded.filter((s) => key(s) !== v).map((s) => s.id);
       case 'lt':
-        return kind === 'status' ? undefined : pick((x) => x < (v as number));
+        return kind === 'status' ? undefined : pick((x) => (x as number) < (v as number));
       case 'lte':
-        return kind === 'status' ? undefined : pick((x) => x <= (v as number));
+        return kind === 'status' ? undefined : pick((x) => (x as number) <= (v as number));
       case 'gt':
-        return kind === 'status' ? undefined : pick((x) => x > (v as number));
+        return kind === 'status' ? undefined : pick((x) => (x as number) > (v as number));
       case 'gte':
-        return kind === 'status' ? undefined : pick((x) => x >= (v as number));
+        return kind === 'status' ? undefined : pick((x) => (x as number) >= (v as number));
       case 'in':
         return pick((x) => (v as unknown[]).map((e) => (kind === 'due' ? Date.parse(String(e)) : e)).includes(x));
       case 'isEmpty':
