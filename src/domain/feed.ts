@@ -20,32 +20,48 @@ const STAMP = `to_char(feed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z
 export const SEQUENCE_BATCH = 5000;
 
 /**
- * Gives feed positions to up to `limit` changed rows whose writers have finished, oldest
- * transaction first; returns how many it positioned. A committed row still waiting here
- * does not break a reader's cursor: it gets a later position than any it could have passed.
+ * Gives feed positions to up to `limit` changed rows whose writers have finished, a whole
+ * transaction at a time and oldest transaction first; returns how many it positioned.
+ * Positions are handed out in that order explicitly (an UPDATE takes nextval() in whatever
+ * order its join yields rows, which interleaved two writes). A transaction some of whose rows
+ * another writer holds locked right now waits whole for a later batch, so one write's
+ * changes are never split by another's (one write larger than `limit` is the exception: it
+ * is positioned across batches). A committed row still waiting here does not break a
+ * reader's cursor: it gets a later position than any it could have passed.
  */
 export async function sequenceBatch(db: Knex, limit = SEQUENCE_BATCH): Promise<number> {
   return db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(?)', [SEQUENCER_LOCK]);
     await trx.raw(`SET LOCAL listkeeper.sequencing = 'on'`);
     // Rows locked by a writer right now are skipped: that writer's commit clears them again.
-    const result = (await trx.raw(
-      `
-      WITH clock AS (
-        UPDATE feed_clock SET last_at = greatest(clock_timestamp(), last_at + interval '1 microsecond')
-        WHERE id = 1 AND EXISTS (SELECT 1 FROM items WHERE feed_seq IS NULL)
-        RETURNING last_at
-      ),
-      pending AS (
-        SELECT id FROM items
-        WHERE feed_seq IS NULL
-        ORDER BY change_txid, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE items SET feed_seq = nextval('feed_seq'), feed_at = (SELECT last_at FROM clock)
-      FROM pending WHERE items.id = pending.id`,
+    const locked = (await trx.raw(
+      `SELECT id, change_txid::text AS txid FROM items WHERE feed_seq IS NULL ORDER BY change_txid, updated_at, created_seq, id LIMIT ? FOR UPDATE SKIP LOCKED`,
       [limit],
+    )) as { rows: { id: string; txid: string }[] };
+    if (locked.rows.length === 0) return 0;
+    const txids = [...new Set(locked.rows.map((r) => r.txid))];
+    const totals = (await trx.raw(
+      `SELECT change_txid::text AS txid, count(*)::int AS n FROM items WHERE feed_seq IS NULL AND change_txid::text = ANY(?::text[]) GROUP BY change_txid`,
+      [txids],
+    )) as { rows: { txid: string; n: number }[] };
+    const total = new Map(totals.rows.map((r) => [r.txid, r.n]));
+    const held = new Map<string, number>();
+    for (const row of locked.rows) held.set(row.txid, (held.get(row.txid) ?? 0) + 1);
+    const whole = (txid: string) => held.get(txid) === total.get(txid);
+    // The last transaction may be cut by the limit: it waits, unless it alone fills the batch.
+    const last = locked.rows[locked.rows.length - 1]!.txid;
+    const ready = locked.rows.filter((r) => whole(r.txid) || (r.txid === last && txids.length === 1 && locked.rows.length === limit));
+    if (ready.length === 0) return 0;
+    const result = (await trx.raw(
+      `WITH clock AS (
+         UPDATE feed_clock SET last_at = greatest(clock_timestamp(), last_at + interval '1 microsecond') WHERE id = 1 RETURNING last_at
+       ),
+       base AS (SELECT nextval('feed_seq') AS first),
+       bump AS (SELECT setval('feed_seq', (SELECT first FROM base) + ? - 1))
+       UPDATE items SET feed_seq = (SELECT first FROM base) + u.n - 1, feed_at = (SELECT last_at FROM clock)
+       FROM unnest(?::uuid[]) WITH ORDINALITY AS u(id, n), bump
+       WHERE items.id = u.id`,
+      [ready.length, ready.map((r) => r.id)],
     )) as { rowCount: number | null };
     return result.rowCount ?? 0;
   });
@@ -54,7 +70,7 @@ export async function sequenceBatch(db: Knex, limit = SEQUENCE_BATCH): Promise<n
 /** Gives feed positions to every changed row whose writer has finished, a batch at a time. */
 export async function sequencePending(db: Knex): Promise<number> {
   let total = 0;
-  for (let n = SEQUENCE_BATCH; n === SEQUENCE_BATCH; total += n) n = await sequenceBatch(db);
+  for (let n = SEQUENCE_BATCH; n > 0; total += n) n = await sequenceBatch(db);
   return total;
 }
 

@@ -83,6 +83,23 @@ export async function resolveList(trx: Knex, ownerId: string, listId: string, op
   return row;
 }
 
+/**
+ * The lists a changes feed reads: the one asked for, also while it is in the trash (its items
+ * then come as tombstones: a client syncing by the feed learns they went with the list), or
+ * the Tasks set, trashed task lists included for the same reason.
+ */
+export async function listsForFeed(trx: Knex, ownerId: string, listId: string | undefined): Promise<ListRow[]> {
+  if (listId === undefined) return ((await trx('lists').where({ owner_id: ownerId })) as ListRow[]).filter(keepsTasks);
+  try {
+    return [await resolveList(trx, ownerId, listId)];
+  } catch (err) {
+    if (!isUuid(listId)) throw err;
+    const trashed = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNotNull('deleted_at').first()) as ListRow | undefined;
+    if (!trashed) throw err;
+    return [trashed];
+  }
+}
+
 /** A live list of the owner by its name, compared without case; none or several answer a refusal naming the candidates. */
 async function listByName(trx: Knex, ownerId: string, name: string): Promise<ListRow> {
   const live = (await trx('lists').where({ owner_id: ownerId }).whereNull('deleted_at').orderBy('created_at')) as ListRow[];

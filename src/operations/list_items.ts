@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Handler, OpInput, OpOutput } from '../core/context.js';
-import { keepsStatus, keepsTasks, propertyDto, resolveList, type ListRow } from '../domain/lists.js';
+import { keepsStatus, keepsTasks, listsForFeed, propertyDto, resolveList, type ListRow } from '../domain/lists.js';
 import { itemRowDto, listsById, TASK_STATUSES, type ItemDbRow } from '../domain/items.js';
 import { parseCursor, readFeed } from '../domain/feed.js';
 import { linkRoots } from '../domain/links.js';
@@ -17,8 +17,13 @@ type Output = OpOutput<'list_items'>;
  */
 export const list_items: Handler<'list_items'> = async (ctx, input) => {
   const { db, principal, config } = ctx;
-  const list = input.listId ? await resolveList(db, principal.userId, input.listId) : null;
-  const lists = list ? [list] : ((await db('lists').where({ owner_id: principal.userId }).whereNull('deleted_at')) as ListRow[]).filter(keepsTasks);
+  const feed = input.changedSince !== undefined;
+  const lists = feed
+    ? await listsForFeed(db, principal.userId, input.listId)
+    : input.listId
+      ? [await resolveList(db, principal.userId, input.listId)]
+      : ((await db('lists').where({ owner_id: principal.userId }).whereNull('deleted_at')) as ListRow[]).filter(keepsTasks);
+  const list = input.listId ? lists[0]! : null;
   const header = {
     listId: list?.id ?? null,
     listName: list?.name ?? null,

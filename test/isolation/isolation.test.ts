@@ -193,6 +193,8 @@ async function callRest(
 async function callMcp(mcp: Client, op: OperationSpec, input: { params: Record<string, unknown>; body: Record<string, unknown> | undefined }): Promise<Answer> {
   const result = await mcp.callTool({ name: op.operationId, arguments: { ...input.params, ...(input.body ?? {}) } });
   const text = JSON.stringify(result);
+  // A batch call whose every entry was refused is an isError result that still carries its answer.
+  if (result.isError && result.structuredContent) return { status: 200, code: null, body: result.structuredContent, text };
   if (result.isError) {
     const message = (result.content as { text: string }[])[0]?.text ?? '';
     const code = /\(code: (\w+)\)/.exec(message)?.[1] ?? null;

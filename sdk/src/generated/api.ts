@@ -124,7 +124,12 @@ export interface paths {
          *     Changes feed: pass `changedSince` (an instant, exclusive, or the previous
          *     `nextChangedSince` verbatim) to get every item whose record moved since, oldest change
          *     first, trashed and archived included, deleted ones as `deleted` tombstones; keep
-         *     calling with `nextChangedSince` while `hasMore`. `query` is refused beside
+         *     calling with `nextChangedSince` while `hasMore`. Order: a change takes its place once
+         *     its write has committed, so a write committed later never comes before one you have
+         *     read; the changes of one write come together, in its order, never interleaved with
+         *     another write's (a single write of over 5,000 items may be split). The items of a
+         *     deleted list come as tombstones, in the Tasks set's feed and in the list's own
+         *     (its `listId` still answers while the list is in the trash). `query` is refused beside
          *     `changedSince`; other filters and `sort` do not apply to the feed; items shared with
          *     you are not in it. Example: `list_items {"listId": "tasks", "taskStatus": ["todo"],
          *     "dueBefore": "2026-12-01"}`.

@@ -1,0 +1,80 @@
+/**
+ * Two promises of the changes feed that acceptance checks found broken: the items of a deleted
+ * task list come as tombstones (in the Tasks set's feed and in the list's own while it is in
+ * the trash), and concurrent writes come one whole write at a time, in the order of their
+ * transactions, never interleaved.
+ */
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { create_items } from '../../src/operations/create_items.js';
+import { create_list } from '../../src/operations/create_list.js';
+import { delete_list } from '../../src/operations/delete_list.js';
+import { list_items } from '../../src/operations/list_items.js';
+import { restore_deleted } from '../../src/operations/restore_deleted.js';
+
+describe('changes feed: deleted lists and the order of concurrent writes', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  beforeAll(async () => {
+    server = await startTestServer();
+    ada = await server.account('Ada');
+  });
+  afterAll(async () => server.close());
+  const ctx = () => server.context(ada);
+
+  /** Every row and tombstone from `cursor` on, in pages of `limit`. */
+  async function drain(cursor: string, listId?: string, limit = 50) {
+    const rows: string[] = [];
+    const tombstones: string[] = [];
+    for (;;) {
+      const page = await list_items(ctx(), { changedSince: cursor, limit, ...(listId ? { listId } : {}) });
+      rows.push(...page.items.map((i) => i.id));
+      tombstones.push(...(page.deleted ?? []).map((t) => t.id));
+      cursor = page.nextChangedSince!;
+      if (!page.hasMore) return { rows, tombstones, cursor };
+    }
+  }
+
+  it('reports the items of a deleted task list as tombstones, and as rows again once it is restored', async () => {
+    const list = await create_list(ctx(), { name: 'Errands', template: 'tasks' } as never);
+    const ids = (await create_items(ctx(), { listId: list.id, items: [{ title: 'post office' }, { title: 'bank' }] })).items.map((i) => i.id);
+    const before = (await drain('2000-01-01T00:00:00Z')).cursor;
+    const ownBefore = (await drain('2000-01-01T00:00:00Z', list.id)).cursor;
+
+    const deleted = await delete_list(ctx(), { id: list.id, confirmDeleteItems: true } as never);
+    expect(deleted.itemsDeleted).toBe(2);
+    const tasksSet = await drain(before);
+    expect(tasksSet.tombstones.sort()).toEqual([...ids].sort());
+    const own = await drain(ownBefore, list.id);
+    expect(own.tombstones.sort()).toEqual([...ids].sort());
+
+    await restore_deleted(ctx(), { type: 'list', id: list.id });
+    const back = await drain(tasksSet.cursor);
+    expect(back.rows.sort()).toEqual([...ids].sort());
+  });
+
+  it('still answers 404 for a list id that never was', async () => {
+    await expect(list_items(ctx(), { changedSince: '2000-01-01T00:00:00Z', listId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+      code: 'notFound',
+    });
+  });
+
+  it('keeps each of two concurrent writes whole and in transaction order (8 runs of 100 and 30 items)', async () => {
+    for (let run = 0; run < 8; run++) {
+      const start = (await drain('2000-01-01T00:00:00Z')).cursor;
+      const [big, small] = await Promise.all([
+        create_items(ctx(), { items: Array.from({ length: 100 }, (_, i) => ({ title: `big ${run}.${i}` })) }),
+        new Promise((resolve) => setTimeout(resolve, run % 4)).then(() =>
+          create_items(ctx(), { items: Array.from({ length: 30 }, (_, i) => ({ title: `small ${run}.${i}` })) }),
+        ),
+      ]);
+      const { rows } = await drain(start);
+      const bigIds = big.items.map((i) => i.id);
+      const smallIds = small.items.map((i) => i.id);
+      expect(rows).toHaveLength(130);
+      const order = rows.join(',');
+      // One whole write, then the other whole write, each in its own order.
+      expect([`${bigIds.join(',')},${smallIds.join(',')}`, `${smallIds.join(',')},${bigIds.join(',')}`]).toContain(order);
+    }
+  }, 60000);
+});
