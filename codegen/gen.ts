@@ -134,6 +134,60 @@ function sdkOperations(rows: JsonObject[], deref: JsonObject): JsonObject[] {
   });
 }
 
+/** What every request string the service stores or compares must match: no U+0000 (Postgres text cannot hold it). */
+const STORABLE_TEXT = '^[^\\u0000]*$';
+
+/**
+ * The served document states the refusal where a generator and a fuzzer read it: every string
+ * schema of a request (parameters, bodies, and the components they use) that has no `enum`,
+ * `const` or `format` gets `pattern: STORABLE_TEXT` (beside a pattern of its own through
+ * `allOf`), and every map keyed by text (`additionalProperties`) gets it as `propertyNames`.
+ * Response schemas are left as written. Done on the served copy only: the validators and the
+ * MCP tools read the operation table, and the service refuses such text with its own sentence.
+ */
+function withStorableText(bundled: JsonObject): JsonObject {
+  const doc = JSON.parse(JSON.stringify(bundled)) as JsonObject;
+  const components = asObject(asObject(doc.components).schemas);
+  const seen = new Set<JsonObject>();
+  const visitRef = (ref: string) => {
+    const match = /^#\/components\/schemas\/(.+)$/.exec(ref);
+    if (match && components[match[1]!]) visit(asObject(components[match[1]!]));
+  };
+  const visit = (node: JsonObject): void => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (typeof node.$ref === 'string') return visitRef(node.$ref);
+    const types = Array.isArray(node.type) ? node.type : node.type ? [node.type] : [];
+    if (types.includes('string') && node.enum === undefined && node.const === undefined && node.format === undefined) {
+      if (node.pattern === undefined) node.pattern = STORABLE_TEXT;
+      else if (node.pattern !== STORABLE_TEXT) node.allOf = [...((node.allOf as Json[] | undefined) ?? []), { pattern: STORABLE_TEXT }];
+    }
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') {
+      node.propertyNames = { ...asObject(node.propertyNames), pattern: STORABLE_TEXT };
+      visit(asObject(node.additionalProperties));
+    }
+    for (const key of ['items', 'not'] as const) if (node[key] && typeof node[key] === 'object' && !Array.isArray(node[key])) visit(asObject(node[key]));
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const)
+      if (Array.isArray(node[key])) for (const b of node[key] as Json[]) visit(asObject(b));
+    for (const child of Object.values(asObject(node.properties))) visit(asObject(child));
+  };
+  for (const pathItem of Object.values(asObject(doc.paths))) {
+    const item = asObject(pathItem);
+    const operations = HTTP_METHODS.map((m) => asObject(item[m])).filter((op) => Object.keys(op).length);
+    const parameters = [item.parameters, ...operations.map((op) => op.parameters)].flatMap((list) => (Array.isArray(list) ? list : []));
+    for (const raw of parameters) {
+      let parameter = asObject(raw);
+      if (typeof parameter.$ref === 'string') {
+        const name = /^#\/components\/parameters\/(.+)$/.exec(parameter.$ref)?.[1];
+        parameter = asObject(asObject(asObject(doc.components).parameters)[name ?? '']);
+      }
+      visit(asObject(parameter.schema));
+    }
+    for (const op of operations) visit(asObject(asObject(asObject(asObject(op.requestBody).content)['application/json']).schema));
+  }
+  return doc;
+}
+
 async function main(): Promise<void> {
   const bundled = await loadSpec(false);
   const deref = await loadSpec(true);
@@ -170,7 +224,7 @@ async function main(): Promise<void> {
   const outputs: Record<string, string> = {
     'src/generated/openapi-document.ts':
       tsHeader +
-      `/** The bundled OpenAPI document, served at /api/v1/openapi.json. */\nexport const openapiDocument: Record<string, unknown> = ${JSON.stringify(bundled, null, 2)};\n`,
+      `/** The bundled OpenAPI document, served at /api/v1/openapi.json (request text: see withStorableText in codegen/gen.ts). */\nexport const openapiDocument: Record<string, unknown> = ${JSON.stringify(withStorableText(bundled), null, 2)};\n`,
     'src/generated/api.d.ts': tsHeader + types,
     'src/generated/operations.ts':
       tsHeader +
