@@ -60,7 +60,7 @@ describe('query_items where, every operator on every kind of property', () => {
           Note: i % 2 ? 'long read' : '',
           Shelf: 'Read',
           Tags: ['SF'],
-          Started: '2026-01-0' + (i + 1),
+          Started: `2026-01-0${i + 1}`,
           Owned: i % 2 === 0,
         },
       })),
