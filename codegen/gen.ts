@@ -156,7 +156,10 @@ function withStorableText(bundled: JsonObject): JsonObject {
   const visit = (node: JsonObject): void => {
     if (seen.has(node)) return;
     seen.add(node);
-    if (typeof node.$ref === 'string') return visitRef(node.$ref);
+    if (typeof node.$ref === 'string') {
+      visitRef(node.$ref);
+      return;
+    }
     const types = Array.isArray(node.type) ? node.type : node.type ? [node.type] : [];
     if (types.includes('string') && node.enum === undefined && node.const === undefined && node.format === undefined) {
       if (node.pattern === undefined) node.pattern = STORABLE_TEXT;

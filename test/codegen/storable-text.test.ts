@@ -23,7 +23,10 @@ function requestStrings(): { at: string; schema: Schema }[] {
   const visit = (node: Schema | undefined, at: string): void => {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
-    if (typeof node.$ref === 'string') return visit(doc.components.schemas[node.$ref.split('/').pop()!], node.$ref);
+    if (typeof node.$ref === 'string') {
+      visit(doc.components.schemas[node.$ref.split('/').pop()!], node.$ref);
+      return;
+    }
     const types = Array.isArray(node.type) ? node.type : [node.type];
     if (types.includes('string')) found.push({ at, schema: node });
     if (node.additionalProperties && typeof node.additionalProperties === 'object') {
