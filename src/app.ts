@@ -46,7 +46,7 @@ export interface AppDeps {
 /** Builds the koa app. */
 export function createApp(deps: AppDeps): Koa {
   const log = deps.log ?? pino({ level: deps.config.logLevel });
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
   // oidc-provider, mounted below, reads its signed cookies through this app: same keys.
   if (deps.oauth) app.keys = deps.oauth.cookieKeys;
   const router = new Router();
@@ -67,6 +67,13 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(requestLog(log));
+  // A service whose public address is https sets every cookie Secure, whatever the hop in front says.
+  if (deps.config.baseUrl.startsWith('https:')) {
+    app.use(async function secureCookies(ctx: Context, next: Next) {
+      ctx.cookies.secure = true;
+      await next();
+    });
+  }
   app.use(renderErrors);
   app.use(addressRateLimit({ db: deps.db, limit: deps.config.rateLimitPerAddressPerMinute, now: () => deps.services.now() }));
 

@@ -28,6 +28,7 @@ const schema = {
     RATE_LIMIT_PER_MINUTE: { type: 'integer', minimum: 1, default: 60 },
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: { type: 'integer', minimum: 1, default: 600 },
     TRUST_PROXY: { type: 'boolean', default: false },
+    TRUST_PROXY_HOPS: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
     ALLOW_SIGN_UP: { type: 'boolean', default: true },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
@@ -75,6 +76,8 @@ export interface Config {
   rateLimitPerAddressPerMinute: number;
   /** Take the client address and protocol from X-Forwarded-For/-Proto (behind a reverse proxy). */
   trustProxy: boolean;
+  /** How many proxies in front append to X-Forwarded-For: the client is that many entries from the right (koa maxIpsCount). */
+  trustProxyHops: number;
   /** Whether anyone may create an account on the sign-up page. */
   allowSignUp: boolean;
   bodyLimitBytes: number;
@@ -156,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
     rateLimitPerAddressPerMinute: raw.RATE_LIMIT_PER_ADDRESS_PER_MINUTE as number,
     trustProxy: raw.TRUST_PROXY as boolean,
+    trustProxyHops: raw.TRUST_PROXY_HOPS as number,
     allowSignUp: raw.ALLOW_SIGN_UP as boolean,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,

@@ -46,6 +46,12 @@ export const unauthorized = (message: string) => new ApiError('unauthorized', me
 
 /** Quotes a received value for an error sentence, cut short so a huge input stays readable. */
 export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
+  let text: string;
+  try {
+    text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
+  } catch {
+    // Too deep (or cyclic) to print: the sentence still says what was received.
+    text = Array.isArray(value) ? '[a deeply nested array]' : `(a deeply nested ${typeof value})`;
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

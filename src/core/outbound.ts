@@ -48,6 +48,8 @@ const V4: [string, number][] = [
 const V6: [string, number][] = [
   // ::/96 holds ::, ::1 and the old IPv4-compatible form; 64:ff9b::/96 is NAT64 onto IPv4.
   ['::', 96],
+  // IPv4-translated addresses (SIIT, RFC 2765: ::ffff:0:a.b.c.d): a translator would carry them to the IPv4 address inside.
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
@@ -118,7 +120,7 @@ export function guardedLookup(allowPrivate: boolean): net.LookupFunction {
       const blocked = addresses.find((a) => !isPublicAddress(a.address));
       if (blocked && !allowPrivate) {
         const refusal = Object.assign(
-          new OutboundError(`${hostname} resolves to ${blocked.address}, a private, loopback or reserved address; only public addresses are reached.`),
+          new OutboundError(`${hostname} is not allowed: it does not resolve to a public address, and only public addresses are reached.`),
           { code: 'EBLOCKEDADDRESS' },
         );
         return callback(refusal, '', 0);
@@ -230,7 +232,7 @@ export async function checkCallbackUrl(raw: string, allowPrivate: boolean): Prom
   const blocked = addresses.find(isBlockedAddress);
   if (blocked)
     throw new CallbackUrlError(
-      `url host '${url.hostname}' resolves to ${blocked}, a private, loopback or reserved address; webhooks go to public addresses only.`,
+      `url host '${url.hostname}' is not allowed: it does not resolve to a public address, and webhooks go to public addresses only.`,
       'blocked_address',
     );
   return url;

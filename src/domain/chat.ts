@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { components } from '../generated/api.js';
 import type { ItemDbRow } from './items.js';
 import { keepsStatus, type ListRow } from './lists.js';
+import { AUTHOR_KEY } from '../store/migrations/20261124000100_chat_keys_per_author.js';
 import { emitAwaitingAgent } from './events.js';
 
 export type ChatMessageDto = components['schemas']['ChatMessage'];
@@ -94,7 +95,8 @@ export async function postAgentMessage(trx: Knex, itemId: string, post: AgentPos
   const { sessionId, at } = await stampNext(trx, itemId);
   if (post.messageKey) {
     const [existing] = (await trx('chat_messages')
-      .where({ item_id: itemId, message_key: post.messageKey })
+      // Only the same author's message: a key someone else used is theirs, and this post is a new message.
+      .where({ item_id: itemId, message_key: post.messageKey, author_kind: 'agent', author_user_id: post.userId })
       .update({ text: post.text, author_name: post.agentName, needs_input: post.needsInput, updated_at: at, read_at: null })
       .returning('*')) as ChatMessageRow[];
     if (existing) return { row: existing, updated: true };
@@ -133,7 +135,7 @@ export async function postServiceMessage(trx: Knex, itemId: string, post: { text
       created_at: at,
       updated_at: at,
     })
-    .onConflict(trx.raw('(item_id, message_key) WHERE message_key IS NOT NULL'))
+    .onConflict(trx.raw(AUTHOR_KEY))
     .merge(['text', 'updated_at'])
     .returning('*')) as ChatMessageRow[];
   return row!;

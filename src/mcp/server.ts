@@ -40,6 +40,13 @@ export function toolCalled(body: unknown): string | undefined {
 
 /** Handles one HTTP request to /mcp (after the guard). */
 export async function handleMcp(ctx: Context, body: unknown, options: McpOptions): Promise<void> {
+  if (Array.isArray(body)) {
+    // One message a request: a batch would pass the rate limit as one request (and the current
+    // protocol revision has no batches).
+    ctx.status = 400;
+    ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per request.' } };
+    return;
+  }
   const server = buildServer(options.operationContext(ctx), options.validateResponses);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   ctx.respond = false;

@@ -49,6 +49,15 @@ actions:
     daysAhead: 7`;
 
 /** The Automations and Memory pages as koa middleware. */
+
+/** The notices the automations page shows after an action, by code. */
+const NOTICES: Record<string, (a: { name: string; status: string }) => string> = {
+  created: (a) => `Created '${a.name}' (${a.status}).`,
+  running: (a) => `'${a.name}' is running; its result lands in its chat.`,
+  paused: (a) => `'${a.name}' is paused.`,
+  active: (a) => `'${a.name}' is active.`,
+};
+
 export function settingsPages(deps: SettingsPagesDeps): Middleware {
   const { db, config } = deps;
   const router = new Router();
@@ -146,7 +155,10 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
 
   router.get(AUTOMATIONS_PATH, async (ctx) => {
     const user = await signedIn(ctx, AUTOMATIONS_PATH);
-    if (user) await automationsPage(ctx, user, typeof ctx.query.notice === 'string' ? { notice: ctx.query.notice.slice(0, 300) } : {});
+    if (user) {
+      const notice = await noticeFor(user, ctx.query.notice, ctx.query.id);
+      await automationsPage(ctx, user, notice ? { notice } : {});
+    }
   });
 
   router.post(AUTOMATIONS_PATH, async (ctx) => {
@@ -166,22 +178,42 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
     try {
       const made = await createAutomation(db, got.user.id, definition, deps.services.now());
       ctx.status = 303;
-      ctx.redirect(`${AUTOMATIONS_PATH}?notice=${encodeURIComponent(`Created '${made.name}' (${made.status}).`)}`);
+      ctx.redirect(`${AUTOMATIONS_PATH}?notice=created&id=${encodeURIComponent(made.id)}`);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       await automationsPage(ctx, got.user, { status: err.status, error: err.message, definition: text });
     }
   });
 
-  /** The POST actions on one automation; a refusal shows on the page with its status. */
+  /**
+   * A notice after a redirect is passed by code and automation id, never as text: a link cannot
+   * make the page show words of its own. Unknown codes, and ids that are not the person's, show nothing.
+   */
+  async function noticeFor(user: WebUser, code: unknown, id: unknown): Promise<string | null> {
+    if (code === 'deleted') return 'The automation is deleted.';
+    if (typeof code !== 'string' || typeof id !== 'string' || !NOTICES[code]) return null;
+    const automation = await getAutomation(db, user.id, id).catch(() => null);
+    return automation ? NOTICES[code]!(automation) : null;
+  }
+
+  /** The POST actions on one automation (each answers the notice code to show); a refusal shows on the page with its status. */
   const actions: Record<string, (user: WebUser, id: string) => Promise<string>> = {
     run: async (user, id) => {
-      const { automation, run } = await startManualRun(db, deps.services.jobs, config, user.id, id, deps.services.now());
-      return `'${automation.name}' is running (run ${run.id}); its result lands in its chat.`;
+      await startManualRun(db, deps.services.jobs, config, user.id, id, deps.services.now());
+      return 'running';
     },
-    pause: async (user, id) => `'${(await setStatus(db, user.id, id, 'paused', deps.services.now())).name}' is paused.`,
-    resume: async (user, id) => `'${(await setStatus(db, user.id, id, 'active', deps.services.now())).name}' is active.`,
-    delete: async (user, id) => `Deleted '${(await deleteAutomation(db, user.id, id)).name}'.`,
+    pause: async (user, id) => {
+      await setStatus(db, user.id, id, 'paused', deps.services.now());
+      return 'paused';
+    },
+    resume: async (user, id) => {
+      await setStatus(db, user.id, id, 'active', deps.services.now());
+      return 'active';
+    },
+    delete: async (user, id) => {
+      await deleteAutomation(db, user.id, id);
+      return 'deleted';
+    },
   };
   for (const [name, act] of Object.entries(actions)) {
     router.post(`${AUTOMATIONS_PATH}/:id/${name}`, async (ctx) => {
@@ -190,7 +222,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
       try {
         const notice = await act(got.user, ctx.params.id!);
         ctx.status = 303;
-        ctx.redirect(`${AUTOMATIONS_PATH}?notice=${encodeURIComponent(notice)}`);
+        ctx.redirect(`${AUTOMATIONS_PATH}?notice=${notice}&id=${encodeURIComponent(ctx.params.id!)}`);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         await automationsPage(ctx, got.user, { status: err.status, error: err.message });

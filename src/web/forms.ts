@@ -30,6 +30,9 @@ export function safeNext(next: unknown, fallback: string): string {
   try {
     const url = new URL(next, 'http://listkeeper.invalid');
     if (url.host !== 'listkeeper.invalid') return fallback;
+    // The normalised path, not the raw one: '/.//evil.example', '/a/..//evil.example' and
+    // '/%2e//evil.example' all normalise to '//evil.example', which a browser reads as another host.
+    if (url.pathname.startsWith('//') || url.pathname.startsWith('/\\')) return fallback;
     return `${url.pathname}${url.search}`;
   } catch {
     return fallback;

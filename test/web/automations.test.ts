@@ -56,7 +56,8 @@ describe('the Automations and Memory pages', () => {
 
     const ran = await submit('/settings/automations', `/settings/automations/${automation!.id}/run`);
     expect(ran.status).toBe(303);
-    expect(decodeURIComponent(ran.headers.get('location')!)).toMatch(/'Web digest' is running \(run [0-9a-f-]{36}\)/);
+    expect(ran.headers.get('location')).toBe(`/settings/automations?notice=running&id=${automation!.id}`);
+    expect(await (await browser.request(ran.headers.get('location')!)).text()).toContain('&#39;Web digest&#39; is running; its result lands in its chat.');
     const run = await waitFor(
       async () => (await server.db('automation_runs').where({ automation_id: automation!.id, outcome: 'succeeded' }).first()) as RunRow | undefined,
     );

@@ -9,6 +9,7 @@ import * as unloggedRateLimits from './20261122000700_unlogged_rate_limits.js';
 import * as openItemsOrder from './20261122000800_open_items_order_index.js';
 import * as bodyOutlines from './20261122000900_body_outlines.js';
 import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
+import * as chatKeysPerAuthor from './20261124000100_chat_keys_per_author.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: [string, Migration][] = [
   ['20261122000800_open_items_order_index', openItemsOrder],
   ['20261122000900_body_outlines', bodyOutlines],
   ['20261122001000_search_vector_codes', searchVectorCodes],
+  ['20261124000100_chat_keys_per_author', chatKeysPerAuthor],
 ];
 
 /** A knex MigrationSource over the static list above. */
