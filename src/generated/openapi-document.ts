@@ -146,6 +146,9 @@ export const openapiDocument: Record<string, unknown> = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -1157,6 +1160,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"

@@ -25,6 +25,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [
@@ -5501,6 +5502,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [],

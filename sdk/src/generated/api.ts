@@ -1607,6 +1607,7 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2152,6 +2153,7 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };
