@@ -141,7 +141,7 @@ const STORABLE_TEXT = '^[^\\u0000]*$';
  * The served document states the refusal where a generator and a fuzzer read it: every string
  * schema of a request (parameters, bodies, and the components they use) that has no `enum`,
  * `const` or `format` gets `pattern: STORABLE_TEXT` (beside a pattern of its own through
- * `allOf`), and every map keyed by text (`additionalProperties`) gets it as `propertyNames`.
+ * `allOf`), and every object that takes keys it does not list gets it as `propertyNames`.
  * Response schemas are left as written. Done on the served copy only: the validators and the
  * MCP tools read the operation table, and the service refuses such text with its own sentence.
  */
@@ -165,10 +165,10 @@ function withStorableText(bundled: JsonObject): JsonObject {
       if (node.pattern === undefined) node.pattern = STORABLE_TEXT;
       else if (node.pattern !== STORABLE_TEXT) node.allOf = [...((node.allOf as Json[] | undefined) ?? []), { pattern: STORABLE_TEXT }];
     }
-    if (node.additionalProperties && typeof node.additionalProperties === 'object') {
-      node.propertyNames = { ...asObject(node.propertyNames), pattern: STORABLE_TEXT };
-      visit(asObject(node.additionalProperties));
-    }
+    // Keys of a map, and of an object open to keys it does not list (create_items reports those as unknownKeys).
+    const isObject = types.includes('object') || node.properties !== undefined;
+    if (isObject && node.additionalProperties !== false) node.propertyNames = { ...asObject(node.propertyNames), pattern: STORABLE_TEXT };
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') visit(asObject(node.additionalProperties));
     for (const key of ['items', 'not'] as const) if (node[key] && typeof node[key] === 'object' && !Array.isArray(node[key])) visit(asObject(node[key]));
     for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const)
       if (Array.isArray(node[key])) for (const b of node[key] as Json[]) visit(asObject(b));

@@ -3601,6 +3601,9 @@ export const openapiDocument: Record<string, unknown> = {
                 "value": {
                   "$ref": "#/components/schemas/ValueInput"
                 }
+              },
+              "propertyNames": {
+                "pattern": "^[^\\u0000]*$"
               }
             }
           },
@@ -3684,6 +3687,9 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ]
           }
+        },
+        "propertyNames": {
+          "pattern": "^[^\\u0000]*$"
         }
       },
       "CreateItemsInput": {
@@ -3932,6 +3938,9 @@ export const openapiDocument: Record<string, unknown> = {
             "maxLength": 64,
             "pattern": "^[^\\u0000]*$"
           }
+        },
+        "propertyNames": {
+          "pattern": "^[^\\u0000]*$"
         }
       },
       "UpdateItemEntry": {

@@ -87,7 +87,10 @@ export class PostgresSearchIndex implements SearchIndex {
         created_at: doc.createdAt.toISOString(),
       };
     });
-    const words = new Set(rows.flatMap((r) => vocabularyWords(`${r.doc.listName} ${r.passage.text}`)));
+    // Each reader's own vocabulary: a word is a typo correction only for someone who can read it.
+    const words = new Set(
+      rows.flatMap((r) => vocabularyWords(`${r.doc.listName} ${r.passage.text}`).flatMap((w) => r.doc.readerIds.map((reader) => `${reader} ${w}`))),
+    );
     await this.knex.transaction(async (trx) => {
       await trx.raw('delete from search_passages where item_id = any(?::uuid[])', [docs.map((d) => d.itemId)]);
       if (records.length > 0) {
@@ -106,7 +109,12 @@ export class PostgresSearchIndex implements SearchIndex {
         );
       }
       if (words.size > 0) {
-        await trx.raw('insert into search_words (word) select unnest(?::text[]) on conflict do nothing', [[...words]]);
+        await trx.raw(
+          `insert into search_words (reader_id, word)
+           select split_part(pair, ' ', 1)::uuid, split_part(pair, ' ', 2) from unnest(?::text[]) as pair
+           on conflict do nothing`,
+          [[...words]],
+        );
       }
     });
   }
@@ -146,7 +154,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([q.text]) : null;
     typed?.catch(() => undefined);
     const { groups, unknown } =
-      mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(words, await knownWords());
+      mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(q.readerId, words, await knownWords());
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
@@ -163,18 +171,23 @@ export class PostgresSearchIndex implements SearchIndex {
    * For each query word not in the vocabulary, the word itself plus vocabulary words within its typo allowance.
    * (Asking instead whether the word's stem matches any passage failed: "babysiter" stems like "babysitting".)
    */
-  private async correctTypos(words: string[], commonWords: ReadonlyMap<string, number> | null): Promise<{ groups: string[][]; unknown: Set<string> }> {
+  private async correctTypos(
+    readerId: string,
+    words: string[],
+    commonWords: ReadonlyMap<string, number> | null,
+  ): Promise<{ groups: string[][]; unknown: Set<string> }> {
+    // The reader's own vocabulary only: words of items they can read.
     const result = await this.knex.raw<{ rows: { word: string; candidate: string | null; known: boolean }[] }>(
-      `select q.word, s.word as candidate, exists (select 1 from search_words k where k.word = q.word) as known
+      `select q.word, s.word as candidate, exists (select 1 from search_words k where k.reader_id = :reader and k.word = q.word) as known
          from unnest(:words::text[]) as q(word)
          left join lateral (
            select w.word from search_words w
-            where length(q.word) >= :minLength and w.word % q.word and w.word <> q.word
-              and not exists (select 1 from search_words known where known.word = q.word)
+            where w.reader_id = :reader and length(q.word) >= :minLength and w.word % q.word and w.word <> q.word
+              and not exists (select 1 from search_words known where known.reader_id = :reader and known.word = q.word)
             order by similarity(w.word, q.word) desc
             limit 5
          ) s on true`,
-      { words, minLength: MIN_TYPO_LENGTH },
+      { words, minLength: MIN_TYPO_LENGTH, reader: readerId },
     );
     const groups = new Map(words.map((w) => [w, [w]]));
     const unknown = new Set<string>();

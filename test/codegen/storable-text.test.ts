@@ -29,10 +29,9 @@ function requestStrings(): { at: string; schema: Schema }[] {
     }
     const types = Array.isArray(node.type) ? node.type : [node.type];
     if (types.includes('string')) found.push({ at, schema: node });
-    if (node.additionalProperties && typeof node.additionalProperties === 'object') {
-      found.push({ at: `${at} (keys)`, schema: { type: 'string', ...(node.propertyNames as Schema) } });
-      visit(node.additionalProperties as Schema, `${at}.*`);
-    }
+    const isObject = types.includes('object') || node.properties !== undefined;
+    if (isObject && node.additionalProperties !== false) found.push({ at: `${at} (keys)`, schema: { type: 'string', ...(node.propertyNames as Schema) } });
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') visit(node.additionalProperties as Schema, `${at}.*`);
     if (node.items && typeof node.items === 'object') visit(node.items as Schema, `${at}[]`);
     for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[key])) (node[key] as Schema[]).forEach((b, i) => visit(b, `${at}/${key}/${i}`));
     for (const [name, child] of Object.entries((node.properties as Record<string, Schema>) ?? {})) visit(child, `${at}.${name}`);

@@ -10,6 +10,7 @@ import * as openItemsOrder from './20261122000800_open_items_order_index.js';
 import * as bodyOutlines from './20261122000900_body_outlines.js';
 import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
 import * as chatKeysPerAuthor from './20261124000100_chat_keys_per_author.js';
+import * as searchWordsPerReader from './20261124000200_search_words_per_reader.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const migrations: [string, Migration][] = [
   ['20261122000900_body_outlines', bodyOutlines],
   ['20261122001000_search_vector_codes', searchVectorCodes],
   ['20261124000100_chat_keys_per_author', chatKeysPerAuthor],
+  ['20261124000200_search_words_per_reader', searchWordsPerReader],
 ];
 
 /** A knex MigrationSource over the static list above. */
