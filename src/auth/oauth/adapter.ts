@@ -2,10 +2,10 @@
  * oidc-provider's storage on Postgres: one row per model instance in `oauth_payloads`, so
  * registered clients, grants, codes and refresh tokens survive restarts and are shared by
  * every process on the database.
- * @see https://github.com/panva/node-oidc-provider/blob/main/example/my_adapter.js (the contract)
+ * The contract is oidc-provider's example adapter (example/my_adapter.js in its repository).
  */
 import type { Knex } from 'knex';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 
 /** Models whose rows belong to a grant and go when the grant is revoked. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
@@ -63,8 +63,25 @@ export class PostgresAdapter implements Adapter {
     return this.findWhere({ user_code: userCode });
   }
 
+  /**
+   * Marks a code or refresh token used, atomically: of two redemptions racing, one wins and the
+   * other finds it consumed, which is treated as reuse: the whole grant is revoked and the
+   * request refused (invalid_grant), as for a replayed refresh token.
+   */
   async consume(id: string): Promise<void> {
-    await this.db('oauth_payloads').where({ model: this.model, id }).update({ consumed_at: this.db.fn.now() });
+    const won = (await this.db('oauth_payloads')
+      .where({ model: this.model, id })
+      .whereNull('consumed_at')
+      .update({ consumed_at: this.db.fn.now() })
+      .returning('grant_id')) as { grant_id: string | null }[];
+    if (won.length > 0) return;
+    const row = (await this.db('oauth_payloads').where({ model: this.model, id }).first('grant_id')) as { grant_id: string | null } | undefined;
+    if (row?.grant_id) {
+      const grantId = row.grant_id;
+      // The grant's codes and tokens, and the grant itself (access tokens are checked against it).
+      await this.db('oauth_payloads').where({ grant_id: grantId }).orWhere({ model: 'Grant', id: grantId }).delete();
+    }
+    throw new errors.InvalidGrant('this code or refresh token was already used; the connection is revoked: sign in again');
   }
 
   async destroy(id: string): Promise<void> {

@@ -1,0 +1,65 @@
+/**
+ * One authorization code, or one refresh token, redeemed twice at the same moment: exactly one
+ * redemption succeeds, and the loser is treated as reuse (the connection is revoked).
+ */
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('OAuth redemption races', () => {
+  let server: TestServer;
+  let ada: TestAccount;
+  beforeAll(async () => {
+    server = await startTestServer();
+    ada = await server.account('Ada', PASSWORD);
+  });
+  afterAll(async () => server.close());
+
+  async function code() {
+    const client = await registerClient(server.baseUrl, 'Racing Agent');
+    const { verifier, challenge } = pkce();
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
+      email: ada.email,
+      password: PASSWORD,
+    });
+    return { client, verifier, code: codeFrom(location) };
+  }
+
+  it('lets one of two parallel redemptions of a code succeed, six times over', async () => {
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const { client, verifier, code: value } = await code();
+      const params = { grant_type: 'authorization_code', code: value, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri };
+      const answers = await Promise.all([tokenRequest(server.baseUrl, params), tokenRequest(server.baseUrl, params)]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+      expect(answers.find((a) => a.status === 400)!.body.error).toBe('invalid_grant');
+    }
+  }, 60000);
+
+  it('never forks a refresh token into two living chains', async () => {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const { client, verifier, code: value } = await code();
+      const first = await tokenRequest(server.baseUrl, {
+        grant_type: 'authorization_code',
+        code: value,
+        code_verifier: verifier,
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+      });
+      const refresh = { grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token), client_id: client.clientId };
+      const answers = await Promise.all([tokenRequest(server.baseUrl, refresh), tokenRequest(server.baseUrl, refresh)]);
+      const living = [];
+      for (const answer of answers.filter((a) => a.status === 200)) {
+        const next = await tokenRequest(server.baseUrl, {
+          grant_type: 'refresh_token',
+          refresh_token: String(answer.body.refresh_token),
+          client_id: client.clientId,
+        });
+        if (next.status === 200) living.push(next);
+      }
+      expect(living.length).toBeLessThanOrEqual(1);
+      expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(1);
+    }
+  }, 60000);
+});
