@@ -4,6 +4,7 @@
  * @see docs/auth.md "API keys"
  */
 import { createHash, randomInt } from 'node:crypto';
+import { endSubscriptionsOf } from './subscriptions.js';
 import type { Knex } from 'knex';
 
 export const API_KEY_PREFIX = 'lk_';
@@ -19,20 +20,31 @@ export function looksLikeApiKey(token: string): boolean {
   return token.length === API_KEY_LENGTH && token.startsWith(API_KEY_PREFIX);
 }
 
-/** Mints a key for the user, replacing any key they had; returns the key, shown once. */
+/**
+ * Mints a key for the user, replacing any key they had (the new key has a new id, and the
+ * event subscriptions the old key made end with it); returns the key, shown once.
+ */
 export async function createApiKey(db: Knex, userId: string): Promise<string> {
   let key = API_KEY_PREFIX;
   while (key.length < API_KEY_LENGTH) key += BASE62[randomInt(BASE62.length)];
-  await db('api_keys')
-    .insert({ user_id: userId, key_hash: hashToken(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: db.fn.now() })
-    .onConflict('user_id')
-    .merge(['key_hash', 'hint', 'created_at']);
+  await db.transaction(async (trx) => {
+    await dropKey(trx, userId);
+    await trx('api_keys').insert({ user_id: userId, key_hash: hashToken(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: trx.fn.now() });
+  });
   return key;
 }
 
-/** Removes the user's key; it answers 401 on its next call. */
+/** Removes the user's key (it answers 401 on its next call) and ends the event subscriptions it made. */
 export async function revokeApiKey(db: Knex, userId: string): Promise<boolean> {
-  return (await db('api_keys').where({ user_id: userId }).delete()) > 0;
+  return db.transaction((trx) => dropKey(trx, userId));
+}
+
+async function dropKey(trx: Knex, userId: string): Promise<boolean> {
+  const old = (await trx('api_keys').where({ user_id: userId }).forUpdate().first('id')) as { id: string } | undefined;
+  if (!old) return false;
+  await endSubscriptionsOf(trx, userId, `key:${old.id}`);
+  await trx('api_keys').where({ id: old.id }).delete();
+  return true;
 }
 
 /** The key's lookup as one scalar SQL query giving `{id, user_id}` or null (run with the rate-limit count). */

@@ -23,6 +23,8 @@ export interface SubscriptionRow {
   user_id: string;
   via: 'rest' | 'mcp';
   client_key: string | null;
+  /** The credential that made it (`key:<api key id>`, `grant:<grant id>`); it ends with that credential. */
+  credential: string | null;
   url: string;
   secret: string;
   events: string[];
@@ -80,13 +82,13 @@ async function ensureRoom(trx: Knex, userId: string): Promise<void> {
 }
 
 /** A REST subscription to every event, pending until its URL answers the challenge. */
-export async function createSubscription(db: Knex, input: { userId: string; url: string; secret: string }): Promise<SubscriptionRow> {
+export async function createSubscription(db: Knex, input: { userId: string; url: string; secret: string; credential: string }): Promise<SubscriptionRow> {
   return db.transaction(async (trx) => {
     // One person's subscriptions are counted and added one at a time.
     await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`subscriptions:${input.userId}`]);
     await ensureRoom(trx, input.userId);
     const [row] = (await trx('event_subscriptions')
-      .insert({ user_id: input.userId, via: 'rest', url: input.url, secret: input.secret, events: EVENT_NAMES })
+      .insert({ user_id: input.userId, via: 'rest', url: input.url, secret: input.secret, events: EVENT_NAMES, credential: input.credential })
       .returning('*')) as SubscriptionRow[];
     await emit(trx, VERIFY_TOPIC, row!.id);
     return row!;
@@ -129,6 +131,7 @@ export async function upsertClientSubscription(
           user_id: input.userId,
           via: 'mcp',
           client_key: input.clientKey,
+          credential: input.clientKey,
           url: input.url,
           secret: input.secret,
           events: [input.event],
@@ -154,4 +157,15 @@ export async function removeClientSubscription(
   const query = db('event_subscriptions').where({ user_id: input.userId, via: 'mcp', client_key: input.clientKey }).whereRaw('events[1] = ?', [input.event]);
   if (input.url) query.where({ url: input.url });
   return (await query.delete()) > 0;
+}
+
+/**
+ * Ends the subscriptions a credential made (`key:<id>` of an API key replaced or revoked,
+ * `grant:<id>` of a disconnected app), in the caller's transaction; their pending deliveries go
+ * with them. Returns how many ended.
+ */
+export async function endSubscriptionsOf(trx: Knex, userId: string | null, credential: string): Promise<number> {
+  return trx('event_subscriptions')
+    .where({ credential, ...(userId ? { user_id: userId } : {}) })
+    .delete();
 }

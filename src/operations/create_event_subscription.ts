@@ -21,7 +21,7 @@ export const create_event_subscription: Handler<'create_event_subscription'> = a
   if (problem) throw invalid(problem, 'secret');
   const minted = input.secret === undefined ? mintSecret() : undefined;
   try {
-    const row = await createSubscription(db, { userId: principal.userId, url: input.url, secret: input.secret ?? minted! });
+    const row = await createSubscription(db, { userId: principal.userId, url: input.url, secret: input.secret ?? minted!, credential: principal.tokenId });
     return subscriptionDto(row, minted);
   } catch (err) {
     if (err instanceof SubscriptionLimitError) throw toolError(err.message);

@@ -81,7 +81,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
   const handler = handlers[operationId as OperationId];
   const params = { ...raw.params };
   if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
-  refuseUnstorableText(params, '');
+  refuseUnstorableText(params, '', op.spec.paramsSchema);
   normalizeInstants(params, op.spec.paramsSchema);
   let body: Record<string, unknown> = {};
   if (op.body) {
@@ -91,7 +91,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     } else {
       if (!op.body(raw.body)) throw schemaError(op.body.errors, 'field');
       body = raw.body as Record<string, unknown>;
-      refuseUnstorableText(body, '');
+      refuseUnstorableText(body, '', op.spec.bodySchema!);
       normalizeInstants(body, op.spec.bodySchema!);
     }
   } else if (raw.body !== undefined && (raw.body === null || typeof raw.body !== 'object' || Array.isArray(raw.body))) {
@@ -119,10 +119,12 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * Refuses, naming the field, any string (or object key) that cannot be stored verbatim: a NUL
- * character or a lone UTF-16 surrogate. Every other character is stored and returned as sent.
+ * Refuses, naming the field, any string (or object key) that is stored or compared and cannot
+ * be stored verbatim: a NUL character or a lone UTF-16 surrogate. Walks the value beside its
+ * schema: the value of a key the schema does not list (an entry's unknown field, reported and
+ * dropped) is not stored and is not looked into. Every other character is stored as sent.
  */
-function refuseUnstorableText(value: unknown, at: string): void {
+function refuseUnstorableText(value: unknown, at: string, schema: JsonSchema | undefined): void {
   if (typeof value === 'string') {
     const bad = UNSTORABLE.exec(value);
     if (!bad) return;
@@ -130,15 +132,35 @@ function refuseUnstorableText(value: unknown, at: string): void {
     const what = bad[0] === '\u0000' ? 'a NUL character (U+0000)' : `an unpaired UTF-16 surrogate (U+${bad[0].charCodeAt(0).toString(16).toUpperCase()})`;
     throw invalid(`'${field}' contains ${what} at position ${bad.index}, which cannot be stored; remove it or send whole Unicode characters.`, field);
   }
+  if (value === null || typeof value !== 'object') return;
+  const branch = schemaFor(schema, Array.isArray(value) ? 'array' : 'object');
   if (Array.isArray(value)) {
-    value.forEach((v, i) => refuseUnstorableText(v, `${at}[${i}]`));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, v] of Object.entries(value)) {
-      const field = at ? `${at}.${key}` : key;
-      if (UNSTORABLE.test(key)) refuseUnstorableText(key, field);
-      refuseUnstorableText(v, field);
-    }
+    const items = branch?.items as JsonSchema | undefined;
+    value.forEach((v, i) => refuseUnstorableText(v, `${at}[${i}]`, items ?? (branch ? undefined : {})));
+    return;
   }
+  const properties = (branch?.properties ?? {}) as Record<string, JsonSchema>;
+  const extra = branch?.additionalProperties;
+  for (const [key, v] of Object.entries(value)) {
+    const field = at ? `${at}.${key}` : key;
+    if (UNSTORABLE.test(key)) refuseUnstorableText(key, field, undefined);
+    const child = properties[key] ?? (typeof extra === 'object' ? (extra as JsonSchema) : branch ? undefined : {});
+    if (child) refuseUnstorableText(v, field, child);
+  }
+}
+
+/** The (sub)schema describing values of `kind`: the schema itself, or its first anyOf/oneOf branch of that type. */
+function schemaFor(schema: JsonSchema | undefined, kind: 'array' | 'object'): JsonSchema | undefined {
+  if (!schema) return undefined;
+  const type: unknown = schema.type;
+  const own = Array.isArray(type) ? type.includes(kind) : type === kind;
+  if (own || (!type && !schema.anyOf && !schema.oneOf)) return schema;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key] as JsonSchema[] | undefined;
+    const found = branches?.map((b) => schemaFor(b, kind)).find((b) => b !== undefined);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**

@@ -5,6 +5,8 @@ import { createApiKey, revokeApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
 import { html, page, sendPage } from './html.js';
 import type { PageKit } from './page-kit.js';
+import { listSubscriptions, removeSubscription } from '../domain/subscriptions.js';
+import { isUuid } from '../domain/ids.js';
 import { currentUser, type WebUser } from './sessions.js';
 
 export const CONNECTIONS_PATH = '/settings/connections';
@@ -20,10 +22,12 @@ export function registerConnections(router: Router, kit: PageKit): void {
   router.post(`${CONNECTIONS_PATH}/api-key`, createKey);
   router.post(`${CONNECTIONS_PATH}/api-key/revoke`, revokeKey);
   router.post(`${CONNECTIONS_PATH}/apps/revoke`, disconnectApp);
+  router.post(`${CONNECTIONS_PATH}/subscriptions/remove`, removeEventSubscription);
 
   async function connectionsPage(ctx: Context, user: WebUser, opts: { newKey?: string; notice?: string; status?: number } = {}): Promise<void> {
     const key = (await db('api_keys').where({ user_id: user.id }).first('hint', 'created_at')) as { hint: string; created_at: Date } | undefined;
     const apps = await listConnectedApps(db, user.id);
+    const subscriptions = await listSubscriptions(db, user.id);
     const token = csrf(ctx);
     const keySection = opts.newKey
       ? html`<p class="notice">Your new API key. Copy it now: it is shown only once${key ? ', and any previous key has stopped working' : ''}.</p>
@@ -36,6 +40,17 @@ export function registerConnections(router: Router, kit: PageKit): void {
       (app) => html`<li><strong>${app.clientName ?? 'An app that gave no name'}</strong><br>
 <span class="muted">Connected ${app.approvedAt ? app.approvedAt.toISOString().slice(0, 10) : ''}${app.redirectUris[0] ? ` · returns to ${URL.parse(app.redirectUris[0])?.host ?? app.redirectUris[0]}` : ''}</span>
 <form method="post" action="${CONNECTIONS_PATH}/apps/revoke"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="grant" value="${app.grantId}"><button class="danger" type="submit">Disconnect</button></form></li>`,
+    );
+    const made = (credential: string | null) =>
+      credential?.startsWith('key:')
+        ? 'made with your API key'
+        : credential?.startsWith('grant:')
+          ? `made by ${apps.find((a) => `grant:${a.grantId}` === credential)?.clientName ?? 'an app'}`
+          : 'made before connections were recorded';
+    const subscriptionItems = subscriptions.map(
+      (s) => html`<li><strong>${s.url}</strong><br>
+<span class="muted">${s.via === 'mcp' ? 'MCP events' : 'Webhook'} · ${s.status} · ${made(s.credential)} · ${s.events.join(', ')}</span>
+<form method="post" action="${CONNECTIONS_PATH}/subscriptions/remove"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="subscription" value="${s.id}"><button class="danger" type="submit">Remove</button></form></li>`,
     );
     sendPage(
       ctx,
@@ -50,6 +65,9 @@ ${key ? html`<form method="post" action="${CONNECTIONS_PATH}/api-key/revoke"><in
 </section>
 <section class="card"><h2>Connected apps</h2>
 ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps are connected. Apps connect by OAuth from ${config.baseUrl}/mcp.</p>`}
+</section>
+<section class="card"><h2>Event subscriptions</h2>
+${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : html`<p>No webhooks or MCP event subscriptions. They end with the key or app that made them.</p>`}
 </section>`,
       ),
     );
@@ -71,7 +89,8 @@ ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps ar
     const done = ctx.query.done;
     const notices: Record<string, string> = {
       'key-revoked': 'Your API key was revoked; it answers 401 from now on.',
-      'app-revoked': 'The app was disconnected; its tokens no longer work.',
+      'app-revoked': 'The app was disconnected; its tokens and event subscriptions no longer work.',
+      'subscription-removed': 'The event subscription was removed.',
     };
     await connectionsPage(ctx, user, typeof done === 'string' && notices[done] ? { notice: notices[done] } : {});
   }
@@ -104,5 +123,15 @@ ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps ar
     await revokeConnectedApp(db, user.id, form.grant ?? '');
     ctx.status = 303;
     ctx.redirect(`${CONNECTIONS_PATH}?done=app-revoked`);
+  }
+
+  async function removeEventSubscription(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const user = await requireUser(ctx);
+    if (!user) return;
+    if (isUuid(form.subscription ?? '')) await removeSubscription(db, user.id, form.subscription!);
+    ctx.status = 303;
+    ctx.redirect(`${CONNECTIONS_PATH}?done=subscription-removed`);
   }
 }

@@ -44,13 +44,13 @@ describe('create_event_subscription', () => {
 
   it.each([
     ['plain http', 'http://93.184.215.14/hooks', /url/],
-    ['loopback by address', 'https://127.0.0.1/hooks', /private, loopback or reserved/],
-    ['loopback by name', 'https://localhost/hooks', /private, loopback or reserved/],
+    ['loopback by address', 'https://127.0.0.1/hooks', /is not allowed: it does not resolve to a public address/],
+    ['loopback by name', 'https://localhost/hooks', /'localhost' is not allowed: it does not resolve to a public address/],
     ['a private range', 'https://10.1.2.3/hooks', /10\.1\.2\.3/],
     ['link-local (cloud metadata)', 'https://169.254.169.254/latest', /169\.254\.169\.254/],
     ['IPv6 loopback', 'https://[::1]/hooks', /::1/],
     ['IPv6 unique local', 'https://[fd00::1]/hooks', /fd00::1/],
-    ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hooks', /resolves to/],
+    ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hooks', /is not allowed/],
     ['credentials in the URL', 'https://user:pw@93.184.215.14/hooks', /user name or password/],
     ['a host that does not resolve', 'https://no-such-host.invalid/hooks', /does not resolve/],
   ])('refuses %s with 409 on url', async (_name, url, pattern) => {

@@ -5,6 +5,7 @@
  * The contract is oidc-provider's example adapter (example/my_adapter.js in its repository).
  */
 import type { Knex } from 'knex';
+import { endSubscriptionsOf } from '../../domain/subscriptions.js';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 
 /** Models whose rows belong to a grant and go when the grant is revoked. */
@@ -80,6 +81,7 @@ export class PostgresAdapter implements Adapter {
       const grantId = row.grant_id;
       // The grant's codes and tokens, and the grant itself (access tokens are checked against it).
       await this.db('oauth_payloads').where({ grant_id: grantId }).orWhere({ model: 'Grant', id: grantId }).delete();
+      await endSubscriptionsOf(this.db, null, `grant:${grantId}`);
     }
     throw new errors.InvalidGrant('this code or refresh token was already used; the connection is revoked: sign in again');
   }

@@ -4,6 +4,7 @@
  * under it; its access tokens stop at once because verification checks the grant
  * (src/auth/oauth/verify.ts).
  */
+import { endSubscriptionsOf } from '../../domain/subscriptions.js';
 import type { Knex } from 'knex';
 
 export interface ConnectedApp {
@@ -52,6 +53,7 @@ export async function revokeConnectedApp(db: Knex, userId: string, grantId: stri
     const deleted = await trx('oauth_payloads').where({ model: 'Grant', id: grantId, account_id: userId }).delete();
     if (deleted === 0) return false;
     await trx('oauth_payloads').where({ grant_id: grantId }).delete();
+    await endSubscriptionsOf(trx, userId, `grant:${grantId}`);
     return true;
   });
 }

@@ -11,6 +11,7 @@ import * as bodyOutlines from './20261122000900_body_outlines.js';
 import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
 import * as chatKeysPerAuthor from './20261124000100_chat_keys_per_author.js';
 import * as searchWordsPerReader from './20261124000200_search_words_per_reader.js';
+import * as subscriptionCredentials from './20261124000300_subscription_credentials.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const migrations: [string, Migration][] = [
   ['20261122001000_search_vector_codes', searchVectorCodes],
   ['20261124000100_chat_keys_per_author', chatKeysPerAuthor],
   ['20261124000200_search_words_per_reader', searchWordsPerReader],
+  ['20261124000300_subscription_credentials', subscriptionCredentials],
 ];
 
 /** A knex MigrationSource over the static list above. */
