@@ -8,6 +8,7 @@ import { html, page, sendPage } from './html.js';
 import { safeNext } from './forms.js';
 import type { PageKit } from './page-kit.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords.js';
+import { signInThrottle } from '../domain/sign-in-throttle.js';
 import { currentUser, signIn, signOut } from './sessions.js';
 
 export function registerSignIn(router: Router, kit: PageKit): void {
@@ -63,10 +64,25 @@ ${signUpLink}
     if (!form) return;
     const next = safeNext(form.next, CONNECTIONS_PATH);
     const email = (form.email ?? '').trim();
+    const again = form.again && form.again.length <= 100 ? form.again : undefined;
+    const throttle = signInThrottle(db, config.signInMaxFailures);
+    const wait = await throttle.wait(email, ctx.ip);
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      return signInPage(ctx, 429, {
+        next,
+        email,
+        error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minutes.`,
+        ...(again ? { again } : {}),
+      });
+    }
     const user = email ? await findUserByEmail(db, email) : undefined;
     const ok = await verifyPassword((user as { password_hash?: string | null } | undefined)?.password_hash, form.password ?? '');
-    const again = form.again && form.again.length <= 100 ? form.again : undefined;
-    if (!user || !ok) return signInPage(ctx, 401, { next, email, error: 'That email and password do not match an account.', ...(again ? { again } : {}) });
+    if (!user || !ok) {
+      await throttle.failed(email, ctx.ip);
+      return signInPage(ctx, 401, { next, email, error: 'That email and password do not match an account.', ...(again ? { again } : {}) });
+    }
+    await throttle.succeeded(email);
     await signIn(ctx, db, user.id, again ?? null);
     ctx.status = 303;
     ctx.redirect(next);
