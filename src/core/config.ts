@@ -30,6 +30,7 @@ const schema = {
     TRUST_PROXY: { type: 'boolean', default: false },
     TRUST_PROXY_HOPS: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
     ALLOW_SIGN_UP: { type: 'boolean', default: true },
+    CLIENT_REGISTRATIONS_PER_DAY: { type: 'integer', minimum: 1, default: 20 },
     SIGNIN_MAX_FAILURES_PER_ACCOUNT: { type: 'integer', minimum: 1, default: 10 },
     SIGNIN_MAX_FAILURES_PER_ADDRESS: { type: 'integer', minimum: 1, default: 100 },
     BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, default: 5 * 1024 * 1024 },
@@ -86,6 +87,8 @@ export interface Config {
   logLevel: string;
   /** When set, /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** OAuth client registrations one address may make a day. */
+  clientRegistrationsPerDay: number;
   /** Failed sign-ins before an email is refused for 15 minutes, and an address for a day. */
   signInMaxFailures: { perAccount: number; perAddress: number };
   /** How long a stopping process waits for requests in flight before it cuts them off. */
@@ -168,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS as number,
+    clientRegistrationsPerDay: raw.CLIENT_REGISTRATIONS_PER_DAY as number,
     signInMaxFailures: { perAccount: raw.SIGNIN_MAX_FAILURES_PER_ACCOUNT as number, perAddress: raw.SIGNIN_MAX_FAILURES_PER_ADDRESS as number },
     metricsToken: raw.METRICS_TOKEN as string | undefined,
     logFormat: raw.LOG_FORMAT as Config['logFormat'],

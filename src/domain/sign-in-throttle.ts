@@ -1,6 +1,6 @@
 /**
  * Password guessing, throttled per account and per address (rate-limiter-flexible on Postgres,
- * table `signin_throttle`, shared by every process): after `perAccount` failed sign-ins for one
+ * table `throttles`, shared by every process): after `perAccount` failed sign-ins for one
  * email within 15 minutes, that email is refused, whoever asks, until the window is over (and
  * 15 minutes longer once a refused attempt fails again); after `perAddress` failures from one
  * address within a day, that address is refused likewise for the day. A
@@ -23,7 +23,7 @@ const limiters = new WeakMap<Knex, SignInThrottle>();
 export function signInThrottle(db: Knex, limits: { perAccount: number; perAddress: number }): SignInThrottle {
   const known = limiters.get(db);
   if (known) return known;
-  const common = { storeClient: db, storeType: 'knex', tableName: 'signin_throttle', tableCreated: true, clearExpiredByTimeout: false } as const;
+  const common = { storeClient: db, storeType: 'knex', tableName: 'throttles', tableCreated: true, clearExpiredByTimeout: false } as const;
   const byAccount = new RateLimiterPostgres({ ...common, keyPrefix: 'email', points: limits.perAccount, duration: 15 * 60, blockDuration: 15 * 60 });
   const byAddress = new RateLimiterPostgres({ ...common, keyPrefix: 'address', points: limits.perAddress, duration: 24 * 3600, blockDuration: 24 * 3600 });
   const emailKey = (email: string) => email.trim().toLowerCase();

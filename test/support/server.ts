@@ -86,6 +86,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000',
+    CLIENT_REGISTRATIONS_PER_DAY: '100000',
     BASE_URL: baseUrl,
     ...env,
   });

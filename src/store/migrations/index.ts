@@ -12,7 +12,7 @@ import * as searchVectorCodes from './20261122001000_search_vector_codes.js';
 import * as chatKeysPerAuthor from './20261124000100_chat_keys_per_author.js';
 import * as searchWordsPerReader from './20261124000200_search_words_per_reader.js';
 import * as subscriptionCredentials from './20261124000300_subscription_credentials.js';
-import * as signinThrottle from './20261124000400_signin_throttle.js';
+import * as throttles from './20261124000400_throttles.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,7 +34,7 @@ const migrations: [string, Migration][] = [
   ['20261124000100_chat_keys_per_author', chatKeysPerAuthor],
   ['20261124000200_search_words_per_reader', searchWordsPerReader],
   ['20261124000300_subscription_credentials', subscriptionCredentials],
-  ['20261124000400_signin_throttle', signinThrottle],
+  ['20261124000400_throttles', throttles],
 ];
 
 /** A knex MigrationSource over the static list above. */

@@ -13,7 +13,8 @@ import type { Provider } from 'oidc-provider';
 import type { Config } from '../../core/config.js';
 import type { AccessTokenVerifier } from '../../auth/guard.js';
 import { loadOrCreateKeys, type AuthKeys } from '../../auth/oauth/keys.js';
-import { createProvider, SCOPES } from './provider.js';
+import { createProvider, ROUTES, SCOPES } from './provider.js';
+import { countRegistration } from '../../domain/registration-limit.js';
 import { createAccessTokenVerifier, VerificationKeys } from '../../auth/oauth/verify.js';
 
 export interface AuthServer {
@@ -36,7 +37,7 @@ export async function createAuthServer(deps: { db: Knex; config: Config; log: Lo
     keys: new VerificationKeys(deps.db, keys),
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const middleware = compose([protectedResourceMetadata(deps.config), mount(provider as never)]);
+  const middleware = compose([protectedResourceMetadata(deps.config), limitRegistrations(deps.db, deps.config), mount(provider as never)]);
   return { provider, keys, cookieKeys: keys.cookie, verifyAccessToken, middleware };
 }
 
@@ -69,5 +70,39 @@ function protectedResourceMetadata(config: Config): Middleware {
       resource_name: 'listkeeper',
       resource_documentation: `${config.baseUrl}/api/v1/openapi.json`,
     };
+  };
+}
+
+/** Largest client metadata document a registration may send (RFC 7591), in bytes. */
+export const MAX_CLIENT_METADATA_BYTES = 8 * 1024;
+
+/**
+ * Before oidc-provider's registration endpoint: metadata over 8 KiB is refused
+ * (invalid_client_metadata), and registrations are counted per address and day
+ * (CLIENT_REGISTRATIONS_PER_DAY). A client nobody approves is dropped after 7 days (adapter.ts).
+ */
+function limitRegistrations(db: Knex, config: Config): Middleware {
+  return async function limitClientRegistration(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method !== 'POST' || ctx.path !== ROUTES.registration) return next();
+    const length = Number(ctx.get('content-length') || 0);
+    if (length > MAX_CLIENT_METADATA_BYTES || (!length && ctx.get('transfer-encoding'))) {
+      ctx.status = 400;
+      ctx.body = {
+        error: 'invalid_client_metadata',
+        error_description: `client metadata is limited to ${MAX_CLIENT_METADATA_BYTES} bytes, sent with a Content-Length`,
+      };
+      return;
+    }
+    const wait = await countRegistration(db, ctx.ip || 'unknown', config.clientRegistrationsPerDay);
+    if (wait > 0) {
+      ctx.status = 429;
+      ctx.set('Retry-After', String(wait));
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: `too many client registrations from this address today; try again in ${Math.ceil(wait / 3600)} hours`,
+      };
+      return;
+    }
+    await next();
   };
 }
