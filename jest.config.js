@@ -3,9 +3,9 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // One Postgres for the whole run (embedded, or DATABASE_URL_TEST); see test/support/globalSetup.ts.
-  globalSetup: '<rootDir>/test/support/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  // One Postgres for the whole run (embedded, or DATABASE_URL_TEST); see test/support/global-setup.ts.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Fixed fast-check seed in CI (see the file).
   setupFilesAfterEnv: ['<rootDir>/test/support/fastcheck.ts'],
   extensionsToTreatAsEsm: ['.ts'],
