@@ -1,113 +1,29 @@
-import type { Knex } from 'knex';
-import type { Handler, OpInput, OpOutput, OperationContext } from '../core/context.js';
-import { keepsDueDate, keepsStatus, type ListRow } from '../domain/lists.js';
-import {
-  itemRowDto,
-  listsById,
-  loadAccessible,
-  parseDueAt,
-  statusColumns,
-  TASK_STATUSES,
-  type AccessibleItem,
-  type ItemDbRow,
-  type TaskStatus,
-} from '../domain/items.js';
-import { resolveValues, ValueError, withNewOptions } from '../domain/values.js';
-import { mergeBody, type LegacyMode } from '../domain/legacy-body.js';
-import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../domain/body/index.js';
+import type { Handler } from '../core/context.js';
 import { getUser } from '../domain/accounts.js';
-import { recordActivity } from '../domain/activity.js';
+import { rememberOutline } from '../domain/body-outlines.js';
+import { discardUnattached, downloadImages } from '../domain/images.js';
 import { linkRoots } from '../domain/links.js';
-import { attachImages, clearImages, discardUnattached, downloadImages } from '../domain/images.js';
-import { ApiError, invalid, toolError } from '../core/errors.js';
-import { emitAwaitingAgent } from '../domain/events.js';
-import { prepareBody, rememberOutline } from '../domain/body-outlines.js';
-
-type Input = OpInput<'update_items'>;
-type Entry = Input['items'][number];
-type ResultItem = OpOutput<'update_items'>['items'][number];
-
-/** A refusal of one entry: the batch stops there and the answer names what was written before it. */
-class Refusal extends Error {
-  constructor(
-    readonly code: 'toolError' | 'notFound' | 'invalid',
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** Fields the owner keeps on an item shared one by one (`editable: titleAndBody`). */
-const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent'] as const;
+import { refusalError, updateItems, updateSettings, type UpdateOutcome } from '../domain/update-items.js';
 
 /**
- * PATCH /items: up to 200 items, written in order in one transaction. A refusal stops the
- * batch: the items before it stay written and are named in the error's `details`.
+ * PATCH /items: up to 200 items, written in order in one transaction (src/domain/update-items.ts).
+ * A refusal stops the batch: the items before it stay written and are named in the error's
+ * `details`. Images are downloaded before the transaction; those not attached in the end are
+ * deleted again.
  */
 export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const { db, principal, services, config } = ctx;
-  const mode = (input.mode ?? 'append') as LegacyMode;
-  if (mode === 'replace' && input.confirmReplace !== true) {
-    throw toolError('mode replace overwrites whole bodies: send confirmReplace: true to do it, or use block edits (get_item with forEditing, then edits).');
-  }
-  if (mode === 'insertAfter' && !input.anchor) throw invalid('mode insertAfter needs an anchor: a verbatim snippet of the line to insert after.', 'anchor');
   const user = await getUser(db, principal.userId);
-  const now = services.now();
-  const due =
-    input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : parseDueAt(input.dueAt, user.timezone);
-  if (due === null && input.dueAt!.trim().toLowerCase() !== 'none')
-    throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none'.`, 'dueAt');
-
-  const ids = input.items.map((e) => e.itemId);
-  const written: ResultItem[] = [];
-  let imagesAttached = 0;
-  const imageFailures: OpOutput<'update_items'>['imageFailures'] = [];
-  let refusal: { error: Refusal; entry: Entry; index: number } | null = null;
-
+  const settings = updateSettings(input, user.timezone);
   const downloads = await downloadImages(
     ctx,
     input.items.flatMap((e) => e.imageUrls ?? []),
   );
   const attached = new Set<string>();
-  const trx = await db.transaction();
+  let outcome: UpdateOutcome;
   try {
-    const { accessible, lists } = await lockTargets(
-      trx,
-      principal.userId,
-      ids,
-      input.items.some((e) => e.values !== undefined && e.values !== null),
-    );
-    for (const entry of input.items) {
-      const found = accessible.get(entry.itemId);
-      if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '', { store: false });
-    }
-    for (const [index, entry] of input.items.entries()) {
-      try {
-        const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now });
-        written.push(result.item);
-        if (entry.clearImages) await clearImages(trx, entry.itemId);
-        const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : [], downloads);
-        imagesAttached += images.attached;
-        imageFailures.push(...images.failures);
-        for (const bucketPath of images.downloadedPaths) attached.add(bucketPath);
-      } catch (err) {
-        if (!(err instanceof Refusal)) throw err;
-        refusal = { error: err, entry, index };
-        break;
-      }
-    }
-    if (written.length)
-      await recordActivity(trx, principal, {
-        action: 'items.updated',
-        summary: `Updated ${written.length} item${written.length > 1 ? 's' : ''}: ${written
-          .slice(0, 5)
-          .map((i) => i.title ?? '(untitled)')
-          .join(', ')}`,
-      });
-    await trx.commit();
+    outcome = await db.transaction((trx) => updateItems(ctx, trx, input, { ...settings, now: services.now(), downloads, attached }));
   } catch (err) {
-    await trx.rollback();
     if (downloads.size) await discardUnattached(ctx, downloads, new Set());
     throw err;
   }
@@ -115,208 +31,8 @@ export const update_items: Handler<'update_items'> = async (ctx, input) => {
   if (downloads.size) await discardUnattached(ctx, downloads, attached);
   // The new versions of long bodies edited by block are parsed in memory: keep their outlines
   // for other processes. Not awaited, and a failure only costs a later parse.
-  for (const item of written) if (item.body && 'applied' in item) void rememberOutline(db, item.id, item.body).catch(() => undefined);
-  if (refusal) {
-    const { error, entry, index } = refusal;
-    const writtenIds = written.map((i) => i.id);
-    const note = writtenIds.length
-      ? ` ${writtenIds.length} item${writtenIds.length > 1 ? 's' : ''} before it ${writtenIds.length > 1 ? 'were' : 'was'} written (details.writtenItemIds); the rest were not.`
-      : ' Nothing was written.';
-    throw new ApiError(error.code, `items[${index}] (${entry.itemId}): ${error.message}${note}`, {
-      details: { writtenItemIds: writtenIds, refusedItemId: entry.itemId, refusedIndex: index, ...error.extra },
-    });
-  }
+  for (const item of outcome.written) if (item.body && 'applied' in item) void rememberOutline(db, item.id, item.body).catch(() => undefined);
+  if (outcome.refusal) throw refusalError(outcome.refusal, outcome.written);
+  const { written, imagesAttached, imageFailures } = outcome;
   return { updated: written.length, items: written, imagesAttached, imageFailures, links: linkRoots(config) };
 };
-
-/**
- * The items of the call and their lists, read and locked in this transaction: lists first (as
- * update_list and create_items lock them), then items, each in id order. Edits, handles and
- * versions are then checked against the body as it is, so two concurrent calls never overwrite
- * each other's changes. Lists are locked for update only when an entry sets values (which may
- * add select options to them).
- */
-async function lockTargets(
-  trx: Knex,
-  userId: string,
-  ids: string[],
-  setsValues: boolean,
-): Promise<{ accessible: Map<string, AccessibleItem>; lists: Map<string, ListRow> }> {
-  const lock = setsValues ? 'update' : 'share';
-  const seen = await loadAccessible(trx, userId, ids);
-  const lists = await listsById(
-    trx,
-    [...seen.values()].map((a) => a.row.list_id),
-    { lock },
-  );
-  const accessible = await loadAccessible(trx, userId, ids, { forUpdate: true });
-  // An item moved to another list between the two reads: lock that list too (out of order, rare).
-  const missing = [...accessible.values()].map((a) => a.row.list_id).filter((id) => !lists.has(id));
-  for (const [id, list] of await listsById(trx, missing, { lock })) lists.set(id, list);
-  return { accessible, lists };
-}
-
-interface UpdateArgs {
-  entry: Entry;
-  index: number;
-  item: AccessibleItem | undefined;
-  lists: Map<string, ListRow>;
-  input: Input;
-  mode: LegacyMode;
-  due: { dueAt: Date; hasDueTime: boolean } | null | undefined;
-  now: Date;
-}
-
-async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Promise<{ item: ResultItem }> {
-  const { entry, item, input, now } = args;
-  if (!item) throw new Refusal('notFound', 'no such item in your workspace (or it is in the trash).');
-  const { row, access } = item;
-  const list = args.lists.get(row.list_id)!;
-  refuseOwnerFields(entry, input, access);
-
-  const patch: Record<string, unknown> = {};
-  let edited = false;
-  if (entry.title !== undefined && entry.title !== null) {
-    patch.title = entry.title;
-    edited = true;
-  }
-  let bodyResult: { bodyVersion: string; applied: string[] } | null = null;
-  const body = changeBody(row, entry, args.mode, input.anchor ?? null);
-  if (body) {
-    patch.body = body.body;
-    bodyResult = { bodyVersion: bodyVersion(body.body), applied: body.applied };
-    edited = true;
-  }
-
-  let properties = list.properties;
-  let taskStatus = input.taskStatus ?? undefined;
-  let dueChange = args.due;
-  if (entry.values !== undefined && entry.values !== null) {
-    let resolved: ReturnType<typeof resolveValues>;
-    try {
-      resolved = resolveValues(list.properties, entry.values);
-    } catch (err) {
-      if (err instanceof ValueError) throw new Refusal('toolError', err.message);
-      throw err;
-    }
-    const values = { ...row.values };
-    for (const [id, value] of Object.entries(resolved.set)) {
-      if (value === null) delete values[id];
-      else values[id] = value;
-    }
-    patch.values = JSON.stringify(values);
-    properties = withNewOptions(list.properties, resolved.newOptions);
-    if (resolved.taskStatus !== undefined && resolved.taskStatus !== null) taskStatus = resolved.taskStatus as TaskStatus;
-    if (resolved.dueAt !== undefined) {
-      if (resolved.dueAt === null) dueChange = null;
-      else {
-        const parsed = parseDueAt(resolved.dueAt, 'UTC');
-        if (!parsed) throw new Refusal('toolError', `'${resolved.dueAt}' is not an ISO 8601 date for the due date.`);
-        dueChange = parsed;
-      }
-    }
-    edited = true;
-  }
-  if (taskStatus !== undefined) {
-    if (!keepsStatus(list)) throw new Refusal('toolError', `list '${list.name}' keeps no status, so taskStatus cannot be set on this item.`);
-    if (!TASK_STATUSES.includes(taskStatus)) throw new Refusal('toolError', `taskStatus must be one of ${TASK_STATUSES.join(', ')}.`);
-    Object.assign(patch, statusColumns(row, taskStatus, now));
-  }
-  if (dueChange !== undefined) {
-    if (!keepsDueDate(list)) throw new Refusal('toolError', `list '${list.name}' keeps no due date, so dueAt cannot be set on this item.`);
-    Object.assign(
-      patch,
-      dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime },
-    );
-  }
-  const assigned = assignment(row, list, entry);
-  if (assigned !== undefined) patch.assigned_agent = assigned;
-  if (input.archived !== undefined && input.archived !== null) patch.archived_at = input.archived ? (row.archived_at ?? now) : null;
-  let favorited = row.favorited;
-  if (input.favorited !== undefined && input.favorited !== null) {
-    if (access === 'own') patch.favorited = input.favorited;
-    else favorited = await setRecipientFavorite(trx, ctx.principal.userId, row.id, input.favorited);
-  }
-  if (properties !== list.properties) {
-    await trx('lists')
-      .where({ id: list.id })
-      .update({ properties: JSON.stringify(properties) });
-    args.lists.set(list.id, { ...list, properties });
-  }
-  let updated = row;
-  if (Object.keys(patch).length > 0) {
-    const rows = (await trx('items')
-      .where({ id: row.id })
-      .update({ ...patch, updated_at: now, ...(edited ? { edited_at: now } : {}) })
-      .returning('*')) as ItemDbRow[];
-    updated = rows[0]!;
-  }
-  // Handing a task to an agent releases task.awaitingAgent, in this transaction (outbox).
-  if (assigned && updated.task_status !== 'completed') await emitAwaitingAgent(trx, updated, 'assigned', assigned, now);
-  const dto = itemRowDto(updated, { properties }, { isSharedWithMe: access !== 'own', favorited: access === 'own' ? updated.favorited : favorited });
-  return { item: bodyResult ? { ...dto, ...bodyResult } : dto };
-}
-
-/** The new `assigned_agent` when the entry changes it ("" unassigns), else undefined. Tasks only. */
-function assignment(row: ItemDbRow, list: ListRow, entry: Entry): string | null | undefined {
-  if (entry.assignedAgent === undefined || entry.assignedAgent === null) return undefined;
-  if (!keepsStatus(list))
-    throw new Refusal('toolError', `assignedAgent is for tasks, and list '${list.name}' keeps no status; move the item to a tasks list first.`);
-  const name = entry.assignedAgent.trim() || null;
-  return name === row.assigned_agent ? undefined : name;
-}
-
-function refuseOwnerFields(entry: Entry, input: Input, access: AccessibleItem['access']): void {
-  if (access !== 'titleAndBody') return;
-  const named = [
-    ...OWNER_FIELDS.filter((f) => entry[f] !== undefined && entry[f] !== null),
-    ...(['taskStatus', 'dueAt', 'archived'] as const).filter((f) => input[f] !== undefined && input[f] !== null),
-  ];
-  if (named.length) {
-    throw new Refusal(
-      'toolError',
-      `this item is shared with you one by one: ${named.join(', ')} belong${named.length === 1 ? 's' : ''} to its owner; you may change its title and body.`,
-    );
-  }
-}
-
-/** The new body from `edits` or the legacy `body` + mode, or null when the entry changes neither. */
-function changeBody(row: ItemDbRow, entry: Entry, mode: LegacyMode, anchor: string | null): { body: string; applied: string[] } | null {
-  const hasEdits = entry.edits !== undefined && entry.edits !== null;
-  const hasBody = entry.body !== undefined && entry.body !== null;
-  if (hasEdits && hasBody) throw new Refusal('toolError', 'send either edits (block edits by handle) or body (with mode), not both.');
-  if (hasBody) {
-    const merged = mergeBody(row.body, entry.body!, mode, anchor);
-    if ('error' in merged) throw new Refusal('toolError', merged.error, bodyDetails(row.body));
-    return { body: merged.body, applied: [`${mode} body`] };
-  }
-  if (!hasEdits) return null;
-  const edits: BodyEdit[] = [];
-  for (const [i, raw] of entry.edits!.entries()) {
-    const parsed = parseEdit(raw);
-    if (typeof parsed === 'string') throw new Refusal('toolError', `edits[${i}]: ${parsed}`, bodyDetails(row.body));
-    edits.push(parsed);
-  }
-  const result = applyEdits(row.body ?? '', edits);
-  if (!result.ok) {
-    throw new Refusal(
-      'toolError',
-      `edits[${result.editIndex}]: ${result.error} Nothing was written on this item; details.body has its current body with fresh handles.`,
-      {
-        body: result.editable.text,
-        bodyVersion: result.version,
-      },
-    );
-  }
-  return { body: result.body, applied: result.applied };
-}
-
-function bodyDetails(body: string | null): Record<string, unknown> {
-  return { bodyVersion: bodyVersion(body ?? '') };
-}
-
-async function setRecipientFavorite(trx: Knex, userId: string, itemId: string, on: boolean): Promise<boolean> {
-  if (on) await trx('recipient_favorites').insert({ user_id: userId, item_id: itemId }).onConflict(['user_id', 'item_id']).ignore();
-  else await trx('recipient_favorites').where({ user_id: userId, item_id: itemId }).delete();
-  return on;
-}
