@@ -8,13 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { compactOutputSchema, takesStructuredArguments } from './tool-schemas.js';
+import { compactOutputSchema } from './tool-schemas.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** Appended to a tool's description when it takes objects or arrays (see parseJsonStrings in src/mcp). */
-const JSON_STRING_NOTE = 'Object and array arguments may also be sent as JSON strings.';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -191,6 +189,93 @@ function withStorableText(bundled: JsonObject): JsonObject {
   return doc;
 }
 
+/**
+ * A tool's input schema in the form every MCP client's function calling reads: no type arrays
+ * and no null branches. `type: [X, "null"]` becomes `type: X` (several types other than null
+ * become one `anyOf` branch each), `null` leaves an `enum`, and an
+ * `anyOf`/`oneOf` whose other branch is `{type: "null"}` becomes that branch: "no value" is an
+ * argument left out. The service still validates with the operation table's schemas, so a client
+ * that sends `null` where the API takes it is answered as before.
+ */
+function portableInput(schema: JsonObject): JsonObject {
+  const walk = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    let out: JsonObject = {};
+    for (const [key, value] of Object.entries(node))
+      out[key] = key === 'properties' ? Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [k, walk(v)])) : walk(value);
+    if (Array.isArray(out.type)) {
+      const types = (out.type as string[]).filter((t) => t !== 'null');
+      if (types.length === 1) out.type = types[0]!;
+      else {
+        // Several types (a value that is text, a number, a flag or a list): one branch each.
+        const { type: _, ...rest } = out;
+        const shared = Object.fromEntries(Object.entries(rest).filter(([k]) => k === 'description'));
+        const branch = (t: string): JsonObject => {
+          const own: JsonObject = { type: t };
+          if (t === 'string' && rest.maxLength !== undefined) own.maxLength = rest.maxLength;
+          if (t === 'array') for (const k of ['items', 'maxItems', 'minItems'] as const) if (rest[k] !== undefined) own[k] = rest[k];
+          return own;
+        };
+        out = { ...shared, anyOf: types.map(branch) };
+      }
+    }
+    if (Array.isArray(out.enum)) out.enum = (out.enum as Json[]).filter((v) => v !== null);
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      if (!Array.isArray(out[key])) continue;
+      const branches = (out[key] as JsonObject[]).filter((b) => !(b && typeof b === 'object' && b.type === 'null' && Object.keys(b).length === 1));
+      if (branches.length === 1) {
+        const { [key]: _, ...rest } = out;
+        out = { ...rest, ...asObject(branches[0]) };
+      } else out[key] = branches;
+    }
+    return out;
+  };
+  return asObject(walk(schema));
+}
+
+/**
+ * A tool's output schema without type arrays: a field that may be null (`type: [X, "null"]`)
+ * is left out of the schema (and of `required`), so structuredContent still validates (the
+ * objects stay open) and single-`type` dialects read what is declared; the JSON text of the
+ * result and the tool's description carry the rest. Other type arrays become `anyOf` branches.
+ */
+function portableOutput(schema: JsonObject): JsonObject {
+  const nullable = (node: Json | undefined) => Array.isArray(asObject(node).type) && (asObject(node).type as string[]).includes('null');
+  const walk = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'properties') {
+        out.properties = Object.fromEntries(
+          Object.entries(asObject(value))
+            .filter(([, v]) => !nullable(v) || asObject(node).additionalProperties === false)
+            .map(([k, v]) => [k, walk(v)]),
+        );
+      } else if (key === '$defs') out.$defs = Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [k, walk(v)]));
+      else out[key] = walk(value);
+    }
+    if (Array.isArray(out.required) && out.properties) {
+      const declared = asObject(out.properties);
+      out.required = (out.required as string[]).filter((name) => name in declared);
+      if ((out.required as string[]).length === 0) delete out.required;
+    }
+    if (Array.isArray(out.type)) {
+      const { type, ...rest } = out;
+      return { ...rest, anyOf: (type as string[]).map((t) => ({ type: t })) };
+    }
+    return out;
+  };
+  return asObject(walk(schema));
+}
+
+/** Tool annotations without the title the tool already carries at its top level. */
+function withoutTitle(annotations: JsonObject): JsonObject {
+  const { title: _, ...rest } = annotations;
+  return rest;
+}
+
 async function main(): Promise<void> {
   const bundled = await loadSpec(false);
   const deref = await loadSpec(true);
@@ -207,12 +292,20 @@ async function main(): Promise<void> {
     .map((r) => {
       const tool = asObject(r.tool);
       const inputSchema = asObject(r.inputSchema);
-      const description = takesStructuredArguments(inputSchema) ? `${String(r.description)}\n${JSON_STRING_NOTE}` : r.description;
+      // That object and array arguments may come as JSON strings is said once, in the server's instructions.
+      const description = r.description;
       const outputSchema = compactOutputSchema(
         successSchema(asObject(asObject(asObject(bundled.paths)[String(r.path)])[String(r.method).toLowerCase()])),
         components,
       );
-      return { name: r.operationId, title: tool.title, description, inputSchema, outputSchema, annotations: tool.annotations };
+      return {
+        name: r.operationId,
+        title: tool.title,
+        description,
+        inputSchema: portableInput(inputSchema),
+        outputSchema: portableOutput(outputSchema),
+        annotations: withoutTitle(asObject(tool.annotations)),
+      };
     });
 
   const sdkTable = sdkOperations(rows, deref);

@@ -194,15 +194,3 @@ function dropImpliedType(node: JsonObject): JsonObject {
   const { type: _type, ...rest } = node;
   return rest;
 }
-
-/** True when some property of an input schema (at any depth) takes an object or an array. */
-export function takesStructuredArguments(schema: JsonObject): boolean {
-  let found = false;
-  const walk = (node: JsonObject): void => {
-    const types = Array.isArray(node.type) ? node.type : [node.type];
-    if (types.includes('object') || types.includes('array')) found = true;
-    forEachSubschema(node, walk);
-  };
-  forEachSubschema(schema, walk);
-  return found;
-}

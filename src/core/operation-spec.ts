@@ -32,5 +32,5 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema & { type: 'object'; properties?: Record<string, JsonSchema> };
   outputSchema: JsonSchema & { type: 'object' };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }

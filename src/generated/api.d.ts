@@ -1090,7 +1090,7 @@ export interface components {
             /** @description The property's name on the source list. */
             property: string;
             /** @description The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels. */
-            value: unknown;
+            value: string | number | boolean | string[];
         };
         MoveItemsResult: {
             /** @description true: nothing moved; repeat with `acknowledgeDataLoss: true`. */

@@ -4499,7 +4499,24 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "The property's name on the source list."
           },
           "value": {
-            "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels."
+            "description": "The value that would be (or was) dropped, as stored; select values as their labels, multiSelect as an array of labels.",
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            ]
           }
         }
       },

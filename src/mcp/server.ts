@@ -18,7 +18,8 @@ import { EVENTS_CAPABILITY, registerEventMethods } from './events.js';
 import { registerResources } from './resources.js';
 
 const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
-const INSTRUCTIONS =
+/** The server's instructions to the model (sent once, at initialize). */
+export const INSTRUCTIONS =
   "listkeeper keeps the person's lists and items. Start with get_context for an overview. " +
   'Tools that take objects or arrays also accept them as JSON strings.';
 

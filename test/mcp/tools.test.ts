@@ -55,7 +55,9 @@ describe('MCP adapter', () => {
         : ADD.includes(tool.name)
           ? { readOnlyHint: false, destructiveHint: false }
           : { readOnlyHint: false, destructiveHint: true };
-      expect({ tool: tool.name, ...tool.annotations }).toMatchObject({ tool: tool.name, ...expected, title: tool.title });
+      // The title is the tool's own (`title`); annotations do not repeat it.
+      expect({ tool: tool.name, ...tool.annotations }).toMatchObject({ tool: tool.name, ...expected });
+      expect(tool.title).toEqual(expect.any(String));
       if (tool.annotations?.readOnlyHint)
         expect({ tool: tool.name, idempotentHint: tool.annotations.idempotentHint }).toEqual({ tool: tool.name, idempotentHint: true });
     }
