@@ -23,7 +23,7 @@ describe('sign-in throttling', () => {
   }
 
   it('refuses an account after 3 wrong passwords, even the right one, and says when to retry', async () => {
-    for (let i = 0; i < 3; i++) expect((await attempt(ada.email, 'wrong password ' + i)).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await attempt(ada.email, `wrong password ${i}`)).status).toBe(401);
     const refused = await attempt(ada.email, PASSWORD);
     expect(refused.status).toBe(429);
     expect(refused.page).toMatch(/Too many failed sign-ins: try again in \d+ minutes/);
