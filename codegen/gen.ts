@@ -132,14 +132,22 @@ function sdkOperations(rows: JsonObject[], deref: JsonObject): JsonObject[] {
   });
 }
 
-/** What every request string the service stores or compares must match: no U+0000 (Postgres text cannot hold it). */
-const STORABLE_TEXT = '^[^\\u0000]*$';
+/**
+ * What every request string the service stores or compares must match: no U+0000 (Postgres text
+ * cannot hold it). Spelled `\x00`, which ECMA-262 with and without the `u` flag (Ajv, JS clients),
+ * Python's `re` (Schemathesis draws from it), Rust's `regex` (Schemathesis validates with
+ * jsonschema-rs), Go's RE2 and PCRE all read as U+0000; Go and PCRE refuse `\u0000`.
+ */
+const STORABLE_TEXT = '^[^\\x00]*$';
+/** Formats whose grammar has no U+0000; to a generator that does not know it, any other format is an annotation. */
+const FORMATS_WITHOUT_NUL = ['date', 'date-time', 'time', 'uuid', 'uri', 'email'];
 
 /**
  * The served document states the refusal where a generator and a fuzzer read it: every string
  * schema of a request (parameters, bodies, and the components they use) that has no `enum`,
- * `const` or `format` gets `pattern: STORABLE_TEXT` (beside a pattern of its own through
- * `allOf`), and every object that takes keys it does not list gets it as `propertyNames`.
+ * `const` or format of FORMATS_WITHOUT_NUL gets `pattern: STORABLE_TEXT` (beside a pattern of
+ * its own through `allOf`), and every object that takes keys it does not list gets it as
+ * `propertyNames`.
  * Response schemas are left as written. Done on the served copy only: the validators and the
  * MCP tools read the operation table, and the service refuses such text with its own sentence.
  */
@@ -159,7 +167,7 @@ function withStorableText(bundled: JsonObject): JsonObject {
       return;
     }
     const types = Array.isArray(node.type) ? node.type : node.type ? [node.type] : [];
-    if (types.includes('string') && node.enum === undefined && node.const === undefined && node.format === undefined) {
+    if (types.includes('string') && node.enum === undefined && node.const === undefined && !FORMATS_WITHOUT_NUL.includes(String(node.format))) {
       if (node.pattern === undefined) node.pattern = STORABLE_TEXT;
       else if (node.pattern !== STORABLE_TEXT) node.allOf = [...((node.allOf as Json[] | undefined) ?? []), { pattern: STORABLE_TEXT }];
     }
@@ -167,7 +175,8 @@ function withStorableText(bundled: JsonObject): JsonObject {
     const isObject = types.includes('object') || node.properties !== undefined;
     if (isObject && node.additionalProperties !== false) node.propertyNames = { ...asObject(node.propertyNames), pattern: STORABLE_TEXT };
     if (node.additionalProperties && typeof node.additionalProperties === 'object') visit(asObject(node.additionalProperties));
-    for (const key of ['items', 'not'] as const) if (node[key] && typeof node[key] === 'object' && !Array.isArray(node[key])) visit(asObject(node[key]));
+    // Not into `not`: the pattern there would admit U+0000 instead of refusing it.
+    if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) visit(asObject(node.items));
     for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const)
       if (Array.isArray(node[key])) for (const b of node[key] as Json[]) visit(asObject(b));
     for (const child of Object.values(asObject(node.properties))) visit(asObject(child));

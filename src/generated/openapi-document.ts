@@ -6,7 +6,7 @@ export const openapiDocument: Record<string, unknown> = {
     "title": "listkeeper API",
     "version": "1.0.0",
     "summary": "Lists and tasks for programs and AI agents.",
-    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person; scopes never narrow it.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh), or a list's name\n  (compared without case; a name no list has answers `404` naming your lists, a name\n  several lists share answers `409` naming them).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601 (RFC 3339 `date-time`; any\n  offset). Text is stored and returned exactly as sent (emoji, right-to-left marks, HTML\n  and Markdown included; nothing is rendered or run), with two exceptions Postgres cannot\n  store: U+0000 and an unpaired UTF-16 surrogate are refused with `400 invalid`. In the\n  served document every request string that is stored or compared says so as\n  `pattern: ^[^\\u0000]*$` (and object keys as `propertyNames`); an unpaired surrogate, which\n  JSON can only carry as a `\\ud800`-style escape, is refused the same way but has no\n  pattern every regular-expression dialect reads alike.\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, request headers over\n  64 KiB, a value outside the schema, or text that cannot be stored: U+0000 or an unpaired\n  UTF-16 surrogate; `field` names where), `unauthorized` 401, `notFound` 404,\n  `methodNotAllowed` 405 (with `Allow`), `toolError` 409 (the call matches the schema but\n  is refused in the workspace's current state: a non-empty list without\n  `confirmDeleteItems`, an anchor not found, a stale body handle, an unknown or duplicate\n  property, `query` beside `changedSince`, a draft automation, ...), `rateLimited` 429\n  (with `Retry-After`).\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
+    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person; scopes never narrow it.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh), or a list's name\n  (compared without case; a name no list has answers `404` naming your lists, a name\n  several lists share answers `409` naming them).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601 (RFC 3339 `date-time`; any\n  offset). Text is stored and returned exactly as sent (emoji, right-to-left marks, HTML\n  and Markdown included; nothing is rendered or run), with two exceptions Postgres cannot\n  store: U+0000 and an unpaired UTF-16 surrogate are refused with `400 invalid`. In the\n  served document every request string that is stored or compared says so as\n  `pattern: ^[^\\x00]*$` (through `allOf` beside a pattern of its own; a `format`, `enum` or\n  `const` already leaves U+0000 out), and object keys as `propertyNames`; the MCP tools'\n  input schemas leave it out and refuse the same text. An unpaired surrogate, which JSON\n  can only carry as a `\\ud800`-style escape, is refused the same way but has no pattern\n  every regular-expression dialect reads alike.\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, request headers over\n  64 KiB, a value outside the schema, or text that cannot be stored: U+0000 or an unpaired\n  UTF-16 surrogate; `field` names where), `unauthorized` 401, `notFound` 404,\n  `methodNotAllowed` 405 (with `Allow`), `toolError` 409 (the call matches the schema but\n  is refused in the workspace's current state: a non-empty list without\n  `confirmDeleteItems`, an anchor not found, a stale body handle, an unknown or duplicate\n  property, `query` beside `changedSince`, a draft automation, ...), `rateLimited` 429\n  (with `Retry-After`).\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -87,7 +87,7 @@ export const openapiDocument: Record<string, unknown> = {
             "schema": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           }
         ],
@@ -533,7 +533,7 @@ export const openapiDocument: Record<string, unknown> = {
             "schema": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           {
@@ -556,7 +556,7 @@ export const openapiDocument: Record<string, unknown> = {
                   "description": "A `nextChangedSince` while more is pending.",
                   "allOf": [
                     {
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     }
                   ]
                 }
@@ -585,7 +585,7 @@ export const openapiDocument: Record<string, unknown> = {
             "schema": {
               "type": "string",
               "maxLength": 500,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           {
@@ -1498,7 +1498,7 @@ export const openapiDocument: Record<string, unknown> = {
               "type": "string",
               "minLength": 1,
               "maxLength": 500,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           {
@@ -2138,7 +2138,7 @@ export const openapiDocument: Record<string, unknown> = {
           "type": "string",
           "minLength": 1,
           "maxLength": 64,
-          "pattern": "^[^\\u0000]*$"
+          "pattern": "^[^\\x00]*$"
         }
       },
       "ItemIdPath": {
@@ -2507,7 +2507,7 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "Not blank.",
             "allOf": [
               {
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               }
             ]
           },
@@ -2533,7 +2533,7 @@ export const openapiDocument: Record<string, unknown> = {
                   "type": "string",
                   "minLength": 1,
                   "maxLength": 100,
-                  "pattern": "^[^\\u0000]*$"
+                  "pattern": "^[^\\x00]*$"
                 },
                 {
                   "type": "object",
@@ -2546,7 +2546,7 @@ export const openapiDocument: Record<string, unknown> = {
                       "type": "string",
                       "minLength": 1,
                       "maxLength": 100,
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     },
                     "color": {
                       "type": [
@@ -2554,7 +2554,7 @@ export const openapiDocument: Record<string, unknown> = {
                         "null"
                       ],
                       "maxLength": 32,
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     }
                   }
                 }
@@ -2575,7 +2575,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 64,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "name": {
             "type": [
@@ -2588,7 +2588,7 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "Not blank.",
             "allOf": [
               {
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               }
             ]
           },
@@ -2621,7 +2621,7 @@ export const openapiDocument: Record<string, unknown> = {
                   "type": "string",
                   "minLength": 1,
                   "maxLength": 100,
-                  "pattern": "^[^\\u0000]*$"
+                  "pattern": "^[^\\x00]*$"
                 },
                 {
                   "type": "object",
@@ -2633,13 +2633,13 @@ export const openapiDocument: Record<string, unknown> = {
                     "id": {
                       "type": "string",
                       "maxLength": 64,
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     },
                     "label": {
                       "type": "string",
                       "minLength": 1,
                       "maxLength": 100,
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     },
                     "color": {
                       "type": [
@@ -2647,7 +2647,7 @@ export const openapiDocument: Record<string, unknown> = {
                         "null"
                       ],
                       "maxLength": 32,
-                      "pattern": "^[^\\u0000]*$"
+                      "pattern": "^[^\\x00]*$"
                     }
                   }
                 }
@@ -2842,7 +2842,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "icon": {
             "type": [
@@ -2851,7 +2851,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 16,
             "description": "An emoji.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "instructions": {
             "type": [
@@ -2860,7 +2860,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 500,
             "description": "Standing rules, one per line.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "template": {
             "type": [
@@ -2891,7 +2891,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 100,
             "description": "Omit for Title.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           }
         }
       },
@@ -2910,7 +2910,7 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "Not blank.",
             "allOf": [
               {
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               }
             ]
           },
@@ -2921,7 +2921,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 16,
             "description": "\"\" removes.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "instructions": {
             "type": [
@@ -2930,7 +2930,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 500,
             "description": "REPLACES the rules; \"\" clears.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "titleLabel": {
             "type": [
@@ -2939,7 +2939,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 100,
             "description": "\"\" resets to Title.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "layout": {
             "type": [
@@ -2963,7 +2963,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "addProperties": {
@@ -2995,7 +2995,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "acknowledgeDataLoss": {
@@ -3576,9 +3576,9 @@ export const openapiDocument: Record<string, unknown> = {
             "string",
             "number"
           ],
-          "pattern": "^[^\\u0000]*$"
+          "pattern": "^[^\\x00]*$"
         },
-        "pattern": "^[^\\u0000]*$"
+        "pattern": "^[^\\x00]*$"
       },
       "ValuesInput": {
         "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
@@ -3596,14 +3596,14 @@ export const openapiDocument: Record<string, unknown> = {
                   "type": "string",
                   "minLength": 1,
                   "maxLength": 100,
-                  "pattern": "^[^\\u0000]*$"
+                  "pattern": "^[^\\x00]*$"
                 },
                 "value": {
                   "$ref": "#/components/schemas/ValueInput"
                 }
               },
               "propertyNames": {
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               }
             }
           },
@@ -3614,7 +3614,7 @@ export const openapiDocument: Record<string, unknown> = {
               "$ref": "#/components/schemas/ValueInput"
             },
             "propertyNames": {
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           }
         ]
@@ -3629,7 +3629,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 2000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "body": {
             "type": [
@@ -3638,7 +3638,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 1000000,
             "description": "Markdown.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "values": {
             "$ref": "#/components/schemas/ValuesInput"
@@ -3649,7 +3649,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails).",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "dueAt": {
             "type": [
@@ -3658,7 +3658,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 64,
             "description": "ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "externalId": {
             "type": [
@@ -3667,7 +3667,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 200,
             "description": "Your own id; sending it again returns the item already made.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "imageUrls": {
             "type": [
@@ -3678,7 +3678,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 2000,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "enrich": {
@@ -3689,7 +3689,7 @@ export const openapiDocument: Record<string, unknown> = {
           }
         },
         "propertyNames": {
-          "pattern": "^[^\\u0000]*$"
+          "pattern": "^[^\\x00]*$"
         }
       },
       "CreateItemsInput": {
@@ -3706,7 +3706,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 64,
             "description": "List id, `tasks` or `notes`; omit for the Tasks list.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "items": {
             "type": "array",
@@ -3726,7 +3726,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 100,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "enrich": {
@@ -3899,12 +3899,12 @@ export const openapiDocument: Record<string, unknown> = {
           "handle": {
             "type": "string",
             "maxLength": 16,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "target": {
             "type": "string",
             "maxLength": 16,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "position": {
             "type": "string",
@@ -3918,7 +3918,7 @@ export const openapiDocument: Record<string, unknown> = {
           "markdown": {
             "type": "string",
             "maxLength": 1000000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "checked": {
             "type": "boolean"
@@ -3926,21 +3926,21 @@ export const openapiDocument: Record<string, unknown> = {
           "find": {
             "type": "string",
             "maxLength": 10000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "replace": {
             "type": "string",
             "maxLength": 100000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "baseVersion": {
             "type": "string",
             "maxLength": 64,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           }
         },
         "propertyNames": {
-          "pattern": "^[^\\u0000]*$"
+          "pattern": "^[^\\x00]*$"
         }
       },
       "UpdateItemEntry": {
@@ -3960,7 +3960,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 2000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "body": {
             "type": [
@@ -3969,7 +3969,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 1000000,
             "description": "Legacy body change, merged by the call's `mode`.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "edits": {
             "type": [
@@ -3993,7 +3993,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 2000,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "clearImages": {
@@ -4010,7 +4010,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 60,
             "description": "Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `\"\"` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           }
         }
       },
@@ -4071,7 +4071,7 @@ export const openapiDocument: Record<string, unknown> = {
             ],
             "maxLength": 10000,
             "description": "For `insertAfter`: a verbatim snippet of the existing line.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "confirmReplace": {
             "type": [
@@ -4175,7 +4175,7 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           }
         }
@@ -4219,7 +4219,7 @@ export const openapiDocument: Record<string, unknown> = {
             "minLength": 1,
             "maxLength": 100,
             "description": "Property id or name, `status`, `dueDate` or `title`.",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "op": {
             "type": "string",
@@ -4252,7 +4252,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 64,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "valuesBy": {
             "type": "string",
@@ -4287,7 +4287,7 @@ export const openapiDocument: Record<string, unknown> = {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 100,
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               },
               "direction": {
                 "type": "string",
@@ -4317,7 +4317,7 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 100,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "createdAfter": {
             "type": [
@@ -4466,14 +4466,14 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string",
               "maxLength": 64,
-              "pattern": "^[^\\u0000]*$"
+              "pattern": "^[^\\x00]*$"
             }
           },
           "listId": {
             "type": "string",
             "minLength": 1,
             "maxLength": 64,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "acknowledgeDataLoss": {
             "type": [
@@ -4711,14 +4711,14 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 20000,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "agentName": {
             "type": "string",
             "minLength": 1,
             "maxLength": 60,
             "default": "Your agent",
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           },
           "needsInput": {
             "type": "boolean",
@@ -4728,7 +4728,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "minLength": 1,
             "maxLength": 120,
-            "pattern": "^[^\\u0000]*$"
+            "pattern": "^[^\\x00]*$"
           }
         }
       },
@@ -5707,7 +5707,7 @@ export const openapiDocument: Record<string, unknown> = {
             "pattern": "^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,21}|(?:[A-Za-z0-9+/]{4}){8,20}[A-Za-z0-9+/]{3}=|(?:[A-Za-z0-9+/]{4}){8,21}[A-Za-z0-9+/]{2}==)$",
             "allOf": [
               {
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\x00]*$"
               }
             ]
           }

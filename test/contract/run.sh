@@ -116,7 +116,10 @@ config="$out/schemathesis.toml"
   printf '\n[[operations]]\ninclude-operation-id = "update_items"\nparameters = { "body.items[*].itemId" = { dictionary = "items", probability = 0.5 } }\n'
 } >"$config"
 
+# The arguments of the README's docker form (Schemathesis enables every check by default;
+# --checks all says so as teams write it), plus reports; test/contract/settings.test.ts holds them together.
 args=(run "$base/api/v1/openapi.json"
+  --checks all
   --max-examples "$examples"
   --workers "$workers"
   --report junit --report-dir "$out"
