@@ -5,6 +5,8 @@ import type { Config } from '../core/config.js';
 import { createDb, migrate } from './db.js';
 import { attachRunningPostgres, startEmbeddedPostgres } from './embedded/index.js';
 
+export { MissingClusterError } from './embedded/index.js';
+
 export interface OpenDatabase {
   db: Knex;
   url: string;
@@ -13,18 +15,20 @@ export interface OpenDatabase {
 
 /**
  * Starts or connects to Postgres and applies pending migrations. With `attach`, an embedded
- * cluster that another process (the running server) already serves is used as it is.
+ * cluster that another process (the running server) already serves is used as it is. With
+ * `create: false`, no embedded cluster is ever initialised: none in the data folder throws
+ * MissingClusterError (the server creates it; the CLI only uses it).
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   log: (line: string) => void = () => undefined,
-  options: { attach?: boolean } = {},
+  options: { attach?: boolean; create?: boolean } = {},
 ): Promise<OpenDatabase> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | null = null;
   if (!url && options.attach) url = await attachRunningPostgres(path.join(config.dataDir, 'pg'));
   if (!url) {
-    const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), log });
+    const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), log, ...(options.create === false ? { create: false } : {}) });
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }

@@ -7,4 +7,10 @@
  */
 export { APP_DATABASE, REQUIRED_EXTENSIONS } from './app-database.js';
 export { runningPostmasterPid } from './pid-file.js';
-export { attachRunningPostgres, startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './start.js';
+export {
+  attachRunningPostgres,
+  MissingClusterError,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+} from './start.js';

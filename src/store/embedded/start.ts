@@ -18,6 +18,19 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Receives progress lines (not Postgres' own log, which goes to dataDir/postgres.log). */
   log?: (line: string) => void;
+  /**
+   * false: only start a cluster that exists; with none under dataDir, throw MissingClusterError before
+   * writing anything (the CLI, which must never make a second, empty database). Default true.
+   */
+  create?: boolean;
+}
+
+/** There is no cluster under `dataDir`, and the caller asked not to create one. */
+export class MissingClusterError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`No embedded Postgres cluster in ${dataDir}.`);
+    this.name = 'MissingClusterError';
+  }
 }
 
 /** A running embedded cluster. */
@@ -33,6 +46,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const log = opts.log ?? (() => undefined);
   const dataDir = path.resolve(opts.dataDir);
   const clusterDir = path.join(dataDir, 'pgdata');
+  if (opts.create === false && (await needsInitdb(clusterDir))) throw new MissingClusterError(dataDir);
   await fs.mkdir(dataDir, { recursive: true });
 
   const binaries = await locateBinaries();

@@ -1,0 +1,208 @@
+/**
+ * The people commands on lists and items, against the running service through the SDK:
+ * add, ls, done, edit, rm, search, lists, open. Tables for people, `--json` for scripts.
+ */
+import { Option, type Command } from 'commander';
+import type { Schemas } from '@listkeeper/sdk';
+import { describeDue, machineTimeZone, parseDue, shortDue, type Due } from './due-dates.js';
+import { ALL_STATUSES, findItem, named, OPEN_STATUSES, type TaskStatus } from './item-resolve.js';
+import { openInBrowser } from './open-browser.js';
+import { CliError, printJson, printTable, say } from './output.js';
+import { connect, type Connection, type Service } from './service-client.js';
+
+const STATUS_WORDS: Record<TaskStatus, string> = { todo: 'todo', inProgress: 'in progress', completed: 'done' };
+const STATUS_INPUT: Record<string, TaskStatus> = { todo: 'todo', 'in-progress': 'inProgress', done: 'completed' };
+
+/** The person's time zone, from get_context (dates typed are read in it). */
+async function timeZoneOf(service: Service): Promise<string> {
+  return (await service.context.get({})).user.timezone;
+}
+
+/** `--due` read in the person's time zone, or a refusal that shows what is understood. */
+function dueOrRefuse(text: string, timeZone: string): Due {
+  const due = parseDue(text, timeZone);
+  if (!due) throw new CliError(`Could not read '${text}' as one date (in ${timeZone}); try 'tomorrow 9am', 'next friday', or 2026-12-01 14:00.`);
+  return due;
+}
+
+function dueSentence(item: { dueAt: string | null; hasDueTime: boolean | null }, timeZone: string): string {
+  return item.dueAt ? `due ${describeDue(new Date(item.dueAt), item.hasDueTime === true, timeZone)} (${item.dueAt})` : 'no due date';
+}
+
+/** Shown dates are in the zone saved at sign-in, else this machine's: one call less than asking each time. */
+function displayZone(connection: Connection): string {
+  return connection.credentials.timezone ?? machineTimeZone();
+}
+
+/** Adds the item and list commands; returns `search`, which the admin `search reindex` hangs under. */
+export function registerItemCommands(program: Command): Command {
+  program
+    .command('add')
+    .description('Add an item: to your Tasks list, or to --list.')
+    .argument('<title...>', 'the title (quotes optional)')
+    .option('--list <list>', 'the list, by name or id (default: Tasks)')
+    .option('--due <when>', "a due date in words, read in your time zone: 'tomorrow 9am', 'next friday', 2026-12-01")
+    .option('--json', 'print the created item as JSON')
+    .action(async (words: string[], opts: { list?: string; due?: string; json?: boolean }) => {
+      const { service } = await connect();
+      const timeZone = opts.due ? await timeZoneOf(service) : undefined;
+      const due = opts.due ? dueOrRefuse(opts.due, timeZone!) : undefined;
+      const title = words.join(' ');
+      const made = await service.items.create({ ...(opts.list ? { listId: opts.list } : {}), items: [{ title, ...(due ? { dueAt: due.value } : {}) }] });
+      if (made.failed.length > 0) throw new CliError(made.failed[0]!.reason);
+      const item = made.items[0]!;
+      if (opts.json) return printJson(item);
+      say(`Added ${named(item)} to ${made.listName} (${item.id})${timeZone ? `, ${dueSentence(item, timeZone)}` : ''}.`);
+    });
+
+  program
+    .command('ls')
+    .description('Show the open items on your task lists, or on one list.')
+    .argument('[list]', 'a list, by name or id (default: every task list)')
+    .option('-a, --all', 'completed tasks too')
+    .option('--limit <n>', 'at most this many (1-200)', (v) => Number.parseInt(v, 10), 50)
+    .option('--json', 'print the API answer as JSON')
+    .action(async (list: string | undefined, opts: { all?: boolean; limit: number; json?: boolean }) => {
+      const connection = await connect();
+      const { service } = connection;
+      const page = await service.items.list({ ...(list ? { listId: list } : {}), ...(opts.all ? { taskStatus: ALL_STATUSES } : {}), limit: opts.limit });
+      if (opts.json) return printJson(page);
+      const where = page.listName ? `'${page.listName}'` : 'your task lists';
+      if (page.items.length === 0) return say(opts.all ? `Nothing on ${where}.` : `Nothing open on ${where}.`);
+      const zone = displayZone(connection);
+      const tasks = !list || page.items.some((i) => i.taskStatus !== null);
+      const listNames = !list && new Set(page.items.map((i) => i.listId)).size > 1 ? await namesOfLists(service) : null;
+      printTable(page.items, [
+        { header: 'id', value: (i) => i.id },
+        ...(tasks
+          ? [
+              { header: 'status', value: (i: Schemas['ItemRow']) => (i.taskStatus ? STATUS_WORDS[i.taskStatus] : '') },
+              { header: 'due', value: (i: Schemas['ItemRow']) => shortDue(i.dueAt, i.hasDueTime, zone) },
+            ]
+          : []),
+        ...(listNames ? [{ header: 'list', value: (i: Schemas['ItemRow']) => listNames.get(i.listId) ?? '' }] : []),
+        { header: 'title', value: (i) => i.title ?? '' },
+      ]);
+    });
+
+  program
+    .command('done')
+    .description('Mark a task completed.')
+    .argument('<item...>', 'its id, or the start of its title')
+    .option('--list <list>', 'look for it on this list only')
+    .option('--json', 'print the updated item as JSON')
+    .action(async (ref: string[], opts: { list?: string; json?: boolean }) => {
+      const { service } = await connect();
+      const item = await findItem(service, ref.join(' '), { list: opts.list, statuses: OPEN_STATUSES });
+      const result = await service.items.update({ items: [{ itemId: item.id }], taskStatus: 'completed' });
+      if (opts.json) return printJson(result.items[0]);
+      say(`Done: ${named(item)}.`);
+    });
+
+  program
+    .command('edit')
+    .description('Change the title, due date or status of an item.')
+    .argument('<item...>', 'its id, or the start of its title')
+    .option('--title <title>', 'the new title')
+    .option('--due <when>', "a due date in words ('friday 5pm'), or 'none' to clear it")
+    .addOption(new Option('--status <status>', 'the new status').choices(Object.keys(STATUS_INPUT)))
+    .option('--list <list>', 'look for it on this list only')
+    .option('--json', 'print the updated item as JSON')
+    .action(async (ref: string[], opts: { title?: string; due?: string; status?: string; list?: string; json?: boolean }) => {
+      if (opts.title === undefined && opts.due === undefined && opts.status === undefined)
+        throw new CliError('Say what to change: --title, --due or --status.');
+      const status = opts.status === undefined ? undefined : STATUS_INPUT[opts.status];
+      const { service } = await connect();
+      const item = await findItem(service, ref.join(' '), { list: opts.list, statuses: ALL_STATUSES });
+      const clear = opts.due?.trim().toLowerCase() === 'none';
+      const timeZone = opts.due !== undefined && !clear ? await timeZoneOf(service) : undefined;
+      const due = timeZone ? dueOrRefuse(opts.due!, timeZone) : undefined;
+      const result = await service.items.update({
+        items: [{ itemId: item.id, ...(opts.title !== undefined ? { title: opts.title } : {}) }],
+        ...(status ? { taskStatus: status } : {}),
+        ...(clear ? { dueAt: 'none' } : due ? { dueAt: due.value } : {}),
+      });
+      const updated = result.items[0]!;
+      if (opts.json) return printJson(updated);
+      const changes = [
+        ...(opts.title !== undefined ? [`title ${named(updated)}`] : []),
+        ...(clear ? ['no due date'] : timeZone ? [dueSentence(updated, timeZone)] : []),
+        ...(status ? [`status ${STATUS_WORDS[status]}`] : []),
+      ];
+      say(`Updated ${named(item)}: ${changes.join(', ')}.`);
+    });
+
+  program
+    .command('rm')
+    .description('Move an item to the trash (it can be restored for about 30 days).')
+    .argument('<item...>', 'its id, or the start of its title')
+    .option('--list <list>', 'look for it on this list only')
+    .option('--json', 'print the API answer as JSON')
+    .action(async (ref: string[], opts: { list?: string; json?: boolean }) => {
+      const { service } = await connect();
+      const item = await findItem(service, ref.join(' '), { list: opts.list, statuses: ALL_STATUSES });
+      const result = await service.items.delete({ itemIds: [item.id] });
+      if (result.refused.length > 0) throw new CliError(`${named(item)} is not yours to delete (it was shared with you, or is already in the trash).`);
+      if (opts.json) return printJson(result);
+      say(`Moved ${named(item)} to the trash.`);
+    });
+
+  const search = program
+    .command('search')
+    .description('Search your items by meaning and words, best first.')
+    .argument('[query...]', 'what to look for')
+    .option('--limit <n>', 'at most this many (1-20)', (v) => Number.parseInt(v, 10), 10)
+    .option('--json', 'print the API answer as JSON')
+    .action(async (words: string[], opts: { limit: number; json?: boolean }, command: Command) => {
+      if (words.length === 0) return command.help({ error: true });
+      const { service } = await connect();
+      const q = words.join(' ');
+      const found = await service.search.query({ q, limit: opts.limit });
+      if (opts.json) return printJson(found);
+      if (found.results.length === 0) return say(`Nothing found for '${q}'.`);
+      printTable(found.results, [
+        { header: 'id', value: (r) => r.itemId },
+        { header: 'list', value: (r) => r.listName },
+        { header: 'title', value: (r) => r.title ?? r.passage.split('\n')[0] ?? '' },
+      ]);
+    });
+
+  program
+    .command('lists')
+    .description('Show your lists, with their open items.')
+    .option('--json', 'print the API answer as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { service } = await connect();
+      const answer = await service.lists.list({ suppressOptions: true });
+      if (opts.json) return printJson(answer);
+      printTable(answer.lists, [
+        { header: 'id', value: (l) => l.id },
+        { header: 'open', value: (l) => String(l.itemCount) },
+        { header: 'kind', value: (l) => l.role },
+        { header: 'name', value: (l) => (l.icon ? `${l.icon} ${l.name}` : l.name) },
+      ]);
+    });
+
+  program
+    .command('open')
+    .description("Print an item's web page, and open it in the browser when run in a terminal.")
+    .argument('<item...>', 'its id, or the start of its title')
+    .option('--list <list>', 'look for it on this list only')
+    .option('--no-browser', 'only print the address')
+    .action(async (ref: string[], opts: { list?: string; browser: boolean }) => {
+      const { service } = await connect();
+      const found = await findItem(service, ref.join(' '), { list: opts.list, statuses: ALL_STATUSES });
+      // An item found by id was read whole already; one found by title is read for its address.
+      const webUrl = (found as { webUrl?: string }).webUrl ?? (await service.items.get({ id: found.id })).webUrl;
+      say(webUrl);
+      if (opts.browser && process.stdout.isTTY) openInBrowser(webUrl);
+    });
+
+  return search;
+}
+
+/** List names by id, for the list column of the task lists' table. */
+async function namesOfLists(service: Service): Promise<Map<string, string>> {
+  const { lists } = await service.lists.list({ suppressOptions: true });
+  return new Map(lists.map((l) => [l.id, l.name]));
+}
