@@ -41,4 +41,6 @@ curl -fsS "http://127.0.0.1:$port/readyz" | grep -q '"ready":true'
 curl -fsS "http://127.0.0.1:$port/docs/assets/swagger-ui-bundle.js" -o /dev/null
 if grep -iE "Unsupported runtime|EBADENGINE|ExperimentalWarning" "$work/server.log"; then echo "install check: the start printed a runtime warning" >&2; exit 1; fi
 grep -q "listening on http://127.0.0.1:$port" "$work/server.log"
+# The command line of the installed package starts too (its commands for people load the SDK only when they run).
+node bin/listkeeper.js --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+'
 echo "install check: packed, installed with --omit=dev and started on Node $(node --version) (port $port)"
