@@ -6,8 +6,9 @@
  */
 import type { Knex } from 'knex';
 import { findProperty, propertyNames, type Property } from './properties.js';
-import { resolveValues, ValueError } from './values.js';
+import { isEmptyValue, resolveValues, ValueError } from './values.js';
 import { parseDueAt, TASK_STATUSES } from './items.js';
+import { canonicalInstant, parseIsoInstant } from './time.js';
 import { toolError } from '../core/errors.js';
 
 export type WhereOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in' | 'isEmpty' | 'isNotEmpty';
@@ -56,7 +57,9 @@ export function target(properties: Property[], key: string, keepsTasks: { status
         property,
       };
     case 'date':
-      return { label: property.name, kind: 'date', sql: ref, property };
+      // Only text Postgres reads as a date is compared (years 1 to 9999; a value stored in another
+      // form, as year 0000, counts as none), so one odd value cannot fail every query on the list.
+      return { label: property.name, kind: 'date', sql: `(CASE WHEN ${ref} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}' AND ${ref} !~ '^0000' THEN ${ref} END)`, property };
     case 'select':
       return { label: property.name, kind: 'option', sql: ref, property };
     case 'multiSelect':
@@ -86,7 +89,11 @@ export function applyWhere(
       q.whereRaw(clause.op === 'isEmpty' ? empty : `NOT ${empty}`);
       return;
     }
-    if (clause.value === undefined || clause.value === null) throw toolError(`${where}: op '${clause.op}' needs a value.`);
+    if (isEmptyValue(clause.value)) throw toolError(`${where}: op '${clause.op}' on '${t.label}' needs a value; to find items without one, use isEmpty.`);
+    // One value to compare with; several only for `in` (any of them) and a multiSelect (a set of options).
+    if (Array.isArray(clause.value) && clause.op !== 'in' && t.kind !== 'options' && t.kind !== 'option') {
+      throw toolError(`${where}: '${t.label}' compares with one value, not a list; to match any of several, use op in.`);
+    }
     if (ORDERED.includes(clause.op) && !['number', 'date', 'text'].includes(t.kind)) {
       throw toolError(
         `${where}: '${t.label}' is a ${t.property?.type ?? t.kind} and cannot be compared with ${clause.op}; use eq, ne, in, isEmpty or isNotEmpty.`,
@@ -125,8 +132,9 @@ export function applyWhere(
 }
 
 /** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
-function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] {
+function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] | Date {
   try {
+    if (isEmptyValue(value)) throw new ValueError(`'${t.label}' got an empty value, which matches nothing; to find items without one, use isEmpty.`);
     switch (t.kind) {
       case 'status': {
         const status = t.property!.options!.find((o) => o.id === value || o.label.toLowerCase() === String(value).toLowerCase());
@@ -142,18 +150,18 @@ function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): strin
         return optionIds(t, value);
       case 'number':
       case 'bool':
+        return resolveValues([t.property!], [{ property: t.property!.id, value }]).set[t.property!.id] as number | boolean;
       case 'date': {
         // The reserved due date is a column, not a value: read it as the due dates of items are (a date alone is
-        // the start of that day in the person's time zone).
+        // the start of that day in the person's time zone), bound as a Date, which the driver writes for any year.
         if (t.sql === 'due_at') {
           const due = typeof value === 'string' ? parseDueAt(value, timeZone) : null;
           if (!due) throw new ValueError(`'${t.label}' compares with an ISO 8601 date or date-time; received ${JSON.stringify(value)}.`);
-          return due.dueAt.toISOString();
+          return due.dueAt;
         }
-        if (t.property) return resolveValues([t.property], [{ property: t.property.id, value }]).set[t.property.id] as string | number | boolean;
-        if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
-          throw new ValueError(`'${t.label}' compares with an ISO 8601 date; received ${JSON.stringify(value)}.`);
-        return value;
+        const at = typeof value === 'string' ? comparableDate(value) : null;
+        if (!at) throw new ValueError(`'${t.label}' compares with an ISO 8601 date or date-time in the years 1 to 9999; received ${JSON.stringify(value)}.`);
+        return at;
       }
       default:
         return String(value);
@@ -162,6 +170,22 @@ function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): strin
     if (err instanceof ValueError) throw toolError(`${where}: ${err.message}`);
     throw err;
   }
+}
+
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * A clause's date (a date property, createdAt, updatedAt) as Postgres reads it: a date alone
+ * stays a date, read in the session's zone as a stored date alone is; a date-time becomes UTC,
+ * its fraction kept to the microsecond. Null for anything else and outside the years 1 to
+ * 9999, where Postgres reads no such text and no stored date lies.
+ */
+function comparableDate(text: string): string | null {
+  const at = parseIsoInstant(text);
+  if (!at || at.getTime() < FIRST_INSTANT || at.getTime() > LAST_INSTANT) return null;
+  const day = text.trim();
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : canonicalInstant(text);
 }
 
 function optionIds(t: Target, value: unknown): string[] {

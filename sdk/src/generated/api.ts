@@ -204,7 +204,9 @@ export interface paths {
          * @description Filters, sorts, counts or sums the items of ONE list. `where` clauses are
          *     AND-combined: `{"property": "<id or name>", "op": "eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty", "value": …}`
          *     (`status` and `dueDate` count as properties on lists that keep them; `title` is the
-         *     title; a select value may be its label; `in` takes an array; `isEmpty`/`isNotEmpty`
+         *     title; a select value may be its label; a date alone on `dueDate` is that day's start in
+         *     your time zone; `in` takes an array (any of it), a multiSelect one option or an array,
+         *     the rest one value; an empty value is refused: use `isEmpty`; `isEmpty`/`isNotEmpty`
          *     take no value). `sort` is `{"property": "<id or name>|title|createdAt|updatedAt", "direction": "asc|desc"}`;
          *     omitted, newest first. Mode `count` returns only `count`; `sum` adds up
          *     `sumPropertyId` (a number property). Archived items are left out unless
