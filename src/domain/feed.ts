@@ -21,7 +21,8 @@ export const SEQUENCE_BATCH = 5000;
 
 /**
  * Gives feed positions to up to `limit` changed rows whose writers have finished, a whole
- * transaction at a time and oldest transaction first; returns how many it positioned.
+ * transaction at a time, oldest transaction first, each transaction's rows in the order it
+ * wrote them (`change_seq`, stamped by the write trigger); returns how many it positioned.
  * Positions are handed out in that order explicitly (an UPDATE takes nextval() in whatever
  * order its join yields rows, which interleaved two writes). A transaction some of whose rows
  * another writer holds locked right now waits whole for a later batch, so one write's
@@ -35,7 +36,7 @@ export async function sequenceBatch(db: Knex, limit = SEQUENCE_BATCH): Promise<n
     await trx.raw(`SET LOCAL listkeeper.sequencing = 'on'`);
     // Rows locked by a writer right now are skipped: that writer's commit clears them again.
     const locked = (await trx.raw(
-      `SELECT id, change_txid::text AS txid FROM items WHERE feed_seq IS NULL ORDER BY change_txid, updated_at, created_seq, id LIMIT ? FOR UPDATE SKIP LOCKED`,
+      `SELECT id, change_txid::text AS txid FROM items WHERE feed_seq IS NULL ORDER BY change_txid, change_seq, updated_at, created_seq, id LIMIT ? FOR UPDATE SKIP LOCKED`,
       [limit],
     )) as { rows: { id: string; txid: string }[] };
     if (locked.rows.length === 0) return 0;

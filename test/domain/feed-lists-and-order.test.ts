@@ -11,6 +11,7 @@ import { create_list } from '../../src/operations/create_list.js';
 import { delete_list } from '../../src/operations/delete_list.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
+import { update_items } from '../../src/operations/update_items.js';
 
 describe('changes feed: deleted lists and the order of concurrent writes', () => {
   let server: TestServer;
@@ -77,4 +78,18 @@ describe('changes feed: deleted lists and the order of concurrent writes', () =>
       expect([`${bigIds.join(',')},${smallIds.join(',')}`, `${smallIds.join(',')},${bigIds.join(',')}`]).toContain(order);
     }
   }, 60000);
+
+  it('hands out one write’s changes in the order it wrote them, not the order the items were made', async () => {
+    const [x, y, z] = (await create_items(ctx(), { items: [{ title: 'x0' }, { title: 'y0' }, { title: 'z0' }] })).items.map((i) => i.id);
+    const start = (await drain('2000-01-01T00:00:00Z')).cursor;
+    // update_items writes its entries in the order given.
+    await update_items(ctx(), {
+      items: [
+        { itemId: z!, title: 'z1' },
+        { itemId: x!, title: 'x1' },
+        { itemId: y!, title: 'y1' },
+      ],
+    } as never);
+    expect((await drain(start)).rows).toEqual([z, x, y]);
+  });
 });

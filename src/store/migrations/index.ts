@@ -13,6 +13,7 @@ import * as chatKeysPerAuthor from './20261124000100_chat_keys_per_author.js';
 import * as searchWordsPerReader from './20261124000200_search_words_per_reader.js';
 import * as subscriptionCredentials from './20261124000300_subscription_credentials.js';
 import * as throttles from './20261124000400_throttles.js';
+import * as feedWriteOrder from './20261124000500_feed_write_order.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const migrations: [string, Migration][] = [
   ['20261124000200_search_words_per_reader', searchWordsPerReader],
   ['20261124000300_subscription_credentials', subscriptionCredentials],
   ['20261124000400_throttles', throttles],
+  ['20261124000500_feed_write_order', feedWriteOrder],
 ];
 
 /** A knex MigrationSource over the static list above. */
