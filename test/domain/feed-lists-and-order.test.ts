@@ -12,6 +12,7 @@ import { delete_list } from '../../src/operations/delete_list.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { update_items } from '../../src/operations/update_items.js';
+import { sequencePending } from '../../src/domain/feed.js';
 
 describe('changes feed: deleted lists and the order of concurrent writes', () => {
   let server: TestServer;
@@ -91,5 +92,28 @@ describe('changes feed: deleted lists and the order of concurrent writes', () =>
       ],
     } as never);
     expect((await drain(start)).rows).toEqual([z, x, y]);
+  });
+
+  it('orders writes as openapi.yaml states: committed before the same sequencing step, by when they started; committed after a step, after it', async () => {
+    const [a, b, c] = (await create_items(ctx(), { items: [{ title: 'a0' }, { title: 'b0' }, { title: 'c0' }] })).items.map((i) => i.id);
+    let cursor = (await drain('2000-01-01T00:00:00Z')).cursor;
+
+    // Writer 1 starts first and commits last; no step runs between the two commits.
+    const first = await server.db.transaction();
+    await first('items').where({ id: a }).update({ title: 'a1' });
+    await server.db('items').where({ id: b }).update({ title: 'b1' });
+    await first.commit();
+    let page = await drain(cursor);
+    expect(page.rows).toEqual([a, b]);
+    cursor = page.cursor;
+
+    // The same, with a step (any feed read, or the background sequencer) between the commits.
+    const early = await server.db.transaction();
+    await early('items').where({ id: c }).update({ title: 'c1' });
+    await server.db('items').where({ id: a }).update({ title: 'a2' });
+    await sequencePending(server.db);
+    await early.commit();
+    page = await drain(cursor);
+    expect(page.rows).toEqual([a, c]);
   });
 });

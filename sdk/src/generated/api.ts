@@ -126,8 +126,10 @@ export interface paths {
          *     first, trashed and archived included, deleted ones as `deleted` tombstones; keep
          *     calling with `nextChangedSince` while `hasMore`. Order: a change takes its place once
          *     its write has committed, so a write committed later never comes before one you have
-         *     read; the changes of one write come together, in its order, never interleaved with
-         *     another write's (a single write of over 5,000 items may be split). The items of a
+         *     read; the changes of one write come together, in the order it made them, never
+         *     interleaved with another write's (a single write of over 5,000 items may be split);
+         *     writes that commit before the server next orders changes (it does every half second
+         *     and before each feed read) come in the order they started. The items of a
          *     deleted list come as tombstones, in the Tasks set's feed and in the list's own
          *     (its `listId` still answers while the list is in the trash). `query` is refused beside
          *     `changedSince`; other filters and `sort` do not apply to the feed; items shared with
