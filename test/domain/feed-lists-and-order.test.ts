@@ -13,6 +13,7 @@ import { list_items } from '../../src/operations/list_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { sequencePending } from '../../src/domain/feed.js';
+import { purgeExpired } from '../../src/domain/trash.js';
 
 describe('changes feed: deleted lists and the order of concurrent writes', () => {
   let server: TestServer;
@@ -59,6 +60,26 @@ describe('changes feed: deleted lists and the order of concurrent writes', () =>
     await expect(list_items(ctx(), { changedSince: '2000-01-01T00:00:00Z', listId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
       code: 'notFound',
     });
+  });
+
+  it('answers 404 for a list purged from the trash, as for one that never was, and keeps the Tasks set answering', async () => {
+    const list = await create_list(ctx(), { name: 'Short-lived', template: 'tasks' } as never);
+    await create_items(ctx(), { listId: list.id, items: [{ title: 'gone soon' }] });
+    const cursor = (await drain('2000-01-01T00:00:00Z')).cursor;
+    await delete_list(ctx(), { id: list.id, confirmDeleteItems: true } as never);
+    expect((await list_items(ctx(), { changedSince: cursor, listId: list.id })).deleted).toHaveLength(1);
+    await server
+      .db('lists')
+      .where({ id: list.id })
+      .update({ purges_at: new Date(Date.now() - 1000) });
+    await server
+      .db('items')
+      .where({ list_id: list.id })
+      .update({ purges_at: new Date(Date.now() - 1000) });
+    expect(await purgeExpired(server.db, new Date())).toMatchObject({ lists: 1 });
+    await expect(list_items(ctx(), { changedSince: cursor, listId: list.id })).rejects.toMatchObject({ code: 'notFound' });
+    await expect(list_items(ctx(), { listId: list.id })).rejects.toMatchObject({ code: 'notFound' });
+    expect((await list_items(ctx(), { changedSince: cursor })).hasMore).toBe(false);
   });
 
   it('keeps each of two concurrent writes whole and in transaction order (8 runs of 100 and 30 items)', async () => {
