@@ -73,9 +73,9 @@ typecheck: setup ## Type-check the service, tests and SDK
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p sdk/tsconfig.json --noEmit
 
-build: setup ## Compile the service to dist/ and the SDK to sdk/dist/
-	npx tsc -p tsconfig.build.json
+build: setup ## Compile the SDK to sdk/dist/ and the service to dist/ (the command line is typed against the SDK)
 	npm run build --workspace sdk
+	npx tsc -p tsconfig.build.json
 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo )

@@ -1,4 +1,4 @@
-// `npm install` in a clone builds dist/ (the `prepare` script); in an installed package, which
+// `npm install` in a clone builds the SDK's sdk/dist/ and the service's dist/ (the `prepare` script); in an installed package, which
 // ships dist/ and no sources, there is nothing to build and no compiler: it does nothing.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -6,5 +6,9 @@ import { createRequire } from 'node:module';
 
 if (!existsSync('src/main.ts') || !existsSync('tsconfig.build.json')) process.exit(0);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+// The SDK first: the command line is typed against its declarations (sdk/dist).
+for (const project of ['sdk/tsconfig.json', 'tsconfig.build.json']) {
+  if (!existsSync(project)) continue;
+  const result = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
