@@ -99,14 +99,11 @@ export function createClient<Throw extends boolean = false>(options: ListkeeperO
     const paging = op.pagination as { cursorParam?: string; offsetParam?: string; nextCursor?: string; hasMore: string; items: string };
     const next = { ...input };
     for (;;) {
-      const result = (await call(op, next, callOptions)) as Record<string, unknown> | { data?: Record<string, unknown>; error?: ErrorBody; response: Response };
-      const page = options.throwOnError
-        ? (result as Record<string, unknown>)
-        : (result as { data?: Record<string, unknown>; error?: ErrorBody; response: Response });
+      const result = await call(op, next, callOptions);
       let data: Record<string, unknown>;
-      if (options.throwOnError) data = page as Record<string, unknown>;
+      if (options.throwOnError) data = result as Record<string, unknown>;
       else {
-        const r = page as { data?: Record<string, unknown>; error?: ErrorBody; response: Response };
+        const r = result as { data?: Record<string, unknown>; error?: ErrorBody; response: Response };
         if (r.error) throw errorFor(r.error, r.response);
         data = r.data!;
       }

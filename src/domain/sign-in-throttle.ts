@@ -8,7 +8,8 @@
  * nothing here, so the refusal tells nobody.
  */
 import type { Knex } from 'knex';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { throttleCounter } from './registration-limit.js';
 
 export interface SignInThrottle {
   /** Seconds until this email and address may try again, or 0. */
@@ -23,9 +24,8 @@ const limiters = new WeakMap<Knex, SignInThrottle>();
 export function signInThrottle(db: Knex, limits: { perAccount: number; perAddress: number }): SignInThrottle {
   const known = limiters.get(db);
   if (known) return known;
-  const common = { storeClient: db, storeType: 'knex', tableName: 'throttles', tableCreated: true, clearExpiredByTimeout: false } as const;
-  const byAccount = new RateLimiterPostgres({ ...common, keyPrefix: 'email', points: limits.perAccount, duration: 15 * 60, blockDuration: 15 * 60 });
-  const byAddress = new RateLimiterPostgres({ ...common, keyPrefix: 'address', points: limits.perAddress, duration: 24 * 3600, blockDuration: 24 * 3600 });
+  const byAccount = throttleCounter(db, { keyPrefix: 'email', points: limits.perAccount, duration: 15 * 60, blockDuration: 15 * 60 });
+  const byAddress = throttleCounter(db, { keyPrefix: 'address', points: limits.perAddress, duration: 24 * 3600, blockDuration: 24 * 3600 });
   const emailKey = (email: string) => email.trim().toLowerCase();
   const throttle: SignInThrottle = {
     async wait(email, address) {
