@@ -13,7 +13,7 @@ import { createServices } from './core/services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
-import { startSequencer } from './domain/feed.js';
+import { startSequencer } from './jobs/feed-sequencer.js';
 import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';

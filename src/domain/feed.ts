@@ -9,7 +9,6 @@
  * @see ARCHITECTURE.md "The changes feed"
  */
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
 import { invalid } from '../core/errors.js';
 import { canonicalInstant } from './time.js';
 
@@ -73,39 +72,6 @@ export async function sequencePending(db: Knex): Promise<number> {
   let total = 0;
   for (let n = SEQUENCE_BATCH; n > 0; total += n) n = await sequenceBatch(db);
   return total;
-}
-
-export interface Sequencer {
-  stop(): Promise<void>;
-}
-
-/**
- * Positions changes in the background every `intervalMs`, so a feed reader finds at most the
- * last moment's writes to position, not everything written since anyone last read the feed.
- */
-export function startSequencer(db: Knex, log: Pick<Logger, 'warn'>, intervalMs = 500): Sequencer {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    // A tick while a long backlog is still being worked off is skipped, not queued.
-    if (stopped || running) return;
-    running = sequencePending(db)
-      .then(
-        () => undefined,
-        (err: unknown) => log.warn({ err }, 'feed sequencer failed; will retry'),
-      )
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
 }
 
 export type Cursor = { kind: 'instant'; at: string } | { kind: 'position'; at: string; seq: number };

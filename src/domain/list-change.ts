@@ -6,10 +6,11 @@
  */
 import type { Knex } from 'knex';
 import { buildOptions, buildProperties, isReserved, isSelectType, type Property } from './properties.js';
-import type { ListRow } from './lists.js';
+import { resolveList, type ListRow } from './lists.js';
+import { recordActivity } from './activity.js';
 import { deletedValue, ValueMigration, type Migrated, type OwnType, type StoredValue } from './retype.js';
-import { invalid, toolError, shown } from '../core/errors.js';
-import type { OpInput } from '../core/context.js';
+import { invalid, notFound, toolError, shown } from '../core/errors.js';
+import type { OpInput, Principal } from '../core/context.js';
 
 export type ListChangeInput = Omit<OpInput<'update_list'>, 'id'>;
 
@@ -277,4 +278,53 @@ export function lossWarning(lost: LostValues[]): string {
     return `${l.change} loses values in ${l.items} item${l.items === 1 ? '' : 's'}${e}`;
   });
   return `Nothing was written: ${parts.join('; ')}. Repeat the same call with acknowledgeDataLoss: true to apply it.`;
+}
+
+/** Carries a preview out of the transaction, so that everything the change did is rolled back. */
+class PreviewAnswer {
+  constructor(
+    readonly list: ListRow,
+    readonly lost: LostValues[],
+  ) {}
+}
+
+/**
+ * Changes a list in one transaction with its row locked. When the change would lose values and
+ * `acknowledgeDataLoss` is not true, the transaction is rolled back and the answer is the list
+ * as it was with the values that would be lost: a preview writes nothing and names exactly what
+ * the acknowledged call will drop.
+ */
+export async function changeList(
+  db: Knex,
+  principal: Principal,
+  id: string,
+  change: ListChangeInput,
+  now: Date,
+): Promise<{ list: ListRow; preview: LostValues[] | null }> {
+  try {
+    const list = await db.transaction(async (trx) => {
+      const found = await resolveList(trx, principal.userId, id);
+      const list = (await trx('lists').where({ id: found.id }).whereNull('deleted_at').forUpdate().first()) as ListRow | undefined;
+      if (!list) throw notFound(`list ${found.id} was deleted while this change was being made; restore it from the trash first.`);
+      const plan = planListChange(list, change);
+      const lost = await migrateValues(trx, list.id, plan.migrations, now);
+      if (lost.length > 0 && change.acknowledgeDataLoss !== true) throw new PreviewAnswer(list, lost);
+      const [updated] = (await trx('lists')
+        .where({ id: list.id })
+        .update({ ...plan.columns, ...(plan.properties ? { properties: JSON.stringify(plan.properties) } : {}), updated_at: now })
+        .returning('*')) as ListRow[];
+      if (plan.summary.length) {
+        await recordActivity(trx, principal, {
+          action: 'list.updated',
+          summary: `Changed list '${updated!.name}': ${plan.summary.join(', ')}`,
+          listId: list.id,
+        });
+      }
+      return updated!;
+    });
+    return { list, preview: null };
+  } catch (error) {
+    if (!(error instanceof PreviewAnswer)) throw error;
+    return { list: error.list, preview: error.lost };
+  }
 }

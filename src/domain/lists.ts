@@ -5,7 +5,9 @@
  */
 import type { Knex } from 'knex';
 import { isUuid } from './ids.js';
-import { DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
+import { buildProperties, DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
+import { recordActivity } from './activity.js';
+import type { OpInput, Principal } from '../core/context.js';
 import { notFound, toolError } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 
@@ -164,4 +166,35 @@ export async function liveLists(trx: Knex, ownerId: string): Promise<ListRow[]> 
     .whereNull('deleted_at')
     .orderByRaw(`CASE system_role WHEN 'tasks' THEN 0 WHEN 'notes' THEN 1 WHEN 'life_admin' THEN 2 ELSE 3 END`)
     .orderBy('created_at')) as ListRow[];
+}
+
+/** The owner's live lists that keep status and due date: the Tasks set. */
+export async function taskLists(trx: Knex, ownerId: string): Promise<ListRow[]> {
+  return ((await trx('lists').where({ owner_id: ownerId }).whereNull('deleted_at')) as ListRow[]).filter(keepsTasks);
+}
+
+/**
+ * Makes a list. `template: tasks` gives the task columns and ignores `properties`; a list with
+ * no properties is a notes list and reads best as a list, the others as a table.
+ */
+export async function createList(trx: Knex, principal: Principal, input: OpInput<'create_list'>): Promise<ListRow> {
+  const titleLabel = blankToNull(input.titleLabel);
+  const properties = input.template === 'tasks' ? taskColumns() : buildProperties(input.properties ?? [], [], 'properties', titleLabel);
+  const [row] = (await trx('lists')
+    .insert({
+      owner_id: principal.userId,
+      name: input.name.trim() || input.name,
+      icon: blankToNull(input.icon),
+      instructions: blankToNull(input.instructions),
+      title_label: titleLabel,
+      layout: input.template === 'tasks' || properties.length === 0 ? 'list' : 'table',
+      properties: JSON.stringify(properties),
+    })
+    .returning('*')) as ListRow[];
+  await recordActivity(trx, principal, { action: 'list.created', summary: `Created list '${row!.name}'`, listId: row!.id });
+  return row!;
+}
+
+function blankToNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value.trim() === '' ? null : value;
 }

@@ -58,3 +58,8 @@ async function touchShared(trx: Knex, share: ShareRow): Promise<void> {
   const ids = share.item_id ? [share.item_id] : ((await trx('items').where({ list_id: share.list_id }).pluck('id')) as string[]);
   for (const id of ids) await emit(trx, 'item', id, { op: 'share', ownerId: share.owner_id });
 }
+
+/** True when a person an item is shared with has starred it (their own star, not the owner's). */
+export async function isRecipientFavorite(db: Knex, userId: string, itemId: string): Promise<boolean> {
+  return (await db('recipient_favorites').where({ user_id: userId, item_id: itemId }).first()) !== undefined;
+}

@@ -3,7 +3,13 @@
  * @see docs/lifecycle.md
  */
 import type { Knex } from 'knex';
-import { resolveList } from './lists.js';
+import type { OpOutput, Principal } from '../core/context.js';
+import { notFound, toolError } from '../core/errors.js';
+import { recordActivity } from './activity.js';
+import { isUuid } from './ids.js';
+import type { ItemDbRow } from './items.js';
+import { resolveList, type ListRow } from './lists.js';
+import { iso } from './time.js';
 
 /** Deletes for good every list and item whose retention ran out; returns how many of each. */
 export async function purgeExpired(db: Knex, now: Date): Promise<{ items: number; lists: number }> {
@@ -25,4 +31,160 @@ export async function purgeExpired(db: Knex, now: Date): Promise<{ items: number
     }
     return { items, lists: due.length };
   });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** When something deleted now is purged for good. */
+export function purgeDate(now: Date, retentionDays: number): Date {
+  return new Date(now.getTime() + retentionDays * DAY_MS);
+}
+
+/** A trashed item as the delete and feed answers name it. */
+export interface TrashedItemDto {
+  id: string;
+  listId: string;
+  title: string | null;
+  deletedAt: string;
+  purgesAt: string | null;
+}
+
+/** A trashed item row in its answer shape. */
+export function trashedItemDto(r: Pick<ItemDbRow, 'id' | 'list_id' | 'title' | 'deleted_at' | 'purges_at'>): TrashedItemDto {
+  return { id: r.id, listId: r.list_id, title: r.title, deletedAt: iso(r.deleted_at)!, purgesAt: iso(r.purges_at) };
+}
+
+/**
+ * Moves the owner's own items among `ids` to the trash. Ids that are not the owner's own
+ * items (someone else's, shared with them, unknown) are refused; the rest still delete.
+ * Items already in the trash change nothing and are reported again.
+ */
+export async function trashItems(
+  trx: Knex,
+  principal: Principal,
+  ids: string[],
+  now: Date,
+  purgesAt: Date,
+): Promise<{ deleted: ItemDbRow[]; already: ItemDbRow[]; refused: string[] }> {
+  const own = (await trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId })) as ItemDbRow[];
+  const ownIds = new Set(own.map((r) => r.id));
+  const live = own.filter((r) => r.deleted_at === null).map((r) => r.id);
+  const deleted = live.length
+    ? ((await trx('items')
+        .whereIn('id', live)
+        .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, updated_at: now })
+        .returning('*')) as ItemDbRow[])
+    : [];
+  if (deleted.length) {
+    await recordActivity(trx, principal, {
+      action: 'items.deleted',
+      summary: `Deleted ${deleted.length} item${deleted.length > 1 ? 's' : ''}: ${deleted
+        .map((r) => r.title ?? '(untitled)')
+        .slice(0, 5)
+        .join(', ')}`,
+    });
+  }
+  return { deleted, already: own.filter((r) => r.deleted_at !== null), refused: ids.filter((id) => !ownIds.has(id)) };
+}
+
+const UNDELETABLE: Record<string, string> = {
+  tasks: 'The Tasks list is the hub’s own and cannot be deleted; delete its items with delete_items instead.',
+  life_admin: 'Life Admin is the hub’s own list and cannot be deleted; delete its items with delete_items instead.',
+};
+
+/**
+ * A soft delete of a list: the list and every live item on it go to the trash together; each
+ * such item is marked `deleted_with_list`, so restoring the list brings back exactly those and
+ * not the items that were trashed before on their own. A list that still holds items needs
+ * `confirmDeleteItems`.
+ */
+export async function trashList(
+  trx: Knex,
+  principal: Principal,
+  id: string,
+  confirmDeleteItems: boolean,
+  now: Date,
+  purgesAt: Date,
+): Promise<{ list: ListRow; itemsDeleted: number }> {
+  const found = await resolveList(trx, principal.userId, id, { remakeNotes: false });
+  const list = (await trx('lists').where({ id: found.id }).whereNull('deleted_at').forUpdate().first()) as ListRow | undefined;
+  // Deleted by a concurrent call while this one waited for the lock.
+  if (!list) throw notFound(`No list ${id} in your workspace; list_lists shows the lists you have.`);
+  const refusal = list.system_role ? UNDELETABLE[list.system_role] : undefined;
+  if (refusal) throw toolError(refusal);
+
+  const live = (await trx('items')
+    .where({ list_id: list.id })
+    .whereNull('deleted_at')
+    .first(trx.raw('count(*)::int AS n'), trx.raw('count(archived_at)::int AS archived'))) as { n: number; archived: number };
+  if (live.n > 0 && !confirmDeleteItems) {
+    const archived = live.archived ? ` (${live.archived} of them archived)` : '';
+    throw toolError(
+      `List '${list.name}' still holds ${live.n} item${live.n === 1 ? '' : 's'}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`,
+    );
+  }
+  const itemsDeleted = await trx('items')
+    .where({ list_id: list.id })
+    .whereNull('deleted_at')
+    .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: list.id, updated_at: now });
+  await trx('lists').where({ id: list.id }).update({ deleted_at: now, purges_at: purgesAt, updated_at: now });
+  await recordActivity(trx, principal, {
+    action: 'list.deleted',
+    summary: `Deleted list '${list.name}' with ${itemsDeleted} item${itemsDeleted === 1 ? '' : 's'}`,
+    listId: list.id,
+  });
+  return { list, itemsDeleted };
+}
+
+type TrashEntry = OpOutput<'list_deleted'>['items'][number];
+
+/** Lists and items in the owner's trash, newest first; `type` keeps one kind. */
+export async function readTrash(db: Knex, ownerId: string, type: 'item' | 'list' | undefined, limit: number): Promise<TrashEntry[]> {
+  const entries: TrashEntry[] = [];
+  if (type !== 'list') {
+    const items = (await db('items as i')
+      .join('lists as l', 'l.id', 'i.list_id')
+      .where('i.owner_id', ownerId)
+      .whereNotNull('i.deleted_at')
+      .orderBy('i.deleted_at', 'desc')
+      .limit(limit)
+      .select('i.id', 'i.title', 'i.body', 'i.deleted_at', 'i.purges_at', 'i.list_id', 'l.name as list_name')) as {
+      id: string;
+      title: string | null;
+      body: string | null;
+      deleted_at: Date;
+      purges_at: Date;
+      list_id: string;
+      list_name: string;
+    }[];
+    for (const r of items) {
+      entries.push({
+        type: 'item',
+        id: r.id,
+        title: r.title,
+        deletedAt: iso(r.deleted_at)!,
+        purgesAt: iso(r.purges_at)!,
+        listId: r.list_id,
+        listName: r.list_name,
+        snippet: r.body ? r.body.slice(0, 140) : null,
+      });
+    }
+  }
+  if (type !== 'item') {
+    const lists = (await db('lists as l')
+      .where('l.owner_id', ownerId)
+      .whereNotNull('l.deleted_at')
+      .orderBy('l.deleted_at', 'desc')
+      .limit(limit)
+      .select(
+        'l.id',
+        'l.name',
+        'l.deleted_at',
+        'l.purges_at',
+        db.raw('(SELECT count(*)::int FROM items i WHERE i.deleted_with_list = l.id AND i.deleted_at IS NOT NULL) AS item_count'),
+      )) as { id: string; name: string; deleted_at: Date; purges_at: Date; item_count: number }[];
+    for (const r of lists)
+      entries.push({ type: 'list', id: r.id, title: r.name, deletedAt: iso(r.deleted_at)!, purgesAt: iso(r.purges_at)!, itemCount: r.item_count });
+  }
+  return entries.sort((a, b) => b.deletedAt.localeCompare(a.deletedAt));
 }

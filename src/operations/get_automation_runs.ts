@@ -1,15 +1,11 @@
 import type { Handler } from '../core/context.js';
-import { automationDto, getAutomation, timeZoneOf, type RunRow } from '../domain/automations/automations.js';
+import { automationDto, getAutomation, latestRuns, timeZoneOf } from '../domain/automations/automations.js';
 import { iso } from '../domain/time.js';
 
 /** GET /automations/{id}/runs: the automation and its latest runs, newest first. */
 export const get_automation_runs: Handler<'get_automation_runs'> = async ({ db, principal }, input) => {
   const automation = await getAutomation(db, principal.userId, input.id);
-  const runs = (await db('automation_runs')
-    .where({ automation_id: automation.id })
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(input.limit ?? 5)) as RunRow[];
+  const runs = await latestRuns(db, automation.id, input.limit ?? 5);
   return {
     automation: automationDto(automation, await timeZoneOf(db, principal.userId), runs[0]),
     runs: runs.map((r) => ({

@@ -1,7 +1,3 @@
-import type { Knex } from 'knex';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfm } from 'micromark-extension-gfm';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
 import type { Handler } from '../core/context.js';
 import { firstValueText, itemRowDto, loadItemForReading } from '../domain/items.js';
 import { prepareBody } from '../domain/body-outlines.js';
@@ -13,8 +9,8 @@ import { iso } from '../domain/time.js';
 import { bodyVersion, readForEditing } from '../domain/body/index.js';
 import { notFound } from '../core/errors.js';
 import { signedAttachments } from '../domain/attachments.js';
-
-export const ATTACHMENT_SCHEME = 'listkeeper-attachment';
+import { bodyImages } from '../domain/body-images.js';
+import { isRecipientFavorite } from '../domain/shares.js';
 
 /** GET /items/{id}: one item with everything about it; `forEditing` puts a handle before every block. */
 export const get_item: Handler<'get_item'> = async (ctx, input) => {
@@ -24,7 +20,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
   if (!found) throw notFound(`No item ${input.id} in your workspace (it may be in the trash: list_deleted shows it).`);
   const { row, access } = found.item;
   const list = found.list;
-  const favorited = access === 'own' ? row.favorited : await recipientFavorite(db, principal.userId, row.id);
+  const favorited = access === 'own' ? row.favorited : await isRecipientFavorite(db, principal.userId, row.id);
   const base = itemRowDto(row, list, { isSharedWithMe: access !== 'own', favorited });
   const body = row.body ?? '';
   const cells: Record<string, string> = {};
@@ -59,32 +55,3 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
     ...itemUrls(config, row.id),
   };
 };
-
-async function recipientFavorite(db: Knex, userId: string, itemId: string): Promise<boolean> {
-  return (await db('recipient_favorites').where({ user_id: userId, item_id: itemId }).first()) !== undefined;
-}
-
-/** Pictures the body shows in the attachment reference form, with their stored size when known. */
-function bodyImages(body: string, attachments: { bucketPath: string; bytes: number | null }[]): { bucketPath: string; alt: string; bytes: number | null }[] {
-  if (!body.includes(`${ATTACHMENT_SCHEME}://`)) return [];
-  const prefix = `${ATTACHMENT_SCHEME}://attachment/`;
-  const out: { bucketPath: string; alt: string; bytes: number | null }[] = [];
-  const walk = (node: { type: string; url?: string; alt?: string | null; children?: unknown[] }) => {
-    if (node.type === 'image' && node.url?.startsWith(prefix)) {
-      const bucketPath = decodedOrNull(node.url.slice(prefix.length));
-      // A reference that is not valid percent-encoding (anyone who can edit the body can write one) names no file.
-      if (bucketPath !== null) out.push({ bucketPath, alt: node.alt ?? '', bytes: attachments.find((a) => a.bucketPath === bucketPath)?.bytes ?? null });
-    }
-    for (const child of node.children ?? []) walk(child as typeof node);
-  };
-  walk(fromMarkdown(body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as never);
-  return out;
-}
-
-function decodedOrNull(text: string): string | null {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return null;
-  }
-}

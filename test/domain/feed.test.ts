@@ -12,7 +12,8 @@ import { list_items } from '../../src/operations/list_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
-import { sequenceBatch, startSequencer } from '../../src/domain/feed.js';
+import { sequenceBatch } from '../../src/domain/feed.js';
+import { startSequencer } from '../../src/jobs/feed-sequencer.js';
 
 describe('changes feed', () => {
   let server: TestServer;

@@ -201,6 +201,12 @@ export async function lastRuns(db: Knex, automationIds: string[]): Promise<Map<s
   return new Map(rows.map((r) => [r.automation_id, r]));
 }
 
+/** An automation's latest runs, newest first. */
+export async function latestRuns(db: Knex, automationId: string, limit: number): Promise<RunRow[]> {
+  return (await db('automation_runs').where({ automation_id: automationId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)) as RunRow[];
+}
+
+/** A run as the automation's summary shows it. */
 export function runSummary(run: RunRow): RunSummary {
   return {
     runId: run.id,

@@ -1,0 +1,71 @@
+/**
+ * query_items on one list: the filtered items a page at a time, or their count or the sum of
+ * one number property, each computed in the database (one aggregate statement), never by
+ * loading rows.
+ * @see openapi/openapi.yaml query_items
+ */
+import type { Knex } from 'knex';
+import type { OpInput } from '../core/context.js';
+import { toolError } from '../core/errors.js';
+import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
+import { findProperty, propertyNames } from './properties.js';
+import { applySort, applyWhere, type WhereClause } from './query.js';
+import type { ItemDbRow } from './rows.js';
+
+type QueryInput = Omit<OpInput<'query_items'>, 'listId'>;
+
+export interface QueryResult {
+  count: number;
+  sum: number | null;
+  sumPropertyId: string | null;
+  rows: ItemDbRow[];
+  offset: number;
+  hasMore: boolean;
+}
+
+/** Runs one query_items call over `list`, whose owner lives in `timeZone`. */
+export async function queryItems(db: Knex, list: ListRow, input: QueryInput, timeZone: string): Promise<QueryResult> {
+  const keeps = { status: keepsStatus(list), due: keepsDueDate(list), timeZone };
+  const base = () => {
+    const q = db('items').where({ list_id: list.id }).whereNull('deleted_at').where('is_template', false);
+    if (!input.includeArchived) q.whereNull('archived_at');
+    if (input.createdAfter) q.where('created_at', '>=', input.createdAfter);
+    if (input.createdBefore) q.where('created_at', '<', input.createdBefore);
+    if (input.updatedAfter) q.where('updated_at', '>=', input.updatedAfter);
+    if (input.updatedBefore) q.where('updated_at', '<', input.updatedBefore);
+    applyWhere(q, (input.where ?? []) as WhereClause[], list.properties, keeps);
+    return q;
+  };
+  const none = { rows: [], offset: 0, hasMore: false };
+  const mode = input.mode ?? 'list';
+  if (mode === 'sum') {
+    if (!input.sumPropertyId) throw toolError('mode sum needs sumPropertyId: the id or name of a number property.');
+    const property = findProperty(list.properties, input.sumPropertyId);
+    if (!property) throw toolError(`Unknown property '${input.sumPropertyId}'; valid: ${propertyNames(list.properties)}.`);
+    if (property.type !== 'number') {
+      const numbers = list.properties.filter((p) => p.type === 'number').map((p) => p.name);
+      throw toolError(
+        `sumPropertyId '${property.name}' is a ${property.type} property; sum needs a number property${numbers.length ? ` (${numbers.join(', ')})` : ', and this list has none'}.`,
+      );
+    }
+    const [row] = (await base().select(
+      db.raw('count(*)::int AS n'),
+      db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
+    )) as { n: number; total: number }[];
+    return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id };
+  }
+  const countAll = async () => Number(((await base().count({ n: '*' })) as { n: number }[])[0]!.n);
+  if (mode === 'count') return { ...none, count: await countAll(), sum: null, sumPropertyId: null };
+
+  const offset = input.offset ?? 0;
+  const limit = input.limit ?? 50;
+  const q = base()
+    .select('*', db.raw('count(*) OVER () AS total_matching'))
+    .offset(offset)
+    .limit(limit + 1);
+  applySort(q, input.sort ?? null, list.properties, keeps);
+  const rows = (await q) as (ItemDbRow & { total_matching: number })[];
+  // A page past the end has no row to carry the window count: count apart.
+  const total = rows[0]?.total_matching ?? (offset > 0 ? await countAll() : 0);
+  return { count: Number(total), sum: null, sumPropertyId: null, rows: rows.slice(0, limit), offset, hasMore: rows.length > limit };
+}
