@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
-import { seedWorkspace, type SeedResult } from '../src/cli/seed.js';
+import { seedWorkspace, type SeedResult } from '../src/domain/seed.js';
 import { SQL } from './ceiling-sql.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

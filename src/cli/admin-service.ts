@@ -5,7 +5,7 @@ import { findUserByEmail } from '../domain/accounts.js';
 import { createSearch } from '../search/create.js';
 import { reindex, type ReindexProgress } from '../search/reindex.js';
 import { withDatabase } from './admin-database.js';
-import { seedWorkspace } from './seed.js';
+import { seedWorkspace } from '../domain/seed.js';
 
 /** Adds `search reindex` (under the `search` command given), `bench seed` and `db migrate`. */
 export function registerServiceCommands(program: Command, search: Command): void {

@@ -42,6 +42,11 @@ export async function findUserByEmail(db: Knex, email: string): Promise<UserRow 
   return (await db('users').whereRaw('lower(email) = lower(?)', [email.trim()]).first()) as UserRow | undefined;
 }
 
+/** The account with this id, if there is one. */
+export async function findUser(db: Knex, id: string): Promise<UserRow | undefined> {
+  return (await db('users').where({ id }).first()) as UserRow | undefined;
+}
+
 export async function getUser(db: Knex, id: string): Promise<UserRow> {
   const user = (await db('users').where({ id }).first()) as UserRow | undefined;
   if (!user) throw new Error(`user ${id} vanished`);

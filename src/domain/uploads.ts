@@ -84,3 +84,26 @@ export async function* checkedImage(
   }
   if (head) check(head);
 }
+
+/** The upload slot at `bucketPath`, if there is one. */
+export async function findUploadSlot(db: Knex, bucketPath: string): Promise<UploadRow | undefined> {
+  return (await db('uploads').where({ bucket_path: bucketPath }).first()) as UploadRow | undefined;
+}
+
+/** Records the bytes a slot received; undefined when another upload to the slot won. */
+export async function markUploaded(db: Knex, bucketPath: string, bytes: number, now: Date): Promise<UploadRow | undefined> {
+  const [row] = (await db('uploads')
+    .where({ bucket_path: bucketPath })
+    .whereNull('uploaded_at')
+    .update({ bytes, uploaded_at: now })
+    .returning('*')) as UploadRow[];
+  return row;
+}
+
+/** The type of the file stored at `bucketPath` (an attachment's, else an upload slot's), or null for none. */
+export async function storedFileType(db: Knex, bucketPath: string): Promise<string | null> {
+  const attachment = (await db('attachments').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined;
+  if (attachment) return attachment.mime_type;
+  const upload = (await db('uploads').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined;
+  return upload?.mime_type ?? null;
+}

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import { checkSignature } from '../files/signing.js';
 import { fileStore, isBucketPath } from '../files/store.js';
-import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, type UploadRow } from '../domain/uploads.js';
+import { checkedImage, findUploadSlot, ImageRejected, markUploaded, MAX_IMAGE_BYTES, storedFileType } from '../domain/uploads.js';
 import { type ApiError, invalid, notFound, toolError } from '../core/errors.js';
 
 export const FILES_ROOT = '/files/';
@@ -42,7 +42,7 @@ export function putFile(deps: FileRouteDeps) {
   return async function acceptUpload(ctx: Context): Promise<void> {
     const bucketPath = await signedPath(ctx, deps, 'PUT');
     if (!bucketPath) return;
-    const slot = (await deps.db('uploads').where({ bucket_path: bucketPath }).first()) as UploadRow | undefined;
+    const slot = await findUploadSlot(deps.db, bucketPath);
     if (!slot) throw notFound(`No upload slot ${bucketPath}.`);
     if (slot.uploaded_at) throw toolError(`Slot ${bucketPath} holds an upload already; reserve a new slot with create_image_upload.`);
     const type = ctx.request.type;
@@ -57,12 +57,7 @@ export function putFile(deps: FileRouteDeps) {
       if (err instanceof ImageRejected) throw refusedMidBody(ctx, `Upload refused: ${err.message}`);
       throw err;
     }
-    const [row] = (await deps
-      .db('uploads')
-      .where({ bucket_path: bucketPath })
-      .whereNull('uploaded_at')
-      .update({ bytes, uploaded_at: deps.now() })
-      .returning('*')) as UploadRow[];
+    const row = await markUploaded(deps.db, bucketPath, bytes, deps.now());
     if (!row) throw toolError(`Slot ${bucketPath} received another upload at the same time; reserve a new slot.`);
     ctx.status = 200;
     ctx.body = { bucketPath, mimeType: row.mime_type, bytes };
@@ -84,14 +79,11 @@ export function getFile(deps: FileRouteDeps) {
   return async function serveFile(ctx: Context): Promise<void> {
     const bucketPath = await signedPath(ctx, deps, 'GET');
     if (!bucketPath) return;
-    const attachment = (await deps.db('attachments').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined;
-    const upload = attachment
-      ? undefined
-      : ((await deps.db('uploads').where({ bucket_path: bucketPath }).first('mime_type')) as { mime_type: string } | undefined);
+    const mimeType = await storedFileType(deps.db, bucketPath);
     const file = await fileStore(deps.config).read(bucketPath);
-    if (!file || !(attachment ?? upload)) throw notFound(`No file ${bucketPath}.`);
+    if (!file || !mimeType) throw notFound(`No file ${bucketPath}.`);
     ctx.status = 200;
-    ctx.type = (attachment ?? upload)!.mime_type;
+    ctx.type = mimeType;
     ctx.length = file.bytes;
     ctx.set('Cache-Control', 'private, max-age=300');
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -17,6 +17,7 @@ import {
   deleteAutomation,
   getAutomation,
   lastRuns,
+  latestRuns,
   listAutomations,
   setStatus,
   timeZoneOf,
@@ -248,7 +249,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
       );
     }
     const tz = await timeZoneOf(db, user.id);
-    const runs = (await db('automation_runs').where({ automation_id: row.id }).orderBy('created_at', 'desc').limit(20)) as RunRow[];
+    const runs = await latestRuns(db, row.id, 20);
     const list = runs.map(
       (
         r,

@@ -1,7 +1,7 @@
 /** Settings → Connections: the API key and the apps connected by OAuth. */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { createApiKey, revokeApiKey } from '../domain/api-keys.js';
+import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
 import { html, page, sendPage } from './html.js';
 import type { PageKit } from './page-kit.js';
@@ -25,7 +25,7 @@ export function registerConnections(router: Router, kit: PageKit): void {
   router.post(`${CONNECTIONS_PATH}/subscriptions/remove`, removeEventSubscription);
 
   async function connectionsPage(ctx: Context, user: WebUser, opts: { newKey?: string; notice?: string; status?: number } = {}): Promise<void> {
-    const key = (await db('api_keys').where({ user_id: user.id }).first('hint', 'created_at')) as { hint: string; created_at: Date } | undefined;
+    const key = await apiKeyHint(db, user.id);
     const apps = await listConnectedApps(db, user.id);
     const subscriptions = await listSubscriptions(db, user.id);
     const token = csrf(ctx);

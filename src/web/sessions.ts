@@ -10,8 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { hashToken } from '../domain/api-keys.js';
-import type { UserRow } from '../domain/accounts.js';
+import { createSession, deleteSession, sessionUser } from '../domain/sessions.js';
 
 export const SESSION_COOKIE = 'lk_session';
 const PRE_SESSION_COOKIE = 'lk_pre';
@@ -33,30 +32,19 @@ const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', ove
 export async function signIn(ctx: Context, db: Knex, userId: string, freshFor: string | null = null): Promise<void> {
   // A new sign-in replaces the browser's previous session, if any.
   const previous = ctx.cookies.get(SESSION_COOKIE);
-  if (previous)
-    await db('sessions')
-      .where({ id: hashToken(previous) })
-      .delete();
+  if (previous) await deleteSession(db, previous);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + SESSION_TTL_DAYS * 86400_000);
-  await db('sessions').insert({ id: hashToken(token), user_id: userId, expires_at: expiresAt, fresh_for: freshFor });
+  await createSession(db, token, userId, expiresAt, freshFor);
   ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions, expires: expiresAt });
   ctx.state.webUser = undefined;
   ctx.state.webSessionToken = token;
-  if (Math.random() < 0.05)
-    void db('sessions')
-      .where('expires_at', '<', db.fn.now())
-      .delete()
-      .catch(() => undefined);
 }
 
 /** Deletes the browser's session and its cookie. */
 export async function signOut(ctx: Context, db: Knex): Promise<void> {
   const token = ctx.cookies.get(SESSION_COOKIE);
-  if (token)
-    await db('sessions')
-      .where({ id: hashToken(token) })
-      .delete();
+  if (token) await deleteSession(db, token);
   ctx.cookies.set(SESSION_COOKIE, null, cookieOptions);
   ctx.state.webUser = null;
   ctx.state.webSessionToken = undefined;
@@ -68,13 +56,7 @@ export async function currentUser(ctx: Context, db: Knex): Promise<WebUser | nul
   const token = ctx.cookies.get(SESSION_COOKIE);
   let user: WebUser | null = null;
   if (token && token.length <= 100) {
-    const row = (await db('sessions as s')
-      .join('users as u', 'u.id', 's.user_id')
-      .where('s.id', hashToken(token))
-      .andWhere('s.expires_at', '>', db.fn.now())
-      .first('u.id', 'u.email', 'u.name', 's.created_at', 's.fresh_for')) as
-      | (Pick<UserRow, 'id' | 'email' | 'name' | 'created_at'> & { fresh_for: string | null })
-      | undefined;
+    const row = await sessionUser(db, token);
     if (row) {
       user = { id: row.id, email: row.email, name: row.name, signedInAt: row.created_at, freshFor: row.fresh_for };
       ctx.state.webSessionToken = token;

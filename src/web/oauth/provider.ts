@@ -22,6 +22,7 @@ import { html, page } from '../html.js';
 import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
+import { findUser } from '../../domain/accounts.js';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',
@@ -141,7 +142,7 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     },
     findAccount: async (_ctx, sub) => {
       if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;
-      const user = (await db('users').where({ id: sub }).first('id', 'email')) as { id: string; email: string } | undefined;
+      const user = await findUser(db, sub);
       if (!user) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: false }) };
     },

@@ -4,10 +4,10 @@
  * multi-row INSERTs in batches and a progress line on stderr. Deterministic for a given seed.
  */
 import type { Knex } from 'knex';
-import { createUser } from '../domain/accounts.js';
-import { createApiKey } from '../domain/api-keys.js';
-import { buildOptions, taskColumns, type Property } from '../domain/properties.js';
-import { sequencePending } from '../domain/feed.js';
+import { createUser } from './accounts.js';
+import { createApiKey } from './api-keys.js';
+import { buildOptions, taskColumns, type Property } from './properties.js';
+import { sequencePending } from './feed.js';
 
 export interface SeedResult {
   userId: string;
