@@ -46,6 +46,10 @@ const schema = {
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
+    IMAGE_URLS_PER_REQUEST: { type: 'integer', minimum: 0, default: 20 },
+    IMAGE_BYTES_PER_REQUEST: { type: 'integer', minimum: 0, default: 50 * 1024 * 1024 },
+    IMAGE_SECONDS_PER_REQUEST: { type: 'integer', minimum: 1, default: 30 },
+    STORAGE_QUOTA_MB: { type: 'integer', minimum: 0, default: 1024 },
     S3_BUCKET: { type: 'string' },
     S3_ENDPOINT: { type: 'string' },
     S3_REGION: { type: 'string', default: 'us-east-1' },
@@ -114,6 +118,10 @@ export interface Config {
    * addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
+  /** What one create_items or update_items call may download from `imageUrls`: URLs, bytes in all, seconds in all. */
+  imageDownloads: { urlsPerRequest: number; bytesPerRequest: number; secondsPerRequest: number };
+  /** Bytes of images one account may keep (attached, or uploaded to a slot); 0: none. */
+  storageQuotaBytes: number;
   /** Keep images in this S3-compatible bucket instead of the data folder; null: the data folder. */
   s3: {
     bucket: string;
@@ -138,12 +146,12 @@ export interface SearchConfig {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads the configuration from `env`; throws one sentence per wrong variable. */
 /** Every setting the service reads from the environment, by name. */
 export function settingNames(): string[] {
   return Object.keys(schema.properties);
 }
 
+/** Reads the configuration from `env`; throws one sentence per wrong variable. */
 export function loadConfig(env: Env = process.env): Config {
   const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
   const raw: Record<string, unknown> = {};
@@ -189,6 +197,12 @@ export function loadConfig(env: Env = process.env): Config {
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
+    imageDownloads: {
+      urlsPerRequest: raw.IMAGE_URLS_PER_REQUEST as number,
+      bytesPerRequest: raw.IMAGE_BYTES_PER_REQUEST as number,
+      secondsPerRequest: raw.IMAGE_SECONDS_PER_REQUEST as number,
+    },
+    storageQuotaBytes: (raw.STORAGE_QUOTA_MB as number) * 1024 * 1024,
     s3: raw.S3_BUCKET
       ? {
           bucket: raw.S3_BUCKET as string,

@@ -18,6 +18,9 @@ import net from 'node:net';
 /** A request the guard refused, or that failed; the message is one sentence for the caller. */
 export class OutboundError extends Error {}
 
+/** The answer was larger than the request's `maxBytes`. */
+export class ResponseTooLarge extends OutboundError {}
+
 /**
  * Special-purpose ranges (IANA registries) that are not globally routable. One list for both
  * families: Node's BlockList also matches IPv4-mapped IPv6 addresses (::ffff:127.0.0.1,
@@ -165,7 +168,7 @@ function requestOnce(url: URL, options: OutboundOptions): Promise<OutboundRespon
         const declared = Number(res.headers['content-length'] ?? 0);
         if (declared > options.maxBytes) {
           res.destroy();
-          return reject(new OutboundError(`the response is ${declared} bytes; at most ${options.maxBytes} are accepted.`));
+          return reject(new ResponseTooLarge(`the response is ${declared} bytes; at most ${options.maxBytes} are accepted.`));
         }
         const chunks: Buffer[] = [];
         let size = 0;
@@ -173,7 +176,7 @@ function requestOnce(url: URL, options: OutboundOptions): Promise<OutboundRespon
           size += chunk.length;
           if (size > options.maxBytes) {
             res.destroy();
-            reject(new OutboundError(`the response is larger than ${options.maxBytes} bytes, the most accepted.`));
+            reject(new ResponseTooLarge(`the response is larger than ${options.maxBytes} bytes, the most accepted.`));
             return;
           }
           chunks.push(chunk);

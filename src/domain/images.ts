@@ -9,10 +9,11 @@
  */
 import type { Knex } from 'knex';
 import type { OperationContext } from '../core/context.js';
-import { OutboundError, outboundRequest } from '../core/outbound.js';
+import { OutboundError, outboundRequest, ResponseTooLarge } from '../core/outbound.js';
 import { fileStore, isBucketPath } from '../files/store.js';
 import type { ImageType } from '../files/sniff.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath, type UploadRow } from './uploads.js';
+import { quotaMessage, storageLeft } from './storage.js';
 
 export interface ImageRequest {
   index: number;
@@ -42,27 +43,73 @@ export type Downloads = Map<string, StoredImage | { error: string }>;
 
 const DOWNLOAD_CONCURRENCY = 4;
 
-/** Downloads and stores every URL among `urls` that is not a bucket path, a few at a time. */
+/** What one call may still download: URLs, bytes (the per-call cap and the account's quota) and time. */
+interface DownloadBudget {
+  urls: number;
+  bytes: number;
+  /** The byte limit that applies, for the refusal: the call's or the account's. */
+  bytesReason: 'request' | 'quota';
+  deadline: number;
+}
+
+/**
+ * Downloads and stores every URL among `urls` that is not a bucket path, a few at a time,
+ * within the call's budget (IMAGE_URLS_PER_REQUEST, IMAGE_BYTES_PER_REQUEST,
+ * IMAGE_SECONDS_PER_REQUEST) and the account's storage left; what does not fit fails with a
+ * reason that says which limit it met.
+ */
 export async function downloadImages(ctx: OperationContext, urls: string[]): Promise<Downloads> {
   const pending = [...new Set(urls.filter((u) => !isBucketPath(u)))];
   const out: Downloads = new Map();
+  if (pending.length === 0) return out;
+  const limits = ctx.config.imageDownloads;
+  const left = await storageLeft(ctx.db, ctx.config, ctx.principal.userId);
+  const budget: DownloadBudget = {
+    urls: limits.urlsPerRequest,
+    bytes: Math.min(limits.bytesPerRequest, left),
+    bytesReason: left < limits.bytesPerRequest ? 'quota' : 'request',
+    deadline: Date.now() + limits.secondsPerRequest * 1000,
+  };
   const worker = async () => {
     for (let url = pending.shift(); url !== undefined; url = pending.shift())
-      out.set(url, await downloadOne(ctx, url).catch((err: unknown) => ({ error: reasonOf(err) })));
+      out.set(url, await downloadOne(ctx, url, budget).catch((err: unknown) => ({ error: reasonOf(err) })));
   };
   await Promise.all(Array.from({ length: Math.min(DOWNLOAD_CONCURRENCY, pending.length) }, worker));
   return out;
 }
 
-async function downloadOne(ctx: OperationContext, url: string): Promise<StoredImage> {
+async function downloadOne(ctx: OperationContext, url: string, budget: DownloadBudget): Promise<StoredImage> {
+  const limits = ctx.config.imageDownloads;
+  if (budget.urls <= 0)
+    throw new ImageRejected(`one call downloads at most ${limits.urlsPerRequest} image URLs (IMAGE_URLS_PER_REQUEST); send the others in another call.`);
+  budget.urls--;
+  const tooMany = () =>
+    budget.bytesReason === 'quota'
+      ? new ImageRejected(quotaMessage(ctx.config, Math.max(0, budget.bytes)))
+      : new ImageRejected(
+          `the images of one call may be ${limits.bytesPerRequest} bytes (${Math.round(limits.bytesPerRequest / 1024 / 1024)} MB) in all (IMAGE_BYTES_PER_REQUEST); send the others in another call.`,
+        );
+  if (budget.bytes <= 0) throw tooMany();
+  const timeLeft = budget.deadline - Date.now();
+  if (timeLeft <= 0)
+    throw new ImageRejected(
+      `the downloads of one call may take ${limits.secondsPerRequest} seconds in all (IMAGE_SECONDS_PER_REQUEST), and they are up; send this one in another call.`,
+    );
+  // The download stops at what the budget has left when it starts; parallel downloads settle the rest below.
+  const cap = Math.min(MAX_IMAGE_BYTES, budget.bytes);
   const response = await outboundRequest(url, {
-    maxBytes: MAX_IMAGE_BYTES,
+    maxBytes: cap,
     maxRedirects: 3,
-    timeoutMs: 20000,
+    timeoutMs: Math.min(20000, timeLeft),
     allowPrivate: ctx.config.outboundAllowPrivate,
     headers: { accept: 'image/png, image/jpeg, image/heic, image/webp' },
+  }).catch((err: unknown) => {
+    // Larger than what the budget had left (not larger than any image may be): say which limit it met.
+    throw err instanceof ResponseTooLarge && cap < MAX_IMAGE_BYTES ? tooMany() : err;
   });
   if (response.status < 200 || response.status >= 300) throw new OutboundError(`the server answered HTTP ${response.status}.`);
+  budget.bytes -= response.body.length;
+  if (budget.bytes < 0) throw tooMany();
   let mimeType: ImageType | null = null;
   const checked = checkedImage([response.body], MAX_IMAGE_BYTES, null, (type) => (mimeType = type));
   // The type is known once the first bytes passed; the path needs it, so check before writing.
@@ -86,7 +133,8 @@ export async function attachImages(ctx: OperationContext, trx: Knex, requests: I
   const failures: ImageFailure[] = [];
   const rows: Record<string, unknown>[] = [];
   const paths = requests.flatMap((r) => r.urls.filter(isBucketPath));
-  const slots = paths.length ? ((await trx('uploads').whereIn('bucket_path', paths).where({ owner_id: ctx.principal.userId })) as UploadRow[]) : [];
+  // FOR SHARE: the cleanup of expired slots (storage.ts) waits for this write, then sees its attachments.
+  const slots = paths.length ? ((await trx('uploads').whereIn('bucket_path', paths).where({ owner_id: ctx.principal.userId }).forShare()) as UploadRow[]) : [];
   for (const request of requests) {
     for (const url of request.urls) {
       const fail = (reason: string) => failures.push({ index: request.index, itemId: request.itemId, url, reason });

@@ -60,6 +60,7 @@ export async function* checkedImage(
   maxBytes: number,
   expected: ImageType | null,
   onType: (type: ImageType) => void = () => undefined,
+  tooLarge = `the image is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MB), the most accepted.`,
 ): AsyncGenerator<Buffer> {
   let size = 0;
   let head: Buffer | null = Buffer.alloc(0);
@@ -72,7 +73,7 @@ export async function* checkedImage(
   for await (const raw of source) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
     size += chunk.length;
-    if (size > maxBytes) throw new ImageRejected(`the image is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MB), the most accepted.`);
+    if (size > maxBytes) throw new ImageRejected(tooLarge);
     if (head) {
       head = Buffer.concat([head, chunk]);
       if (head.length >= SNIFF_BYTES) {

@@ -1278,7 +1278,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "uploads"
         ],
-        "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.\n",
+        "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload. `maxBytes` is 10 MB, or the account's image storage left\nwhen that is less (get_context `storage`); with none left the call answers 409.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.\n",
         "x-mcp": {
           "title": "Get image upload slots",
           "readOnlyHint": false,
@@ -1326,6 +1326,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -5680,6 +5683,24 @@ export const openapiDocument: Record<string, unknown> = {
             "description": "What the service cannot reach for you.",
             "items": {
               "type": "string"
+            }
+          },
+          "storage": {
+            "type": "object",
+            "description": "Bytes of images the account keeps (attached, or uploaded to a slot) and its quota. Image uploads and downloads are refused once `usedBytes` reaches `quotaBytes`.",
+            "required": [
+              "usedBytes",
+              "quotaBytes"
+            ],
+            "properties": {
+              "usedBytes": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "quotaBytes": {
+                "type": "integer",
+                "minimum": 0
+              }
             }
           },
           "links": {

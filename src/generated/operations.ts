@@ -652,6 +652,24 @@ export const operationTable: readonly OperationSpec[] = [
             "type": "string"
           }
         },
+        "storage": {
+          "type": "object",
+          "description": "Bytes of images the account keeps (attached, or uploaded to a slot) and its quota. Image uploads and downloads are refused once `usedBytes` reaches `quotaBytes`.",
+          "required": [
+            "usedBytes",
+            "quotaBytes"
+          ],
+          "properties": {
+            "usedBytes": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "quotaBytes": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        },
         "links": {
           "type": "object",
           "description": "Roots of row links; replace `{id}` with an item id.",
@@ -6262,7 +6280,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/uploads",
     "summary": "Get image upload slots",
-    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
+    "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload. `maxBytes` is 10 MB, or the account's image storage left\nwhen that is less (get_context `storage`); with none left the call answers 409.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
     "tool": {
       "title": "Get image upload slots",
       "annotations": {
@@ -6278,6 +6296,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [],

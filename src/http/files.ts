@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import { checkSignature } from '../files/signing.js';
 import { fileStore, isBucketPath } from '../files/store.js';
+import { uploadLimit } from '../domain/storage.js';
 import { checkedImage, findUploadSlot, ImageRejected, markUploaded, MAX_IMAGE_BYTES, storedFileType } from '../domain/uploads.js';
 import { type ApiError, invalid, notFound, toolError } from '../core/errors.js';
 
@@ -48,11 +49,13 @@ export function putFile(deps: FileRouteDeps) {
     const type = ctx.request.type;
     if (type !== slot.mime_type) throw invalid(`Content-Type must be ${slot.mime_type}, the type this slot was made for; received '${type || 'none'}'.`);
     const declared = ctx.request.length;
+    const limit = await uploadLimit(deps.db, deps.config, slot.owner_id);
     if (declared !== undefined && declared > MAX_IMAGE_BYTES)
       throw refusedMidBody(ctx, `The image is ${declared} bytes; at most ${MAX_IMAGE_BYTES} (10 MB) are accepted.`);
+    if (declared !== undefined && declared > limit.bytes) throw refusedMidBody(ctx, `Upload refused: ${limit.tooLarge}`);
     let bytes: number;
     try {
-      bytes = await fileStore(deps.config).write(bucketPath, checkedImage(ctx.req, MAX_IMAGE_BYTES, slot.mime_type));
+      bytes = await fileStore(deps.config).write(bucketPath, checkedImage(ctx.req, limit.bytes, slot.mime_type, undefined, limit.tooLarge));
     } catch (err) {
       if (err instanceof ImageRejected) throw refusedMidBody(ctx, `Upload refused: ${err.message}`);
       throw err;

@@ -5,11 +5,13 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './queue.js';
 import { purgeExpired } from '../domain/trash.js';
+import { removeExpiredUploads } from '../domain/storage.js';
 import { loadConfig, type Config } from '../core/config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';
+export const UPLOADS_CLEANUP_JOB = 'uploads.cleanup';
 
 export interface JobDeps {
   db: Knex;
@@ -34,6 +36,16 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
       async handler() {
         const purged = await purgeExpired(deps.db, deps.now());
         if (purged.items + purged.lists > 0) deps.log.info(purged, 'purged expired trash');
+      },
+    },
+    {
+      name: UPLOADS_CLEANUP_JOB,
+      // Hourly: upload slots a day past their URL's expiry, and the files no item attached.
+      schedule: { cron: '7 * * * *' },
+      queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
+      async handler() {
+        const removed = await removeExpiredUploads(deps.db, deps.config, deps.now(), deps.log);
+        if (removed.slots > 0) deps.log.info(removed, 'removed expired upload slots');
       },
     },
     webhookJob({ db: deps.db, log: deps.log, now: deps.now, settings: webhookSettings(deps.config) }) as JobDefinition,

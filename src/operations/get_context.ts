@@ -4,6 +4,7 @@ import { getUser } from '../domain/accounts.js';
 import { localNow } from '../domain/time.js';
 import { linkRoots } from '../domain/links.js';
 import { listMemory } from '../domain/memory.js';
+import { storageOf } from '../domain/storage.js';
 import { automationsOf, recentActivity, recentNotesOf, taskSections } from '../domain/overview.js';
 
 const ABOUT = [
@@ -26,12 +27,13 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
     lists.map((l) => l.id),
   );
   const taskLists = focus ? [focus] : lists.filter(keepsTasks);
-  const [memory, tasks, recentNotes, automations, activity] = await Promise.all([
+  const [memory, tasks, recentNotes, automations, activity, storage] = await Promise.all([
     listMemory(db, user.id),
     taskSections(db, taskLists, now, user.timezone),
     recentNotesOf(db, lists),
     automationsOf(db, user.id),
     recentActivity(db, user.id, now),
+    storageOf(db, config, user.id),
   ]);
   return {
     about: ABOUT,
@@ -49,6 +51,7 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
     automations,
     activity,
     unavailable: ['email', 'connected apps'],
+    storage,
     links: linkRoots(config),
   };
 };

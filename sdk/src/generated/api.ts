@@ -295,7 +295,8 @@ export interface paths {
          *     `bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers
          *     200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not
          *     that image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once
-         *     the slot holds an upload.
+         *     the slot holds an upload. `maxBytes` is 10 MB, or the account's image storage left
+         *     when that is less (get_context `storage`); with none left the call answers 409.
          *     Example: `create_image_upload {"mimeType": "image/png", "count": 2}`.
          */
         post: operations["create_image_upload"];
@@ -1399,6 +1400,11 @@ export interface components {
             }[];
             /** @description What the service cannot reach for you. */
             unavailable: string[];
+            /** @description Bytes of images the account keeps (attached, or uploaded to a slot) and its quota. Image uploads and downloads are refused once `usedBytes` reaches `quotaBytes`. */
+            storage?: {
+                usedBytes: number;
+                quotaBytes: number;
+            };
             links: components["schemas"]["LinkRoots"];
         };
         CreateEventSubscriptionInput: {
@@ -2241,6 +2247,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };
