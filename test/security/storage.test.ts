@@ -57,7 +57,7 @@ describe('image limits and storage quota', () => {
   }
 
   async function put(uploadUrl: string, bytes: Buffer): Promise<{ status: number; body: { error?: string } }> {
-    const res = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: bytes });
+    const res = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(bytes) });
     return { status: res.status, body: (await res.json()) as { error?: string } };
   }
 
