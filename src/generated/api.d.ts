@@ -1401,7 +1401,7 @@ export interface components {
             /** @description What the service cannot reach for you. */
             unavailable: string[];
             /** @description Bytes of images the account keeps (attached, or uploaded to a slot) and its quota. Image uploads and downloads are refused once `usedBytes` reaches `quotaBytes`. */
-            storage?: {
+            storage: {
                 usedBytes: number;
                 quotaBytes: number;
             };

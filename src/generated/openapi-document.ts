@@ -5430,6 +5430,7 @@ export const openapiDocument: Record<string, unknown> = {
           "automations",
           "activity",
           "unavailable",
+          "storage",
           "links"
         ],
         "properties": {

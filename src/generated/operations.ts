@@ -74,6 +74,7 @@ export const operationTable: readonly OperationSpec[] = [
         "automations",
         "activity",
         "unavailable",
+        "storage",
         "links"
       ],
       "properties": {
