@@ -96,8 +96,14 @@ export interface FeedPage<Row> {
   serverTime: string;
 }
 
-/** One page of the feed over `listIds`, oldest change first, from a consistent snapshot. */
-export async function readFeed<Row>(db: Knex, listIds: string[], cursor: Cursor, limit: number): Promise<FeedPage<Row>> {
+/** Whose items a feed reads: those on some lists, or every item one person owns. */
+export type FeedScope = { listIds: string[] } | { ownerId: string };
+
+/**
+ * One page of the feed over `scope`, oldest change first, from a consistent snapshot. The
+ * owner scope filters inside that snapshot, so a list made while a reader pages is not missed.
+ */
+export async function readFeed<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: number): Promise<FeedPage<Row>> {
   await sequencePending(db);
   return db.transaction(
     async (trx) => {
@@ -106,7 +112,7 @@ export async function readFeed<Row>(db: Knex, listIds: string[], cursor: Cursor,
       )) as { rows: { stamp: string; now: string }[] };
       const { stamp, now } = clock.rows[0]!;
       const query = trx('items')
-        .whereIn('list_id', listIds)
+        .where((q) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds)))
         .whereNotNull('feed_seq')
         .select('*', trx.raw(`${STAMP} AS feed_stamp`))
         .orderBy('feed_seq')

@@ -6,26 +6,28 @@
 import type { Knex } from 'knex';
 import type { OpOutput } from '../core/context.js';
 import { parseCursor, readFeed } from './feed.js';
+import { decodeCursor, encodeCursor } from './cursors.js';
 import { itemRowDto, listsById } from './items.js';
 import type { ListRow } from './lists.js';
 import type { ItemDbRow } from './rows.js';
 import { trashedItemDto } from './trash.js';
 
-type ItemChanges = Pick<OpOutput<'list_items'>, 'count' | 'items' | 'deleted' | 'serverTime' | 'hasMore' | 'nextChangedSince'>;
+type ItemChanges = Pick<OpOutput<'list_items'>, 'count' | 'items' | 'deleted' | 'serverTime' | 'hasMore' | 'nextCursor' | 'nextChangedSince'>;
 
-/** One page of the feed over `lists` from the `changedSince` cursor. */
-export async function readItemChanges(db: Knex, lists: ListRow[], changedSince: string, limit: number): Promise<ItemChanges> {
-  const cursor = parseCursor(changedSince);
-  const page = await readFeed<ItemDbRow>(
-    db,
-    lists.map((l) => l.id),
-    cursor,
-    limit,
-  );
-  const byId = await listsById(
-    db,
-    lists.map((l) => l.id),
-  );
+/**
+ * One page of the feed over `lists` (or, with `ownerId`, every item the person owns) from the
+ * `changedSince` cursor, or from `cursor` (a previous page's `nextCursor`) when given.
+ */
+export async function readItemChanges(
+  db: Knex,
+  scope: { lists: ListRow[] } | { ownerId: string },
+  changedSince: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<ItemChanges> {
+  const position = parseCursor(cursor === undefined ? changedSince : (decodeCursor(cursor, 'feed', 1)[0] as string));
+  const page = await readFeed<ItemDbRow>(db, 'ownerId' in scope ? scope : { listIds: scope.lists.map((l) => l.id) }, position, limit);
+  const byId = await listsById(db, [...new Set(page.rows.map((r) => r.list_id))]);
   const live = page.rows.filter((r) => r.deleted_at === null);
   const gone = page.rows.filter((r) => r.deleted_at !== null);
   return {
@@ -34,6 +36,7 @@ export async function readItemChanges(db: Knex, lists: ListRow[], changedSince: 
     deleted: gone.map(trashedItemDto),
     serverTime: page.serverTime,
     hasMore: page.hasMore,
+    nextCursor: page.hasMore ? encodeCursor('feed', [page.next]) : null,
     nextChangedSince: page.next,
   };
 }

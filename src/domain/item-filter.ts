@@ -6,12 +6,24 @@
 import type { Knex } from 'knex';
 import type { OpInput } from '../core/context.js';
 import { TASK_STATUSES, type ItemDbRow } from './rows.js';
+import { decodeCursor, encodeCursor } from './cursors.js';
+import { invalid } from '../core/errors.js';
 
-export type ItemFilter = Omit<OpInput<'list_items'>, 'changedSince' | 'listId' | 'includeImageUrls'>;
+export type ItemFilter = Omit<OpInput<'list_items'>, 'changedSince' | 'listId' | 'includeImageUrls' | 'scope'>;
 
-/** Live, unarchived, non-template items of `listIds` matching the filter, sorted and cut to `limit` (default 50). */
-export async function filterItems(db: Knex, listIds: string[], input: ItemFilter, statusApplies: boolean): Promise<ItemDbRow[]> {
-  if (listIds.length === 0) return [];
+/** One page of items, and the cursor of the next when there is one. */
+export interface ItemPage {
+  rows: ItemDbRow[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/**
+ * Live, unarchived, non-template items of `listIds` matching the filter, sorted, a page of
+ * `limit` (default 50) after `cursor`.
+ */
+export async function filterItems(db: Knex, listIds: string[], input: ItemFilter, statusApplies: boolean): Promise<ItemPage> {
+  if (listIds.length === 0) return { rows: [], hasMore: false, nextCursor: null };
   const q = db('items').whereIn('list_id', listIds).whereNull('deleted_at').whereNull('archived_at').where('is_template', false);
   if (input.ids?.length) q.whereIn('id', input.ids);
   if (input.query) {
@@ -36,24 +48,61 @@ export async function filterItems(db: Knex, listIds: string[], input: ItemFilter
   range('created_at', input.createdAfter, input.createdBefore);
   range('updated_at', input.updatedAfter, input.updatedBefore);
   range('completed_at', input.completedAfter, input.completedBefore);
-  switch (input.sort ?? 'due') {
-    case 'created':
-      q.orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'created_seq', order: 'desc' },
-      ]);
-      break;
-    case 'updated':
-      q.orderBy([
-        { column: 'updated_at', order: 'desc' },
-        { column: 'created_seq', order: 'desc' },
-      ]);
-      break;
-    case 'completed':
-      q.orderByRaw('completed_at DESC NULLS LAST, created_seq DESC');
-      break;
-    default:
-      q.orderByRaw('due_at ASC NULLS LAST, created_at ASC, created_seq ASC');
+  const sort = input.sort ?? 'due';
+  const order = ORDERS[sort];
+  q.select('*', db.raw(`${order.key.map((k, i) => `(${k})::text AS k${i}`).join(', ')}`)).orderByRaw(order.orderBy);
+  if (input.cursor !== undefined) {
+    const after = decodeCursor(input.cursor, `items:${sort}`, order.key.length);
+    if (!after.every((value, i) => typeof value === 'string' && SHAPES[order.casts[i]!]!.test(value)))
+      throw invalid(
+        "cursor is not one this service gave: pass a previous answer's nextCursor verbatim, or leave cursor out to start at the beginning.",
+        'cursor',
+      );
+    // Row comparison over the sort key: exactly the rows after the cursor's in this order.
+    q.whereRaw(`(${order.key.join(', ')}) ${order.after} (${order.casts.map((c) => `?::${c}`).join(', ')})`, after as string[]);
   }
-  return (await q.limit(input.limit ?? 50)) as ItemDbRow[];
+  const limit = input.limit ?? 50;
+  const rows = (await q.limit(limit + 1)) as (ItemDbRow & Record<string, string>)[];
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rows.length > limit;
+  return {
+    rows: page,
+    hasMore,
+    nextCursor:
+      hasMore && last
+        ? encodeCursor(
+            `items:${sort}`,
+            order.key.map((_, i) => last[`k${i}`]!),
+          )
+        : null,
+  };
 }
+
+/** What each part of a cursor's position looks like, so a forged one is refused before it reaches SQL. */
+const SHAPES: Record<string, RegExp> = {
+  boolean: /^(true|false)$/,
+  bigint: /^\d{1,19}$/,
+  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/,
+};
+
+/**
+ * Each sort as a row key whose plain ascending (or descending) order is the sort: NULLs are
+ * ordered by a flag before the value, so one row comparison continues after a cursor.
+ */
+const ORDERS: Record<NonNullable<ItemFilter['sort']>, { key: string[]; casts: string[]; orderBy: string; after: '>' | '<' }> = {
+  due: {
+    key: ['due_at IS NULL', "coalesce(due_at, 'epoch')", 'created_at', 'created_seq'],
+    casts: ['boolean', 'timestamptz', 'timestamptz', 'bigint'],
+    orderBy: 'due_at ASC NULLS LAST, created_at ASC, created_seq ASC',
+    after: '>',
+  },
+  created: { key: ['created_at', 'created_seq'], casts: ['timestamptz', 'bigint'], orderBy: 'created_at DESC, created_seq DESC', after: '<' },
+  updated: { key: ['updated_at', 'created_seq'], casts: ['timestamptz', 'bigint'], orderBy: 'updated_at DESC, created_seq DESC', after: '<' },
+  completed: {
+    key: ['completed_at IS NOT NULL', "coalesce(completed_at, 'epoch')", 'created_seq'],
+    casts: ['boolean', 'timestamptz', 'bigint'],
+    orderBy: 'completed_at DESC NULLS LAST, created_seq DESC',
+    after: '<',
+  },
+};

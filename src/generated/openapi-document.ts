@@ -129,6 +129,10 @@ export const openapiDocument: Record<string, unknown> = {
                     "email",
                     "connected apps"
                   ],
+                  "storage": {
+                    "usedBytes": 0,
+                    "quotaBytes": 1073741824
+                  },
                   "links": {
                     "web": "http://localhost:8080/artifacts/{id}",
                     "app": "listkeeper://artifacts/{id}"
@@ -507,8 +511,8 @@ export const openapiDocument: Record<string, unknown> = {
         "x-sdk": {
           "method": "items.list",
           "pagination": {
-            "cursorParam": "changedSince",
-            "nextCursor": "nextChangedSince",
+            "cursorParam": "cursor",
+            "nextCursor": "nextCursor",
             "hasMore": "hasMore",
             "items": "items"
           }
@@ -517,7 +521,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them. Lower time bounds are inclusive,\nupper bounds exclusive; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: a change takes its place once\nits write has committed, so a write committed later never comes before one you have\nread; the changes of one write come together, in the order it made them, never\ninterleaved with another write's (a single write of over 5,000 items may be split);\nwrites that commit before the server next orders changes (it does every half second\nand before each feed read) come in the order they started. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. Example: `list_items {\"listId\": \"tasks\", \"taskStatus\": [\"todo\"],\n\"dueBefore\": \"2026-12-01\"}`.\n",
+        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them. Lower time bounds are inclusive,\nupper bounds exclusive; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: a change takes its place once\nits write has committed, so a write committed later never comes before one you have\nread; the changes of one write come together, in the order it made them, never\ninterleaved with another write's (a single write of over 5,000 items may be split);\nwrites that commit before the server next orders changes (it does every half second\nand before each feed read) come in the order they started. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.\n",
         "x-mcp": {
           "title": "List items",
           "readOnlyHint": true,
@@ -533,6 +537,29 @@ export const openapiDocument: Record<string, unknown> = {
             "schema": {
               "type": "string",
               "maxLength": 64,
+              "pattern": "^[^\\x00]*$"
+            }
+          },
+          {
+            "name": "scope",
+            "in": "query",
+            "description": "Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "tasks",
+                "workspace"
+              ],
+              "default": "tasks"
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "description": "A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters).",
+            "schema": {
+              "type": "string",
+              "maxLength": 1000,
               "pattern": "^[^\\x00]*$"
             }
           },
@@ -721,6 +748,8 @@ export const openapiDocument: Record<string, unknown> = {
                   "listName": null,
                   "listIcon": null,
                   "items": [],
+                  "hasMore": false,
+                  "nextCursor": null,
                   "links": {
                     "web": "http://localhost:8080/artifacts/{id}",
                     "app": "listkeeper://artifacts/{id}"
@@ -3506,6 +3535,8 @@ export const openapiDocument: Record<string, unknown> = {
           "listName",
           "listIcon",
           "items",
+          "hasMore",
+          "nextCursor",
           "links"
         ],
         "properties": {
@@ -3553,7 +3584,15 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string"
           },
           "hasMore": {
-            "type": "boolean"
+            "type": "boolean",
+            "description": "More items follow; read them with `cursor` set to `nextCursor`."
+          },
+          "nextCursor": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The `cursor` of the next page; null on the last page."
           },
           "nextChangedSince": {
             "type": "string"

@@ -1,10 +1,10 @@
 import type { Handler } from '../core/context.js';
-import { keepsStatus, listsForFeed, propertyDto, resolveList, taskLists } from '../domain/lists.js';
+import { keepsStatus, listsForFeed, liveLists, propertyDto, resolveList, taskLists } from '../domain/lists.js';
 import { itemRowDto } from '../domain/items.js';
 import { filterItems } from '../domain/item-filter.js';
 import { readItemChanges } from '../domain/item-changes.js';
 import { linkRoots } from '../domain/links.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, invalid } from '../core/errors.js';
 import { withImageUrls } from '../domain/attachments.js';
 
 /**
@@ -14,11 +14,20 @@ import { withImageUrls } from '../domain/attachments.js';
 export const list_items: Handler<'list_items'> = async (ctx, input) => {
   const { db, principal, config } = ctx;
   const feed = input.changedSince !== undefined;
-  const lists = feed
-    ? await listsForFeed(db, principal.userId, input.listId)
-    : input.listId
-      ? [await resolveList(db, principal.userId, input.listId)]
-      : await taskLists(db, principal.userId);
+  const workspace = input.scope === 'workspace';
+  if (workspace && input.listId !== undefined)
+    throw invalid('scope workspace reads every list you own and cannot be combined with listId; leave one of them out.', 'scope');
+  const lists = input.listId
+    ? feed
+      ? await listsForFeed(db, principal.userId, input.listId)
+      : [await resolveList(db, principal.userId, input.listId)]
+    : workspace
+      ? feed
+        ? [] // the feed reads by owner (see readItemChanges), not by a list set taken before its snapshot
+        : await liveLists(db, principal.userId)
+      : feed
+        ? await listsForFeed(db, principal.userId, undefined)
+        : await taskLists(db, principal.userId);
   const list = input.listId ? lists[0]! : null;
   const header = {
     listId: list?.id ?? null,
@@ -34,15 +43,22 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
         'query cannot be combined with changedSince: the changes feed returns every change; search with query in a separate call.',
         { field: 'query' },
       );
-    return { ...header, ...(await readItemChanges(db, lists, input.changedSince, input.limit ?? 50)) };
+    const scope = workspace ? { ownerId: principal.userId } : { lists };
+    return { ...header, ...(await readItemChanges(db, scope, input.changedSince, input.cursor, input.limit ?? 50)) };
   }
-  const rows = await filterItems(
+  const page = await filterItems(
     db,
     lists.map((l) => l.id),
     input,
     list === null || keepsStatus(list),
   );
   const byId = new Map(lists.map((l) => [l.id, l]));
-  const items = rows.map((row) => itemRowDto(row, byId.get(row.list_id)!));
-  return { ...header, count: items.length, items: input.includeImageUrls ? await withImageUrls(ctx, items) : items };
+  const items = page.rows.map((row) => itemRowDto(row, byId.get(row.list_id)!));
+  return {
+    ...header,
+    count: items.length,
+    items: input.includeImageUrls ? await withImageUrls(ctx, items) : items,
+    hasMore: page.hasMore,
+    nextCursor: page.nextCursor,
+  };
 };

@@ -133,8 +133,11 @@ export interface paths {
          *     deleted list come as tombstones, in the Tasks set's feed and in the list's own
          *     (its `listId` still answers while the list is in the trash). `query` is refused beside
          *     `changedSince`; other filters and `sort` do not apply to the feed; items shared with
-         *     you are not in it. Example: `list_items {"listId": "tasks", "taskStatus": ["todo"],
-         *     "dueBefore": "2026-12-01"}`.
+         *     you are not in it. `scope: workspace` (without `listId`) reads every list you own
+         *     instead of the Tasks set, in both modes.
+         *     Paging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;
+         *     writes between pages skip or repeat nothing. Example: `list_items {"listId":
+         *     "tasks", "taskStatus": ["todo"], "dueBefore": "2026-12-01"}`.
          */
         get: operations["list_items"];
         put?: never;
@@ -903,7 +906,10 @@ export interface components {
             items: components["schemas"]["ItemRow"][];
             deleted?: components["schemas"]["Tombstone"][];
             serverTime?: string;
-            hasMore?: boolean;
+            /** @description More items follow; read them with `cursor` set to `nextCursor`. */
+            hasMore: boolean;
+            /** @description The `cursor` of the next page; null on the last page. */
+            nextCursor: string | null;
             nextChangedSince?: string;
             links: components["schemas"]["LinkRoots"];
         };
@@ -1605,6 +1611,10 @@ export interface operations {
                      *         "email",
                      *         "connected apps"
                      *       ],
+                     *       "storage": {
+                     *         "usedBytes": 0,
+                     *         "quotaBytes": 1073741824
+                     *       },
                      *       "links": {
                      *         "web": "http://localhost:8080/artifacts/{id}",
                      *         "app": "listkeeper://artifacts/{id}"
@@ -1837,6 +1847,10 @@ export interface operations {
             query?: {
                 /** @description List id, `tasks` or `notes`; omit for the Tasks set. */
                 listId?: string;
+                /** @description Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`. */
+                scope?: "tasks" | "workspace";
+                /** @description A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters). */
+                cursor?: string;
                 /** @description Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim. */
                 changedSince?: string;
                 /** @description Only these item ids (other filters still apply). Comma-separated, up to 200. */
@@ -1893,6 +1907,8 @@ export interface operations {
                      *       "listName": null,
                      *       "listIcon": null,
                      *       "items": [],
+                     *       "hasMore": false,
+                     *       "nextCursor": null,
                      *       "links": {
                      *         "web": "http://localhost:8080/artifacts/{id}",
                      *         "app": "listkeeper://artifacts/{id}"

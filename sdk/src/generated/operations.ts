@@ -77,6 +77,8 @@ export const operations = [
     "pathParams": [],
     "queryParams": [
       "listId",
+      "scope",
+      "cursor",
       "changedSince",
       "ids",
       "query",
@@ -98,8 +100,8 @@ export const operations = [
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
-      "cursorParam": "changedSince",
-      "nextCursor": "nextChangedSince",
+      "cursorParam": "cursor",
+      "nextCursor": "nextCursor",
       "hasMore": "hasMore",
       "items": "items"
     }
