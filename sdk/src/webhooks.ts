@@ -6,8 +6,12 @@
 import { Webhook } from 'standardwebhooks';
 import type { components } from './generated/api.js';
 
-/** An event delivery (the `webhooks` section of the OpenAPI document). */
-export type WebhookEvent = components['schemas']['EventOccurrence'];
+/** An event delivery (the `webhooks` section of the OpenAPI document); `type` tells which. */
+export type WebhookEvent =
+  | components['schemas']['EventOccurrence']
+  | components['schemas']['ItemEvent']
+  | components['schemas']['ListEvent']
+  | components['schemas']['ChatReplyEvent'];
 /** The challenge sent once before the first event. */
 export type WebhookVerification = components['schemas']['WebhookVerification'];
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../generated/api.js';
 import { emit } from './outbox.js';
-import { EVENT_NAMES } from './events.js';
+import { DEFAULT_EVENTS } from './events.js';
 import { iso } from './time.js';
 
 export type EventSubscriptionDto = components['schemas']['EventSubscription'];
@@ -28,6 +28,8 @@ export interface SubscriptionRow {
   url: string;
   secret: string;
   events: string[];
+  /** Item events carry the whole item (`data.item`). */
+  include_item: boolean;
   status: 'pending' | 'active' | 'retired';
   created_at: Date;
   verified_at: Date | null;
@@ -58,6 +60,7 @@ export function subscriptionDto(row: SubscriptionRow, mintedSecret?: string): Ev
     url: row.url,
     status: row.status,
     events: row.events,
+    includeItem: row.include_item,
     via: row.via,
     createdAt: row.created_at.toISOString(),
     verifiedAt: iso(row.verified_at),
@@ -81,14 +84,28 @@ async function ensureRoom(trx: Knex, userId: string): Promise<void> {
     throw new SubscriptionLimitError(`You hold ${MAX_SUBSCRIPTIONS} event subscriptions, the most allowed; delete one first.`);
 }
 
-/** A REST subscription to every event, pending until its URL answers the challenge. */
-export async function createSubscription(db: Knex, input: { userId: string; url: string; secret: string; credential: string }): Promise<SubscriptionRow> {
+/**
+ * A REST subscription to `events` (by default task.awaitingAgent alone, as before change events
+ * existed), pending until its URL answers the challenge.
+ */
+export async function createSubscription(
+  db: Knex,
+  input: { userId: string; url: string; secret: string; credential: string; events?: string[] | undefined; includeItem?: boolean | undefined },
+): Promise<SubscriptionRow> {
   return db.transaction(async (trx) => {
     // One person's subscriptions are counted and added one at a time.
     await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`subscriptions:${input.userId}`]);
     await ensureRoom(trx, input.userId);
     const [row] = (await trx('event_subscriptions')
-      .insert({ user_id: input.userId, via: 'rest', url: input.url, secret: input.secret, events: EVENT_NAMES, credential: input.credential })
+      .insert({
+        user_id: input.userId,
+        via: 'rest',
+        url: input.url,
+        secret: input.secret,
+        events: input.events?.length ? [...new Set(input.events)] : DEFAULT_EVENTS,
+        include_item: input.includeItem === true,
+        credential: input.credential,
+      })
       .returning('*')) as SubscriptionRow[];
     await emit(trx, VERIFY_TOPIC, row!.id);
     return row!;

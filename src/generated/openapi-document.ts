@@ -1912,7 +1912,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "events"
         ],
-        "description": "Registers an https callback for events (today: `task.awaitingAgent`, sent when a task\nis assigned to an agent with update_items `assignedAgent` (reason `assigned`), or when\nthe person writes in the chat of a task whose agent last posted with `needsInput`\n(reason `reply`)). The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together). A URL this service\nwill not call (http, credentials in it, a host that does not resolve or resolves to a\nprivate address) answers 409 `toolError` naming `url`, as does a 26th subscription.\n",
+        "description": "Registers an https callback for the event types in `events` (default\n`task.awaitingAgent`, sent when a task is assigned to an agent with update_items\n`assignedAgent` (reason `assigned`), or when the person writes in the chat of a task\nwhose agent last posted with `needsInput` (reason `reply`)); the `webhooks` section\ndescribes every type. The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together). A URL this service\nwill not call (http, credentials in it, a host that does not resolve or resolves to a\nprivate address) answers 409 `toolError` naming `url`, as does a 26th subscription.\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -2079,6 +2079,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "example": {
                 "eventId": "evt_4f1c2a9e8b7d4c3e9a1b2c3d4e5f6a7b",
+                "type": "task.awaitingAgent",
                 "name": "task.awaitingAgent",
                 "timestamp": "2026-11-22T09:00:00.000Z",
                 "data": {
@@ -2089,6 +2090,325 @@ export const openapiDocument: Record<string, unknown> = {
                   "occurredAt": "2026-11-22T09:00:00.000Z"
                 },
                 "cursor": null
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.created": {
+      "post": {
+        "operationId": "webhook_item_created",
+        "summary": "An item was added",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.created`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.updated": {
+      "post": {
+        "operationId": "webhook_item_updated",
+        "summary": "An item changed; `changed` names the fields",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.updated`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.completed": {
+      "post": {
+        "operationId": "webhook_item_completed",
+        "summary": "A task was completed",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.completed`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.deleted": {
+      "post": {
+        "operationId": "webhook_item_deleted",
+        "summary": "An item went to the trash",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.deleted`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.restored": {
+      "post": {
+        "operationId": "webhook_item_restored",
+        "summary": "An item came back from the trash",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.restored`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "item.moved": {
+      "post": {
+        "operationId": "webhook_item_moved",
+        "summary": "An item moved to another list",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `item.moved`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ItemEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "list.created": {
+      "post": {
+        "operationId": "webhook_list_created",
+        "summary": "A list was made",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `list.created`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "list.updated": {
+      "post": {
+        "operationId": "webhook_list_updated",
+        "summary": "A list changed (name, properties, icon, instructions, layout)",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `list.updated`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "list.deleted": {
+      "post": {
+        "operationId": "webhook_list_deleted",
+        "summary": "A list went to the trash, with its items",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `list.deleted`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "list.restored": {
+      "post": {
+        "operationId": "webhook_list_restored",
+        "summary": "A list came back from the trash, with its items",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `list.restored`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ListEvent"
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
+    "chat.replied": {
+      "post": {
+        "operationId": "webhook_chat_replied",
+        "summary": "The person wrote in an item's chat",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent to the owner's subscriptions that chose `chat.replied`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ChatReplyEvent"
               }
             }
           }
@@ -2319,6 +2639,7 @@ export const openapiDocument: Record<string, unknown> = {
         "description": "One event, the body of a webhook delivery.",
         "required": [
           "eventId",
+          "type",
           "name",
           "timestamp",
           "data",
@@ -2329,11 +2650,18 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "description": "Unique per event; also the `webhook-id` header."
           },
-          "name": {
+          "type": {
             "type": "string",
             "enum": [
               "task.awaitingAgent"
             ]
+          },
+          "name": {
+            "type": "string",
+            "enum": [
+              "task.awaitingAgent"
+            ],
+            "description": "The same as `type`, kept for receivers written before `type` existed; read `type`."
           },
           "timestamp": {
             "type": "string",
@@ -2368,6 +2696,245 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "agentName": {
                 "type": "string"
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          },
+          "cursor": {
+            "type": "null"
+          }
+        }
+      },
+      "ItemEvent": {
+        "type": "object",
+        "description": "An item event: the body of a webhook delivery. Thin: ids, the version (`updatedAt`) and the changed fields; `data.item` only with `includeItem`.",
+        "required": [
+          "eventId",
+          "type",
+          "name",
+          "timestamp",
+          "data",
+          "cursor"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string",
+            "description": "Unique per event; also the `webhook-id` header."
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "item.created",
+              "item.updated",
+              "item.completed",
+              "item.deleted",
+              "item.restored",
+              "item.moved"
+            ]
+          },
+          "name": {
+            "type": "string",
+            "description": "The same as `type` (compatibility)."
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "itemId",
+              "listId",
+              "previousListId",
+              "title",
+              "taskStatus",
+              "updatedAt",
+              "changed",
+              "occurredAt"
+            ],
+            "properties": {
+              "itemId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "listId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "previousListId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "With item.moved: the list it left."
+              },
+              "title": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "taskStatus": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "updatedAt": {
+                "type": "string",
+                "description": "The version: the item's updatedAt after this change."
+              },
+              "changed": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "Fields this change touched (empty for item.created)."
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "item": {
+                "$ref": "#/components/schemas/ItemRow"
+              }
+            }
+          },
+          "cursor": {
+            "type": "null"
+          }
+        }
+      },
+      "ListEvent": {
+        "type": "object",
+        "description": "A list event, the body of a webhook delivery.",
+        "required": [
+          "eventId",
+          "type",
+          "name",
+          "timestamp",
+          "data",
+          "cursor"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "list.created",
+              "list.updated",
+              "list.deleted",
+              "list.restored"
+            ]
+          },
+          "name": {
+            "type": "string",
+            "description": "The same as `type` (compatibility)."
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "listId",
+              "name",
+              "updatedAt",
+              "occurredAt"
+            ],
+            "properties": {
+              "listId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "name": {
+                "type": "string"
+              },
+              "updatedAt": {
+                "type": "string"
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          },
+          "cursor": {
+            "type": "null"
+          }
+        }
+      },
+      "ChatReplyEvent": {
+        "type": "object",
+        "description": "The person wrote in an item's chat; the body of a webhook delivery.",
+        "required": [
+          "eventId",
+          "type",
+          "name",
+          "timestamp",
+          "data",
+          "cursor"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "chat.replied"
+            ]
+          },
+          "name": {
+            "type": "string",
+            "description": "The same as `type` (compatibility)."
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "itemId",
+              "listId",
+              "title",
+              "messageId",
+              "authorName",
+              "text",
+              "occurredAt"
+            ],
+            "properties": {
+              "itemId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "listId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "title": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "messageId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "authorName": {
+                "type": "string"
+              },
+              "text": {
+                "type": "string",
+                "description": "The message, cut at 500 characters."
               },
               "occurredAt": {
                 "type": "string",
@@ -5771,8 +6338,40 @@ export const openapiDocument: Record<string, unknown> = {
                 "pattern": "^[^\\x00]*$"
               }
             ]
+          },
+          "events": {
+            "type": "array",
+            "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
+            "minItems": 1,
+            "maxItems": 12,
+            "uniqueItems": true,
+            "items": {
+              "$ref": "#/components/schemas/EventType"
+            }
+          },
+          "includeItem": {
+            "type": "boolean",
+            "default": false,
+            "description": "Item events carry the whole item (`data.item`, as it is when the event is sent)."
           }
         }
+      },
+      "EventType": {
+        "type": "string",
+        "enum": [
+          "task.awaitingAgent",
+          "item.created",
+          "item.updated",
+          "item.completed",
+          "item.deleted",
+          "item.restored",
+          "item.moved",
+          "list.created",
+          "list.updated",
+          "list.deleted",
+          "list.restored",
+          "chat.replied"
+        ]
       },
       "EventSubscription": {
         "type": "object",
@@ -5809,6 +6408,9 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "type": "string"
             }
+          },
+          "includeItem": {
+            "type": "boolean"
           },
           "via": {
             "type": "string",

@@ -8132,6 +8132,9 @@ export const operationTable: readonly OperationSpec[] = [
                   "type": "string"
                 }
               },
+              "includeItem": {
+                "type": "boolean"
+              },
               "via": {
                 "type": "string",
                 "enum": [
@@ -8185,7 +8188,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "POST",
     "path": "/event-subscriptions",
     "summary": "Subscribe a webhook",
-    "description": "Registers an https callback for events (today: `task.awaitingAgent`, sent when a task\nis assigned to an agent with update_items `assignedAgent` (reason `assigned`), or when\nthe person writes in the chat of a task whose agent last posted with `needsInput`\n(reason `reply`)). The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together). A URL this service\nwill not call (http, credentials in it, a host that does not resolve or resolves to a\nprivate address) answers 409 `toolError` naming `url`, as does a 26th subscription.",
+    "description": "Registers an https callback for the event types in `events` (default\n`task.awaitingAgent`, sent when a task is assigned to an agent with update_items\n`assignedAgent` (reason `assigned`), or when the person writes in the chat of a task\nwhose agent last posted with `needsInput` (reason `reply`)); the `webhooks` section\ndescribes every type. The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together). A URL this service\nwill not call (http, credentials in it, a host that does not resolve or resolves to a\nprivate address) answers 409 `toolError` naming `url`, as does a 26th subscription.",
     "tool": null,
     "successStatus": 201,
     "errorStatuses": [
@@ -8219,6 +8222,35 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "description": "Your own `whsec_` + standard base64 (padded) of 24 to 64 random bytes; omit to have one minted.",
           "pattern": "^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,21}|(?:[A-Za-z0-9+/]{4}){8,20}[A-Za-z0-9+/]{3}=|(?:[A-Za-z0-9+/]{4}){8,21}[A-Za-z0-9+/]{2}==)$"
+        },
+        "events": {
+          "type": "array",
+          "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
+          "minItems": 1,
+          "maxItems": 12,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "task.awaitingAgent",
+              "item.created",
+              "item.updated",
+              "item.completed",
+              "item.deleted",
+              "item.restored",
+              "item.moved",
+              "list.created",
+              "list.updated",
+              "list.deleted",
+              "list.restored",
+              "chat.replied"
+            ]
+          }
+        },
+        "includeItem": {
+          "type": "boolean",
+          "default": false,
+          "description": "Item events carry the whole item (`data.item`, as it is when the event is sent)."
         }
       }
     },
@@ -8237,6 +8269,35 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "description": "Your own `whsec_` + standard base64 (padded) of 24 to 64 random bytes; omit to have one minted.",
           "pattern": "^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,21}|(?:[A-Za-z0-9+/]{4}){8,20}[A-Za-z0-9+/]{3}=|(?:[A-Za-z0-9+/]{4}){8,21}[A-Za-z0-9+/]{2}==)$"
+        },
+        "events": {
+          "type": "array",
+          "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
+          "minItems": 1,
+          "maxItems": 12,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "task.awaitingAgent",
+              "item.created",
+              "item.updated",
+              "item.completed",
+              "item.deleted",
+              "item.restored",
+              "item.moved",
+              "list.created",
+              "list.updated",
+              "list.deleted",
+              "list.restored",
+              "chat.replied"
+            ]
+          }
+        },
+        "includeItem": {
+          "type": "boolean",
+          "default": false,
+          "description": "Item events carry the whole item (`data.item`, as it is when the event is sent)."
         }
       },
       "additionalProperties": false,
@@ -8279,6 +8340,9 @@ export const operationTable: readonly OperationSpec[] = [
           "items": {
             "type": "string"
           }
+        },
+        "includeItem": {
+          "type": "boolean"
         },
         "via": {
           "type": "string",

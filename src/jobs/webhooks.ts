@@ -1,9 +1,12 @@
 /**
- * Webhook delivery. The outbox consumers fan an event out to the subscriptions of everyone
- * who can reach its task (one delivery row each) and queue each delivery on the durable job
- * queue; the job signs and POSTs it per Standard Webhooks. A pending subscription first gets
- * the verification challenge. Failures are retried by pg-boss with exponential backoff and
- * jitter (5 attempts in all); a 410 answer retires the subscription.
+ * Webhook delivery. The outbox consumers fan an event out to the subscriptions that chose its
+ * type, of its audience (a change event's owner) or of everyone who can reach its task (one
+ * delivery row each), and queue each delivery on the durable job queue; the job signs and
+ * POSTs it per Standard Webhooks. The deliveries of one subject (item, list, task) to one
+ * subscription go out one at a time in the order of their events: a later one is queued when
+ * the one before it is done (delivered, failed for good or discarded). A pending subscription
+ * first gets the verification challenge. Failures are retried by pg-boss with exponential
+ * backoff and jitter (5 attempts in all); a 410 answer retires the subscription.
  * @see docs/events.md
  */
 import http from 'node:http';
@@ -14,7 +17,7 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Jobs, JobDefinition } from './queue.js';
 import type { OutboxConsumer } from './outbox.js';
-import { EVENT_TOPIC, type EventOccurrence } from '../domain/events.js';
+import { EVENT_TOPIC, itemSnapshot, type EventOccurrence } from '../domain/events.js';
 import { VERIFY_TOPIC, type SubscriptionRow } from '../domain/subscriptions.js';
 import { readersOf } from '../domain/shares.js';
 import { literalHostBlocked } from '../core/outbound.js';
@@ -35,6 +38,7 @@ export interface WebhookSettings {
 interface DeliveryRow {
   id: string;
   subscription_id: string;
+  subject_id: string | null;
   message_id: string;
   kind: 'event' | 'verification';
   payload: Record<string, unknown>;
@@ -58,35 +62,49 @@ export function deliveryJobOptions(settings: Pick<WebhookSettings, 'retryBaseSec
 /** The outbox consumers that turn events and new subscriptions into queued deliveries. */
 export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: WebhookSettings; log: Logger }): Record<string, OutboxConsumer> {
   const { db } = deps;
-  const queue = async (deliveryIds: string[]) => {
-    for (const id of deliveryIds) {
-      const jobId = await deps.jobs.send(WEBHOOK_JOB, { deliveryId: id }, deliveryJobOptions(deps.settings));
-      await db('webhook_deliveries')
-        .where({ id })
-        .update({ job_id: jobId ?? 'sent' });
-    }
-  };
+  const queue = (deliveryIds: string[]) => queueDeliveries(db, deps.jobs, deps.settings, deliveryIds);
   return {
     async [EVENT_TOPIC](rows) {
       for (const row of rows) {
-        const occurrence = row.payload as unknown as EventOccurrence;
-        const readers = (await readersOf(db, [row.subject_id])).get(row.subject_id) ?? [];
+        const { audience, ...occurrence } = row.payload as unknown as EventOccurrence & { audience?: string[] };
+        const type = occurrence.type ?? occurrence.name;
+        const readers = audience ?? (await readersOf(db, [row.subject_id])).get(row.subject_id) ?? [];
         const subscriptions = readers.length
           ? ((await db('event_subscriptions')
               .whereIn('user_id', readers)
               .whereIn('status', ['pending', 'active'])
-              .whereRaw('? = ANY(events)', [occurrence.name])
+              .whereRaw('? = ANY(events)', [type])
               .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
-              .select('id')) as { id: string }[])
+              .select('id', 'include_item')) as { id: string; include_item: boolean }[])
           : [];
         if (subscriptions.length) {
+          const wantsItem = type.startsWith('item.') && subscriptions.some((s) => s.include_item);
+          const item = wantsItem ? await itemSnapshot(db, row.subject_id) : null;
+          const withItem = item ? { ...occurrence, data: { ...occurrence.data, item } } : occurrence;
           await db('webhook_deliveries')
-            .insert(subscriptions.map((s) => ({ subscription_id: s.id, message_id: occurrence.eventId, kind: 'event', payload: JSON.stringify(occurrence) })))
+            .insert(
+              subscriptions.map((s) => ({
+                subscription_id: s.id,
+                subject_id: row.subject_id,
+                message_id: occurrence.eventId,
+                kind: 'event',
+                payload: JSON.stringify(s.include_item ? withItem : occurrence),
+              })),
+            )
             .onConflict(['subscription_id', 'message_id'])
             .ignore();
         }
-        // Queue what is not queued yet, so a consumer retried after a crash queues each delivery once.
-        const ids = (await db('webhook_deliveries').where({ message_id: occurrence.eventId, status: 'pending' }).whereNull('job_id').pluck('id')) as string[];
+        // Queue what is not queued yet (a consumer retried after a crash queues each delivery once),
+        // unless an earlier delivery of the same subject to the same subscription is still pending.
+        const ids = (await db('webhook_deliveries as d')
+          .where({ 'd.message_id': occurrence.eventId, 'd.status': 'pending' })
+          .whereNull('d.job_id')
+          .whereNotExists(function earlier() {
+            this.from('webhook_deliveries as e')
+              .whereRaw('e.subscription_id = d.subscription_id AND e.subject_id = d.subject_id AND e.seq < d.seq')
+              .where('e.status', 'pending');
+          })
+          .pluck('d.id')) as string[];
         await queue(ids);
       }
     },
@@ -113,12 +131,50 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
   };
 }
 
+/**
+ * Puts deliveries on the job queue and notes their job. Each is claimed first, so the fan-out
+ * and the end of the delivery before it cannot both queue it.
+ */
+async function queueDeliveries(db: Knex, jobs: Jobs, settings: WebhookSettings, deliveryIds: string[]): Promise<void> {
+  for (const id of deliveryIds) {
+    const claimed = await db('webhook_deliveries').where({ id }).whereNull('job_id').update({ job_id: 'queuing' });
+    if (claimed === 0) continue;
+    const jobId = await jobs.send(WEBHOOK_JOB, { deliveryId: id }, deliveryJobOptions(settings));
+    await db('webhook_deliveries')
+      .where({ id })
+      .update({ job_id: jobId ?? 'sent' });
+  }
+}
+
+/**
+ * Once a delivery is done, queues the next pending delivery of the same subject to the same
+ * subscription, if it waits unqueued.
+ */
+async function queueNext(db: Knex, jobs: Jobs, settings: WebhookSettings, deliveryId: string): Promise<void> {
+  const done = (await db('webhook_deliveries').where({ id: deliveryId }).first('subscription_id', 'subject_id', 'status')) as
+    | Pick<DeliveryRow, 'subscription_id' | 'subject_id' | 'status'>
+    | undefined;
+  if (!done?.subject_id || done.status === 'pending') return;
+  const next = (await db('webhook_deliveries')
+    .where({ subscription_id: done.subscription_id, subject_id: done.subject_id, status: 'pending' })
+    .orderBy('seq')
+    .first('id', 'job_id')) as { id: string; job_id: string | null } | undefined;
+  if (next && next.job_id === null) await queueDeliveries(db, jobs, settings, [next.id]);
+}
+
 /** The delivery job of the job list (src/jobs/definitions.ts). */
 export function webhookJob(deps: { db: Knex; log: Logger; now(): Date; settings: WebhookSettings }): JobDefinition<{ deliveryId: string }> {
   return {
     name: WEBHOOK_JOB,
     queue: deliveryJobOptions(deps.settings),
-    handler: (data, job) => deliver(deps, data.deliveryId, job.retryCount),
+    async handler(data, job) {
+      try {
+        await deliver(deps, data.deliveryId, job.retryCount);
+      } finally {
+        // After the last attempt (or success, or a discard) the next event of the same subject may go.
+        if (job.jobs) await queueNext(deps.db, job.jobs, deps.settings, data.deliveryId);
+      }
+    },
   };
 }
 

@@ -4,7 +4,8 @@ import { createSubscription, mintSecret, secretProblem, subscriptionDto, Subscri
 import { ApiError, invalid, toolError } from '../core/errors.js';
 
 /**
- * POST /event-subscriptions: registers a callback for every event. It stays `pending` until
+ * POST /event-subscriptions: registers a callback for the chosen events (task.awaitingAgent
+ * when none are named). It stays `pending` until
  * the URL answers the verification challenge (sent at once through the outbox and the queue).
  * A minted secret is shown in this answer only; a caller's own secret is never shown back.
  */
@@ -21,7 +22,14 @@ export const create_event_subscription: Handler<'create_event_subscription'> = a
   if (problem) throw invalid(problem, 'secret');
   const minted = input.secret === undefined ? mintSecret() : undefined;
   try {
-    const row = await createSubscription(db, { userId: principal.userId, url: input.url, secret: input.secret ?? minted!, credential: principal.tokenId });
+    const row = await createSubscription(db, {
+      userId: principal.userId,
+      url: input.url,
+      secret: input.secret ?? minted!,
+      credential: principal.tokenId,
+      events: input.events,
+      includeItem: input.includeItem,
+    });
     return subscriptionDto(row, minted);
   } catch (err) {
     if (err instanceof SubscriptionLimitError) throw toolError(err.message);

@@ -76,6 +76,7 @@ describe('webhook delivery', () => {
       const [event] = receiver.events();
       expect(event!.payload).toEqual({
         eventId: expect.stringMatching(/^evt_/),
+        type: 'task.awaitingAgent',
         name: 'task.awaitingAgent',
         timestamp: expect.any(String),
         data: { taskId: id, title: 'Book the vet', reason: 'assigned', agentName: 'Pet bot', occurredAt: expect.any(String) },
@@ -108,7 +109,7 @@ describe('webhook delivery', () => {
     try {
       await subscribe(ada, receiver);
       let failures = 0;
-      receiver.script = (payload) => (!('type' in payload) && failures++ < 2 ? { status: 500, body: { error: 'busy' } } : undefined);
+      receiver.script = (payload) => (payload.type !== 'verification' && failures++ < 2 ? { status: 500, body: { error: 'busy' } } : undefined);
       const id = await task(server, ada, 'Retry me');
       await assign(ada, id, 'Bot');
       await receiver.waitFor(() => receiver.events().some((e) => e.answered === 200), 40_000);
@@ -131,7 +132,7 @@ describe('webhook delivery', () => {
     const receiver = await startReceiver();
     try {
       await subscribe(ada, receiver);
-      receiver.script = (payload) => ('type' in payload ? undefined : { status: 503 });
+      receiver.script = (payload) => (payload.type === 'verification' ? undefined : { status: 503 });
       const id = await task(server, ada, 'Never acknowledged');
       await assign(ada, id, 'Bot');
       await receiver.waitFor(() => receiver.events().length === 5, 90_000);
@@ -153,7 +154,7 @@ describe('webhook delivery', () => {
     const receiver = await startReceiver();
     try {
       const sub = await subscribe(ada, receiver);
-      receiver.script = (payload) => ('type' in payload ? undefined : { status: 410 });
+      receiver.script = (payload) => (payload.type === 'verification' ? undefined : { status: 410 });
       const first = await task(server, ada, 'Gone');
       await assign(ada, first, 'Bot');
       await receiver.waitFor(() => receiver.events().length === 1);

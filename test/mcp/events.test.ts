@@ -47,9 +47,23 @@ describe('MCP events', () => {
     expect(client.getServerCapabilities()?.experimental).toEqual({ events: { listChanged: false, delivery: ['webhook'] } });
   });
 
-  it('lists the catalog: task.awaitingAgent by webhook, with its payload schema', async () => {
+  it('lists the catalog: task.awaitingAgent and the change events by webhook, with their payload schemas', async () => {
     const { events } = (await call(client, 'events/list')) as { events: { name: string; delivery: string[]; payloadSchema: { required: string[] } }[] };
-    expect(events).toHaveLength(1);
+    expect(events.map((e) => e.name)).toEqual([
+      'task.awaitingAgent',
+      'item.created',
+      'item.updated',
+      'item.completed',
+      'item.deleted',
+      'item.restored',
+      'item.moved',
+      'list.created',
+      'list.updated',
+      'list.deleted',
+      'list.restored',
+      'chat.replied',
+    ]);
+    expect(events.every((e) => e.delivery.join() === 'webhook' && e.payloadSchema.required.includes('occurredAt'))).toBe(true);
     expect(events[0]).toMatchObject({ name: 'task.awaitingAgent', delivery: ['webhook'] });
     expect(events[0]!.payloadSchema.required).toEqual(['taskId', 'title', 'reason', 'agentName', 'occurredAt']);
   });

@@ -21,6 +21,7 @@ describe('create_event_subscription', () => {
       url: 'https://93.184.215.14/hooks',
       status: 'pending',
       events: ['task.awaitingAgent'],
+      includeItem: false,
       via: 'rest',
       createdAt: expect.any(String),
       verifiedAt: null,

@@ -102,7 +102,7 @@ export interface Receiver {
 export function failFirstDelivery(): Script {
   let failed = false;
   return (payload) => {
-    if ('type' in payload || failed) return undefined;
+    if (payload.type === 'verification' || failed) return undefined;
     failed = true;
     return { status: 500 };
   };
@@ -116,7 +116,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     requests,
     secrets,
     script: null,
-    events: () => requests.filter((r) => r.payload && !('type' in r.payload)),
+    events: () => requests.filter((r) => r.payload && r.payload.type !== 'verification'),
     async waitFor(predicate, timeoutMs = 30_000) {
       const started = Date.now();
       while (!predicate(requests)) {

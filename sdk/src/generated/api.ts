@@ -515,10 +515,11 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a webhook
-         * @description Registers an https callback for events (today: `task.awaitingAgent`, sent when a task
-         *     is assigned to an agent with update_items `assignedAgent` (reason `assigned`), or when
-         *     the person writes in the chat of a task whose agent last posted with `needsInput`
-         *     (reason `reply`)). The URL's host must resolve to public addresses, checked again at
+         * @description Registers an https callback for the event types in `events` (default
+         *     `task.awaitingAgent`, sent when a task is assigned to an agent with update_items
+         *     `assignedAgent` (reason `assigned`), or when the person writes in the chat of a task
+         *     whose agent last posted with `needsInput` (reason `reply`)); the `webhooks` section
+         *     describes every type. The URL's host must resolve to public addresses, checked again at
          *     every delivery; redirects are not followed. Before the first event the service POSTs
          *     `{"type": "verification", "challenge": "…"}`, signed like an event; answer 2xx with a
          *     JSON body echoing `challenge` (`{"challenge": "…"}`). Deliveries follow Standard
@@ -571,6 +572,226 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item was added
+         * @description Sent to the owner's subscriptions that chose `item.created`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item changed; `changed` names the fields
+         * @description Sent to the owner's subscriptions that chose `item.updated`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task was completed
+         * @description Sent to the owner's subscriptions that chose `item.completed`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item went to the trash
+         * @description Sent to the owner's subscriptions that chose `item.deleted`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item came back from the trash
+         * @description Sent to the owner's subscriptions that chose `item.restored`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.moved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item moved to another list
+         * @description Sent to the owner's subscriptions that chose `item.moved`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_item_moved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list was made
+         * @description Sent to the owner's subscriptions that chose `list.created`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_list_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list changed (name, properties, icon, instructions, layout)
+         * @description Sent to the owner's subscriptions that chose `list.updated`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_list_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list went to the trash, with its items
+         * @description Sent to the owner's subscriptions that chose `list.deleted`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_list_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list came back from the trash, with its items
+         * @description Sent to the owner's subscriptions that chose `list.restored`, in the transaction's order per list, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_list_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chat.replied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The person wrote in an item's chat
+         * @description Sent to the owner's subscriptions that chose `chat.replied`, in the transaction's order per item, signed like every event; see task.awaitingAgent for acknowledging.
+         */
+        post: operations["webhook_chat_replied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     verification: {
         parameters: {
             query?: never;
@@ -600,6 +821,11 @@ export interface components {
             /** @description Unique per event; also the `webhook-id` header. */
             eventId: string;
             /** @enum {string} */
+            type: "task.awaitingAgent";
+            /**
+             * @description The same as `type`, kept for receivers written before `type` existed; read `type`.
+             * @enum {string}
+             */
             name: "task.awaitingAgent";
             /** Format: date-time */
             timestamp: string;
@@ -610,6 +836,79 @@ export interface components {
                 /** @enum {string} */
                 reason: "assigned" | "reply";
                 agentName: string;
+                /** Format: date-time */
+                occurredAt: string;
+            };
+            cursor: null;
+        };
+        /** @description An item event: the body of a webhook delivery. Thin: ids, the version (`updatedAt`) and the changed fields; `data.item` only with `includeItem`. */
+        ItemEvent: {
+            /** @description Unique per event; also the `webhook-id` header. */
+            eventId: string;
+            /** @enum {string} */
+            type: "item.created" | "item.updated" | "item.completed" | "item.deleted" | "item.restored" | "item.moved";
+            /** @description The same as `type` (compatibility). */
+            name: string;
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                itemId: string;
+                /** Format: uuid */
+                listId: string;
+                /** @description With item.moved: the list it left. */
+                previousListId: string | null;
+                title: string | null;
+                taskStatus: string | null;
+                /** @description The version: the item's updatedAt after this change. */
+                updatedAt: string;
+                /** @description Fields this change touched (empty for item.created). */
+                changed: string[];
+                /** Format: date-time */
+                occurredAt: string;
+                item?: components["schemas"]["ItemRow"];
+            };
+            cursor: null;
+        };
+        /** @description A list event, the body of a webhook delivery. */
+        ListEvent: {
+            eventId: string;
+            /** @enum {string} */
+            type: "list.created" | "list.updated" | "list.deleted" | "list.restored";
+            /** @description The same as `type` (compatibility). */
+            name: string;
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                listId: string;
+                name: string;
+                updatedAt: string;
+                /** Format: date-time */
+                occurredAt: string;
+            };
+            cursor: null;
+        };
+        /** @description The person wrote in an item's chat; the body of a webhook delivery. */
+        ChatReplyEvent: {
+            eventId: string;
+            /** @enum {string} */
+            type: "chat.replied";
+            /** @description The same as `type` (compatibility). */
+            name: string;
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                itemId: string;
+                /** Format: uuid */
+                listId: string;
+                title: string | null;
+                /** Format: uuid */
+                messageId: string;
+                authorName: string;
+                /** @description The message, cut at 500 characters. */
+                text: string;
                 /** Format: date-time */
                 occurredAt: string;
             };
@@ -1421,7 +1720,16 @@ export interface components {
             url: string;
             /** @description Your own `whsec_` + standard base64 (padded) of 24 to 64 random bytes; omit to have one minted. */
             secret?: string;
+            /** @description The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each. */
+            events?: components["schemas"]["EventType"][];
+            /**
+             * @description Item events carry the whole item (`data.item`, as it is when the event is sent).
+             * @default false
+             */
+            includeItem?: boolean;
         };
+        /** @enum {string} */
+        EventType: "task.awaitingAgent" | "item.created" | "item.updated" | "item.completed" | "item.deleted" | "item.restored" | "item.moved" | "list.created" | "list.updated" | "list.deleted" | "list.restored" | "chat.replied";
         EventSubscription: {
             id: string;
             url: string;
@@ -1431,6 +1739,7 @@ export interface components {
              */
             status: "pending" | "active" | "retired";
             events: string[];
+            includeItem?: boolean;
             /**
              * @description Made here (`rest`) or by an MCP client's `events/subscribe` (`mcp`).
              * @enum {string}
@@ -2685,6 +2994,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "eventId": "evt_4f1c2a9e8b7d4c3e9a1b2c3d4e5f6a7b",
+                 *       "type": "task.awaitingAgent",
                  *       "name": "task.awaitingAgent",
                  *       "timestamp": "2026-11-22T09:00:00.000Z",
                  *       "data": {
@@ -2698,6 +3008,325 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["EventOccurrence"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_completed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_restored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_item_moved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_list_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_list_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_list_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_list_restored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListEvent"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_chat_replied: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatReplyEvent"];
             };
         };
         responses: {

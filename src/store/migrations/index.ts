@@ -14,6 +14,7 @@ import * as searchWordsPerReader from './20261124000200_search_words_per_reader.
 import * as subscriptionCredentials from './20261124000300_subscription_credentials.js';
 import * as throttles from './20261124000400_throttles.js';
 import * as feedWriteOrder from './20261124000500_feed_write_order.js';
+import * as changeEvents from './20261125000100_change_events.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const migrations: [string, Migration][] = [
   ['20261124000300_subscription_credentials', subscriptionCredentials],
   ['20261124000400_throttles', throttles],
   ['20261124000500_feed_write_order', feedWriteOrder],
+  ['20261125000100_change_events', changeEvents],
 ];
 
 /** A knex MigrationSource over the static list above. */
