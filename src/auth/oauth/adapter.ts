@@ -3,13 +3,32 @@
  * registered clients, grants, codes and refresh tokens survive restarts and are shared by
  * every process on the database.
  * The contract is oidc-provider's example adapter (example/my_adapter.js in its repository).
+ *
+ * Models whose id is itself a credential (codes, refresh tokens, registration tokens…) are
+ * stored under the SHA-256 of the id, and their payload without the id (`jti`): a copy of the
+ * table redeems nothing. The library finds them by the id it was given, so `find` hashes it and
+ * puts it back into the payload. Sessions and interactions stay as they are: the library also
+ * finds them by `uid`, which gives no id to put back, and they are short-lived and useless
+ * without the browser's other cookies.
  */
 import type { Knex } from 'knex';
 import { endSubscriptionsOf } from '../../domain/subscriptions.js';
+import { hashToken } from '../../domain/api-keys.js';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 
 /** Models whose rows belong to a grant and go when the grant is revoked. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+
+/** Models whose id is a bearer credential, found by id only: stored hashed (see above). */
+export const HASHED_MODELS = new Set([
+  'AuthorizationCode',
+  'RefreshToken',
+  'AccessToken',
+  'ClientCredentials',
+  'InitialAccessToken',
+  'RegistrationAccessToken',
+  'PushedAuthorizationRequest',
+]);
 
 /**
  * A dynamically registered client that nobody approved within this time is dropped, so that
@@ -24,17 +43,30 @@ interface Row {
 }
 
 export class PostgresAdapter implements Adapter {
+  private readonly hashed: boolean;
+
   constructor(
     private readonly db: Knex,
     private readonly model: string,
-  ) {}
+  ) {
+    this.hashed = HASHED_MODELS.has(model);
+  }
+
+  /** The row id of a model instance: the SHA-256 of a credential, other ids as they are. */
+  private key(id: string): string {
+    return this.hashed ? hashToken(id) : id;
+  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    if (this.hashed) {
+      const { jti: _jti, ...rest } = payload;
+      payload = rest;
+    }
     const ttl = expiresIn ?? (this.model === 'Client' ? UNAPPROVED_CLIENT_TTL_SECONDS : undefined);
     const expiresAt = ttl === undefined ? null : new Date(Date.now() + ttl * 1000);
     const row = {
       model: this.model,
-      id,
+      id: this.key(id),
       payload: JSON.stringify(payload),
       grant_id: GRANTABLE.has(this.model) ? (payload.grantId ?? null) : null,
       uid: payload.uid ?? null,
@@ -53,7 +85,8 @@ export class PostgresAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return this.findWhere({ id });
+    const payload = await this.findWhere({ id: this.key(id) });
+    return payload && this.hashed ? { ...payload, jti: id } : payload;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -71,12 +104,14 @@ export class PostgresAdapter implements Adapter {
    */
   async consume(id: string): Promise<void> {
     const won = (await this.db('oauth_payloads')
-      .where({ model: this.model, id })
+      .where({ model: this.model, id: this.key(id) })
       .whereNull('consumed_at')
       .update({ consumed_at: this.db.fn.now() })
       .returning('grant_id')) as { grant_id: string | null }[];
     if (won.length > 0) return;
-    const row = (await this.db('oauth_payloads').where({ model: this.model, id }).first('grant_id')) as { grant_id: string | null } | undefined;
+    const row = (await this.db('oauth_payloads')
+      .where({ model: this.model, id: this.key(id) })
+      .first('grant_id')) as { grant_id: string | null } | undefined;
     if (row?.grant_id) {
       const grantId = row.grant_id;
       // The grant's codes and tokens, and the grant itself (access tokens are checked against it).
@@ -87,7 +122,9 @@ export class PostgresAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    await this.db('oauth_payloads').where({ model: this.model, id }).delete();
+    await this.db('oauth_payloads')
+      .where({ model: this.model, id: this.key(id) })
+      .delete();
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

@@ -15,6 +15,7 @@ import * as subscriptionCredentials from './20261124000300_subscription_credenti
 import * as throttles from './20261124000400_throttles.js';
 import * as feedWriteOrder from './20261124000500_feed_write_order.js';
 import * as changeEvents from './20261125000100_change_events.js';
+import * as hashOauthCredentials from './20261125000200_hash_oauth_credentials.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const migrations: [string, Migration][] = [
   ['20261124000400_throttles', throttles],
   ['20261124000500_feed_write_order', feedWriteOrder],
   ['20261125000100_change_events', changeEvents],
+  ['20261125000200_hash_oauth_credentials', hashOauthCredentials],
 ];
 
 /** A knex MigrationSource over the static list above. */
