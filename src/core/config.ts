@@ -29,7 +29,7 @@ const schema = {
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: { type: 'integer', minimum: 1, default: 600 },
     TRUST_PROXY: { type: 'boolean', default: false },
     TRUST_PROXY_HOPS: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
-    ALLOW_SIGN_UP: { type: 'boolean', default: true },
+    ALLOW_SIGN_UP: { type: 'boolean' },
     CLIENT_REGISTRATIONS_PER_DAY: { type: 'integer', minimum: 1, default: 20 },
     SIGNIN_MAX_FAILURES_PER_ACCOUNT: { type: 'integer', minimum: 1, default: 10 },
     SIGNIN_MAX_FAILURES_PER_ADDRESS: { type: 'integer', minimum: 1, default: 100 },
@@ -85,7 +85,7 @@ export interface Config {
   trustProxy: boolean;
   /** How many proxies in front append to X-Forwarded-For: the client is that many entries from the right (koa maxIpsCount). */
   trustProxyHops: number;
-  /** Whether anyone may create an account on the sign-up page. */
+  /** Whether anyone may create an account on the sign-up page; unset: only when BASE_URL is a loopback address. */
   allowSignUp: boolean;
   bodyLimitBytes: number;
   logLevel: string;
@@ -175,7 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerAddressPerMinute: raw.RATE_LIMIT_PER_ADDRESS_PER_MINUTE as number,
     trustProxy: raw.TRUST_PROXY as boolean,
     trustProxyHops: raw.TRUST_PROXY_HOPS as number,
-    allowSignUp: raw.ALLOW_SIGN_UP as boolean,
+    allowSignUp: (raw.ALLOW_SIGN_UP as boolean | undefined) ?? isLoopbackUrl(baseUrl),
     bodyLimitBytes: raw.BODY_LIMIT_BYTES as number,
     logLevel: raw.LOG_LEVEL as string,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS as number,
@@ -244,6 +244,17 @@ function searchConfig(raw: Record<string, unknown>): SearchConfig {
       ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
     },
   };
+}
+
+/** True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1): a server only its own user reaches. */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function trimSlash(url: string): string {

@@ -11,6 +11,9 @@ import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwor
 import { signInThrottle } from '../domain/sign-in-throttle.js';
 import { currentUser, signIn, signOut } from './sessions.js';
 
+/** The answer to a sign-up that made no account; it never says whether the email has one. */
+const NOT_CREATED = 'No account was made with this email and password. If you have an account, sign in; otherwise use another email.';
+
 export function registerSignIn(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
   const { csrf, checkedForm } = kit;
@@ -146,6 +149,26 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
       (!values.name.trim() ? 'Enter your name.' : null) ??
       (!isTimeZone(values.timezone) ? `'${values.timezone}' is not a time zone; use a name such as Europe/London, or UTC.` : null);
     if (problem) return signUpPage(ctx, 400, { next, values, error: problem });
+    // A sign-up for an email that has an account is a sign-in attempt: its password signs the
+    // person in, as a new account would; any other gets an answer that does not say the email
+    // is taken, and counts against the sign-in throttle like a wrong password.
+    const throttle = signInThrottle(db, config.signInMaxFailures);
+    const wait = await throttle.wait(values.email, ctx.ip);
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      return signUpPage(ctx, 429, { next, values, error: `Too many attempts: try again in ${Math.ceil(wait / 60)} minutes.` });
+    }
+    const existing = await findUserByEmail(db, values.email);
+    if (existing) {
+      if (await verifyPassword((existing as { password_hash?: string | null }).password_hash, password)) {
+        await throttle.succeeded(values.email);
+        await signIn(ctx, db, existing.id);
+        ctx.status = 303;
+        return ctx.redirect(next);
+      }
+      await throttle.failed(values.email, ctx.ip);
+      return signUpPage(ctx, 400, { next, values, error: NOT_CREATED });
+    }
     let userId: string;
     try {
       const user = await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash: await hashPassword(password) });
