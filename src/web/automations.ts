@@ -22,7 +22,6 @@ import {
   setStatus,
   timeZoneOf,
   type AutomationDto,
-  type RunRow,
 } from '../domain/automations/automations.js';
 import { startManualRun } from '../domain/automations/runs.js';
 import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';

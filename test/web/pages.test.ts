@@ -64,7 +64,11 @@ describe('sign-up, sign-in and sign-out', () => {
   it.each([
     ['a short password', { password: 'short' }, /at least 10 characters/],
     // A taken email is not named as such (SECURITY.md, finding 16).
-    ['a taken email and another password', { email: 'dora@example.com', password: 'another long password' }, /No account was made with this email and password/],
+    [
+      'a taken email and another password',
+      { email: 'dora@example.com', password: 'another long password' },
+      /No account was made with this email and password/,
+    ],
     ['an unknown time zone', { timezone: 'Mars/Olympus' }, /not a time zone/],
     ['a malformed email', { email: 'not-an-email' }, /not an email address/],
   ])('refuses a sign-up with %s and says why', async (_case, override, message) => {
