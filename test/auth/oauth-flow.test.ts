@@ -1,17 +1,13 @@
 /** The authorization server over HTTP: discovery, registration, the code flow, tokens and refresh. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('OAuth discovery', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ accounts: [] });
 
   it.each(['', '/mcp', '/api/v1'])(
     'serves protected-resource metadata at /.well-known/oauth-protected-resource%s naming the service and the one authorization server',
@@ -51,13 +47,11 @@ describe('OAuth discovery', () => {
 });
 
 describe('OAuth code flow', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   async function authorize(params: Record<string, string | undefined> = {}, clientName = 'Test Agent') {
     const client = await registerClient(server.baseUrl, clientName);

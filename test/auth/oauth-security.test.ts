@@ -3,21 +3,19 @@
  * URIs that differ (port included), PKCE missing or downgraded, code replay, tokens for
  * another audience, expired or forged tokens, revoked refresh tokens, cross-site forms.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { generateKeyPair, importJWK, SignJWT, decodeJwt, type JWK } from 'jose';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('OAuth security', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   const person = () => ({ email: ada.email, password: PASSWORD });
   const api = (token: string) => fetch(`${server.baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });

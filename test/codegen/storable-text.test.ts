@@ -4,10 +4,10 @@
  * answers such text with 400 invalid, so a contract run with Schemathesis' defaults finds no
  * "schema-valid request rejected".
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 type Schema = Record<string, unknown>;
 const STORABLE = '^[^\\x00]*$';
@@ -62,13 +62,7 @@ const refusesNul = (schema: Schema) =>
   ((schema.allOf as Schema[] | undefined) ?? []).some((s) => s.pattern === STORABLE);
 
 describe('text the service refuses, in the served document', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('excludes U+0000 from every request string and map key that is stored or compared', () => {
     const strings = requestStrings();

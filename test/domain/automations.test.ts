@@ -1,9 +1,9 @@
 /** Automation actions, the scheduler tick (once across processes and restarts) and definitions. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
 import { createDb } from '../../src/store/db.js';
 import { createAutomation, checkDefinition, type AutomationRow, type RunRow } from '../../src/domain/automations/automations.js';
@@ -16,14 +16,10 @@ import type { Jobs } from '../../src/jobs/queue.js';
 const log = pino({ level: 'silent' });
 
 describe('automations', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' } });
   beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
-    ada = await server.account('Ada');
     await server.db('users').where({ id: ada.userId }).update({ timezone: 'America/New_York' });
   });
-  afterAll(async () => server.close());
 
   /** Runs the automation now at `now` (as the job would), returning the ended run. */
   async function runAt(automation: AutomationRow, now: Date, config = server.config): Promise<RunRow> {

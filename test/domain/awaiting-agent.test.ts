@@ -1,6 +1,6 @@
 /** When task.awaitingAgent is released: assigning a task to an agent, and the person answering an agent's question. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_items } from '../../src/operations/update_items.js';
@@ -11,13 +11,7 @@ import { createShare } from '../../src/domain/shares.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('task.awaitingAgent is released', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
   const task = async (title: string) => (await create_items(ctx(), { items: [{ title }] })).items[0]!.id;
   const events = async (taskId: string) =>
@@ -37,6 +31,7 @@ describe('task.awaitingAgent is released', () => {
     expect(more).toEqual([]);
     expect(event).toEqual({
       eventId: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'task.awaitingAgent',
       name: 'task.awaitingAgent',
       timestamp: expect.any(String),
       data: { taskId: id, title: 'Renew passport', reason: 'assigned', agentName: 'Errand bot', occurredAt: expect.any(String) },

@@ -3,10 +3,10 @@
  * the parse in memory (here: after clearing it) loads the outline instead; an edit stores
  * the new version's outline; an outline of an older body is never used.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
@@ -23,13 +23,7 @@ function longBody(): string {
 }
 
 describe('stored outlines of long bodies', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
   const outlineRow = (id: string) => server.db('body_outlines').where({ item_id: id }).first();
 

@@ -1,7 +1,7 @@
 /** The enrich pass: due date from the title in the person's time zone, title cleanup, list suggestion. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { get_item } from '../../src/operations/get_item.js';
@@ -15,14 +15,10 @@ const log = pino({ level: 'silent' });
 const NOW = new Date('2026-03-10T12:00:00Z');
 
 describe('enrich', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     await server.db('users').where({ id: ada.userId }).update({ timezone: 'America/New_York' });
   });
-  afterAll(async () => server.close());
   const ctx = () => ({ ...server.context(ada), services: { ...server.services, now: () => NOW } });
   /** Delivers the outbox as the server's pump does, with the fixed clock. */
   async function drain(): Promise<void> {

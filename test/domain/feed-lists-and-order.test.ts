@@ -4,8 +4,8 @@
  * the trash), and concurrent writes come one whole write at a time, in the order of their
  * transactions, never interleaved.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { delete_list } from '../../src/operations/delete_list.js';
@@ -16,13 +16,7 @@ import { sequencePending } from '../../src/domain/feed.js';
 import { purgeExpired } from '../../src/domain/trash.js';
 
 describe('changes feed: deleted lists and the order of concurrent writes', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
 
   /** Every row and tombstone from `cursor` on, in pages of `limit`. */

@@ -4,9 +4,9 @@
  * transactions, one reader paging with nextChangedSince, and at the end the reader has seen
  * the last state of every item.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { update_items } from '../../src/operations/update_items.js';
@@ -16,13 +16,7 @@ import { sequenceBatch } from '../../src/domain/feed.js';
 import { startSequencer } from '../../src/jobs/feed-sequencer.js';
 
 describe('changes feed', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
 
   it('reports edits, completions, archives, deletions and restores, oldest first', async () => {

@@ -1,25 +1,22 @@
 /** Lists addressed by name wherever a list id is taken, over REST and MCP alike. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 
 describe('a list by its name', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({
+    beforeClose: async () => {
+      await client.close();
+    },
+  });
   let client: Client;
   let booksId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     booksId = (await create_list(server.context(ada), { name: 'Books' })).id;
     await create_list(server.context(ada), { name: 'Ideas' });
     await create_list(server.context(ada), { name: 'ideas' });
     client = await server.mcp(ada);
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
   });
 
   it('adds items to the list named, without case, over REST', async () => {

@@ -7,9 +7,9 @@
  * names the clause (`where[i]`) and the property. A second property throws anything the schema
  * admits at the same list, dates Postgres cannot read among it: never a 500.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_list } from '../../src/operations/update_list.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -187,17 +187,13 @@ const REFUSED = Symbol('refused');
 type Parsed = Scalar | string[];
 
 describe('query_items where against a model: every operator on every property', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let personZone: string;
   let sessionZone: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     personZone = ((await server.db('users').where({ id: ada.userId }).first('timezone')) as { timezone: string }).timezone;
     sessionZone = ((await server.db.raw(`SELECT current_setting('TimeZone') AS tz`)) as { rows: { tz: string }[] }).rows[0]!.tz;
   });
-  afterAll(async () => server.close());
 
   async function seed(items: ItemSpec[]): Promise<{ list: ListShape; rows: Row[] }> {
     const ctx = server.context(ada);

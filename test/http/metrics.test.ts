@@ -1,16 +1,13 @@
 /** /metrics: the series an operator scrapes, recorded by real requests. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { startTestServer, useTestServer } from '../support/server.js';
 import { installSystemReader } from '../../src/core/metrics.js';
 import { readSystem } from '../../src/jobs/metrics.js';
 
 describe('/metrics', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({ env: { RATE_LIMIT_PER_MINUTE: '5', EMBEDDINGS: 'none' }, search: true });
   let text: string;
   beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5', EMBEDDINGS: 'none' }, { search: true });
-    ada = await server.account('Ada');
     installSystemReader(() => readSystem(server.db));
     const auth = { Authorization: `Bearer ${ada.key}` };
     await fetch(`${server.baseUrl}/api/v1/lists`, { headers: auth });
@@ -24,7 +21,6 @@ describe('/metrics', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     text = await res.text();
   });
-  afterAll(async () => server.close());
 
   it.each([
     [

@@ -1,15 +1,9 @@
 /** The REST adapter's guards and error rendering, over real HTTP. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 
 describe('REST adapter', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   const call = (path: string, init: RequestInit = {}, token: string | null = ada.key) =>
     fetch(`${server.baseUrl}${path}`, {
@@ -100,14 +94,12 @@ describe('REST adapter', () => {
 });
 
 describe('rate limit', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { RATE_LIMIT_PER_MINUTE: '5' }, accounts: [] });
   beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5' });
     // A fixed clock keeps every request of a case inside one window.
     const fixed = new Date('2026-11-22T10:00:30Z');
     server.services.now = () => fixed;
   });
-  afterAll(async () => server.close());
 
   const get = (token: string) => fetch(`${server.baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });
 

@@ -3,10 +3,10 @@
  * per item (also across a failed delivery), and none for a rolled-back one; every event type
  * of the `webhooks` section is sent, and each payload validates against its schema there.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
@@ -25,15 +25,16 @@ const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', W
 type Payload = { eventId: string; type: string; name: string; data: Record<string, unknown> };
 
 describe('change events', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    env: DEV,
+    accounts: [],
+    beforeClose: async () => {
+      await delivery.stop();
+    },
+  });
   let delivery: Delivery;
   beforeAll(async () => {
-    server = await startTestServer(DEV);
     delivery = await startDelivery(server);
-  });
-  afterAll(async () => {
-    await delivery.stop();
-    await server.close();
   });
 
   async function subscribe(account: TestAccount, receiver: Receiver, body: { events?: string[]; includeItem?: boolean }): Promise<void> {

@@ -2,9 +2,9 @@
  * Webhook delivery end to end: a real receiver on 127.0.0.1 (OUTBOUND_ALLOW_PRIVATE=true)
  * verifies every request with the standardwebhooks library; the real job queue retries.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { failFirstDelivery, startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -46,15 +46,16 @@ async function assign(account: TestAccount, id: string, agent: string): Promise<
 }
 
 describe('webhook delivery', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    env: DEV,
+    accounts: [],
+    beforeClose: async () => {
+      await delivery.stop();
+    },
+  });
   let delivery: Delivery;
   beforeAll(async () => {
-    server = await startTestServer(DEV);
     delivery = await startDelivery(server);
-  });
-  afterAll(async () => {
-    await delivery.stop();
-    await server.close();
   });
 
   it('verifies the callback with a signed challenge, then delivers task.awaitingAgent signed per Standard Webhooks', async () => {
@@ -362,15 +363,16 @@ describe('webhook delivery', () => {
 });
 
 describe('webhook retries across a queue restart', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    env: { ...DEV, WEBHOOK_RETRY_BASE_SECONDS: '3' },
+    accounts: [],
+    beforeClose: async () => {
+      await delivery.stop();
+    },
+  });
   let delivery: Delivery;
   beforeAll(async () => {
-    server = await startTestServer({ ...DEV, WEBHOOK_RETRY_BASE_SECONDS: '3' });
     delivery = await startDelivery(server);
-  });
-  afterAll(async () => {
-    await delivery.stop();
-    await server.close();
   });
 
   it('delivers the retry from a new queue instance after the first one stopped', async () => {

@@ -1,9 +1,9 @@
 /** MCP Events: events/list, events/subscribe, events/unsubscribe, delivered by the webhook machinery. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import * as z from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { mintSecret, upsertClientSubscription } from '../../src/domain/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -25,22 +25,20 @@ async function callError(client: Client, method: string, params: Record<string, 
 }
 
 describe('MCP events', () => {
-  let server: TestServer;
+  const { server, ada } = useTestServer({
+    env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', MCP_EVENTS_TTL_SECONDS: '3600' },
+    beforeClose: async () => {
+      await receiver.close();
+      await delivery.stop();
+    },
+  });
   let delivery: Delivery;
   let receiver: Receiver;
-  let ada: TestAccount;
   let client: Client;
   beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', MCP_EVENTS_TTL_SECONDS: '3600' });
     delivery = await startDelivery(server);
     receiver = await startReceiver();
-    ada = await server.account('Ada');
     client = await server.mcp(ada);
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await delivery.stop();
-    await server.close();
   });
 
   it('advertises the events capability under experimental', () => {
@@ -209,11 +207,7 @@ describe('MCP events', () => {
 });
 
 describe('MCP events without the dev setting', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ accounts: [] });
 
   it('refuses a loopback or plain-http callback with InvalidParams', async () => {
     const client = await server.mcp(await server.account('Ada'));

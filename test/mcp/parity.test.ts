@@ -8,14 +8,14 @@
  * the tool's compact outputSchema (the SDK client checks it too); refusals must carry the
  * same code and sentence.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { operationTable } from '../../src/generated/operations.js';
 import type { OperationSpec } from '../../src/core/operation-spec.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { sampleInput, type Sample } from '../support/samples.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -92,14 +92,12 @@ const RANDOM_BY_DESIGN: Record<string, (body: Record<string, unknown>) => unknow
 const tooled = operationTable.filter((op) => op.tool);
 
 describe('REST and MCP give the same answer for every operation', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let served: Map<string, Tool>;
   beforeAll(async () => {
-    server = await startTestServer();
     const probe = await server.mcp(await server.account('Probe'));
     served = new Map((await probe.listTools()).tools.map((t) => [t.name, t]));
   });
-  afterAll(async () => server.close());
 
   it('covers every MCP tool; the operations without one are the REST-only event subscriptions', () => {
     expect(tooled.map((op) => op.operationId).sort()).toEqual([...served.keys()].sort());

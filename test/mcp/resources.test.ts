@@ -1,16 +1,20 @@
 /** MCP beyond tools: lists as resources (and a template), prompts for a task service, completions of list and property names. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { create_items } from '../../src/operations/create_items.js';
 
 describe('MCP resources, prompts and completions', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    accounts: [],
+    beforeClose: async () => {
+      await client.close();
+    },
+  });
   let client: Client;
   let booksId: string;
   beforeAll(async () => {
-    server = await startTestServer();
     const ada = await server.account('Ada');
     booksId = (
       await create_list(server.context(ada), {
@@ -23,10 +27,6 @@ describe('MCP resources, prompts and completions', () => {
     ).id;
     await create_items(server.context(ada), { listId: booksId, items: [{ title: 'Dune' }] });
     client = await server.mcp(ada);
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
   });
 
   it('announces the capabilities', () => {

@@ -1,18 +1,14 @@
 /** The MCP adapter: tools from the spec, results with structured content, errors as results. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 describe('MCP adapter', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let mcp: Client;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     mcp = await server.mcp(ada);
   });
-  afterAll(async () => server.close());
 
   it('lists 21 tools, each with a title, the four hints and an object output schema', async () => {
     const { tools } = await mcp.listTools();

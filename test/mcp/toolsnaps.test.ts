@@ -4,10 +4,10 @@
  * After a deliberate change, `UPDATE_TOOLSNAPS=1 make test-mcp` rewrites the snapshots;
  * review their diff like code.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { initializeMessage, mcpPost } from '../support/http.js';
 import { tools as generatedTools } from '../../src/generated/tools.js';
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -36,11 +36,10 @@ function snapshotText(tool: WireTool): string {
 }
 
 describe('MCP tool snapshots', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let served: WireTool[];
   let resultJson: string;
   beforeAll(async () => {
-    server = await startTestServer();
     const ada = await server.account('Ada');
     const auth = { Authorization: `Bearer ${ada.key}` };
     await mcpPost(server.baseUrl, initializeMessage('2025-11-25'), auth);
@@ -54,7 +53,6 @@ describe('MCP tool snapshots', () => {
       for (const tool of served) writeFileSync(path.join(SNAP_DIR, `${tool.name}.json`), snapshotText(tool));
     }
   });
-  afterAll(async () => server.close());
 
   it('serves every generated tool, in order', () => {
     expect(served.map((t) => t.name)).toEqual(generatedTools.map((t) => t.name));

@@ -1,15 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 
 describe('create_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let booksId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     const books = await create_list(server.context(ada), {
       name: 'Books',
       properties: [
@@ -22,7 +19,6 @@ describe('create_items', () => {
     });
     booksId = books.id;
   });
-  afterAll(async () => server.close());
   const ctx = () => server.context(ada);
 
   it('puts items on the Tasks list when no listId is given, as todo, with due dates as sent', async () => {

@@ -1,16 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('create_list', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('makes a to-do list with the task columns from template tasks and ignores properties', async () => {
     const list = await create_list(server.context(ada), { name: 'Errands', template: 'tasks', properties: [{ name: 'Shop', type: 'text' }] });

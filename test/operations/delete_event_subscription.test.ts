@@ -1,12 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 
 describe('delete_event_subscription', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
 
   it("removes one of the caller's subscriptions by query id", async () => {
     const ada = await server.account('Ada');

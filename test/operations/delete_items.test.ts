@@ -1,19 +1,15 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { list_items } from '../../src/operations/list_items.js';
 
 describe('delete_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let bea: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     bea = await server.account('Bea');
   });
-  afterAll(async () => server.close());
 
   it("trashes own items, refuses others' and unknown ids, and the rest still delete", async () => {
     const mine = await create_items(server.context(ada), { items: [{ title: 'a' }, { title: 'b' }] });

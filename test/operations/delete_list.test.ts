@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { delete_list } from '../../src/operations/delete_list.js';
 import { update_list } from '../../src/operations/update_list.js';
@@ -15,15 +15,11 @@ interface Row {
 }
 
 describe('delete_list', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({ env: { TRASH_RETENTION_DAYS: '7' } });
   let bob: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer({ TRASH_RETENTION_DAYS: '7' });
-    ada = await server.account('Ada');
     bob = await server.account('Bob');
   });
-  afterAll(async () => server.close());
 
   const ctx = (who: TestAccount = ada) => server.context(who);
   const makeList = (name = 'Books', who: TestAccount = ada) => create_list(ctx(who), { name, properties: [{ name: 'Author', type: 'text' }] });

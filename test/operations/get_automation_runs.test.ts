@@ -1,15 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { get_automation_runs } from '../../src/operations/get_automation_runs.js';
 import { createAutomation } from '../../src/domain/automations/automations.js';
 
 describe('get_automation_runs', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let automationId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     automationId = (await createAutomation(server.db, ada.userId, { name: 'Digest', actions: [{ type: 'postDigest' }] }, new Date())).id;
     const base = Date.parse('2026-06-01T08:00:00Z');
     await server.db('automation_runs').insert(
@@ -28,7 +25,6 @@ describe('get_automation_runs', () => {
       })),
     );
   });
-  afterAll(async () => server.close());
 
   it('returns the automation and its latest 5 runs by default, newest first, each with what it wrote', async () => {
     const result = await get_automation_runs(server.context(ada), { id: automationId });

@@ -1,18 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { get_context } from '../../src/operations/get_context.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { createAutomation } from '../../src/domain/automations/automations.js';
 
 describe('get_context', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it("shows the user with today's date and local time in their time zone", async () => {
     const ctx = { ...server.context(ada), services: { now: () => new Date('2026-07-01T23:30:00Z') } };
@@ -54,13 +48,7 @@ describe('get_context', () => {
 });
 
 describe('get_context automations and size', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('lists automations with their next and last run', async () => {
     const weekly = await createAutomation(

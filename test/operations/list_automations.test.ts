@@ -1,16 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { list_automations } from '../../src/operations/list_automations.js';
 import { createAutomation, setStatus } from '../../src/domain/automations/automations.js';
 
 describe('list_automations', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('is empty for a new account', async () => {
     expect(await list_automations(server.context(ada), {})).toEqual({ count: 0, automations: [] });

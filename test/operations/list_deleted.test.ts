@@ -1,17 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { list_deleted } from '../../src/operations/list_deleted.js';
 
 describe('list_deleted', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('lists trashed items newest first with purgesAt, type, title, list and a snippet', async () => {
     const made = await create_items(server.context(ada), { items: [{ title: 'first', body: 'Body of the first' }, { title: 'second' }] });

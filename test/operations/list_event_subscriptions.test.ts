@@ -1,13 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
 
 describe('list_event_subscriptions', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
 
   it("lists the caller's subscriptions oldest first, secrets hidden, and nobody else's", async () => {
     const [ada, bea] = [await server.account('Ada'), await server.account('Bea')];

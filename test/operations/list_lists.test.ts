@@ -1,16 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { list_lists } from '../../src/operations/list_lists.js';
 import { create_list } from '../../src/operations/create_list.js';
 
 describe('list_lists', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
 
   it('names the Tasks and Notes lists by id and counts every live list', async () => {
     const result = await list_lists(server.context(ada), {});

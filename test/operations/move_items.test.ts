@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { move_items } from '../../src/operations/move_items.js';
@@ -27,15 +27,11 @@ interface Row {
 }
 
 describe('move_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let bob: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     bob = await server.account('Bob');
   });
-  afterAll(async () => server.close());
 
   const ctx = (who: TestAccount = ada) => server.context(who);
   const move = (input: OpInput<'move_items'>, who: TestAccount = ada) => move_items(ctx(who), input);

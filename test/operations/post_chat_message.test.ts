@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { read_chat_messages } from '../../src/operations/read_chat_messages.js';
@@ -8,13 +8,7 @@ import { createShare } from '../../src/domain/shares.js';
 import { mainConversation } from '../../src/domain/chat.js';
 
 describe('post_chat_message', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
   const task = async (title = 'task') => (await create_items(ctx(), { items: [{ title }] })).items[0]!.id;
 

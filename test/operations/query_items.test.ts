@@ -1,18 +1,15 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { query_items } from '../../src/operations/query_items.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('query_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let listId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     const list = await create_list(server.context(ada), {
       name: 'Expenses',
       properties: [
@@ -35,7 +32,6 @@ describe('query_items', () => {
       ],
     });
   });
-  afterAll(async () => server.close());
   const q = (input: Parameters<typeof query_items>[1]) => query_items(server.context(ada), input);
   const titles = async (input: Parameters<typeof query_items>[1]) => (await q({ ...input, sort: { property: 'title' } })).items.map((i) => i.title);
 

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { delete_items } from '../../src/operations/delete_items.js';
@@ -10,13 +10,7 @@ import { purgeExpired } from '../../src/domain/trash.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('restore_deleted', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const ctx = () => server.context(ada);
   /** Trashes a list with its items the way delete_list does: the items remember the list. */
   const trashList = async (listId: string) => {

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
 import type { Jobs } from '../../src/jobs/queue.js';
 import { run_automation } from '../../src/operations/run_automation.js';
@@ -10,17 +10,15 @@ import { ApiError } from '../../src/core/errors.js';
 import { mainConversation } from '../../src/domain/chat.js';
 
 describe('run_automation', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({
+    env: { OUTBOUND_ALLOW_PRIVATE: 'true' },
+    beforeClose: async () => {
+      await jobs.stop();
+    },
+  });
   let jobs: Jobs;
   beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
-    ada = await server.account('Ada');
     jobs = await startTestJobs(server);
-  });
-  afterAll(async () => {
-    await jobs.stop();
-    await server.close();
   });
   const ctx = () => server.context(ada);
   const make = (def: object) => createAutomation(server.db, ada.userId, def, new Date());

@@ -1,6 +1,6 @@
 /** Items shared with a person: readable by id, owner-kept fields refused by name, favorites apart. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { get_item } from '../../src/operations/get_item.js';
@@ -10,15 +10,13 @@ import { createShare, removeShare } from '../../src/domain/shares.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('shared items', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let owner: TestAccount;
   let friend: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
     owner = await server.account('Owner');
     friend = await server.account('Friend');
   });
-  afterAll(async () => server.close());
 
   it('shares one item: readable, title and body editable, owner fields refused by name', async () => {
     const id = (await create_items(server.context(owner), { items: [{ title: 'Plan trip', body: 'Ideas' }] })).items[0]!.id;

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_items } from '../../src/operations/update_items.js';
@@ -7,12 +7,9 @@ import { get_item } from '../../src/operations/get_item.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('update_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let booksId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     booksId = (
       await create_list(server.context(ada), {
         name: 'Books',
@@ -23,7 +20,6 @@ describe('update_items', () => {
       })
     ).id;
   });
-  afterAll(async () => server.close());
   const ctx = () => server.context(ada);
   const task = async (title = 'task', body?: string) =>
     (await create_items(ctx(), { items: [{ title, ...(body !== undefined ? { body } : {}) }] })).items[0]!.id;

@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { update_list } from '../../src/operations/update_list.js';
 import { ApiError } from '../../src/core/errors.js';
@@ -22,15 +22,11 @@ interface ItemRow {
 }
 
 describe('update_list', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let bob: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     bob = await server.account('Bob');
   });
-  afterAll(async () => server.close());
 
   const update = (input: OpInput<'update_list'>, who: TestAccount = ada) => update_list(server.context(who), input);
   const makeList = (properties: PropertyInput[], extra: Partial<OpInput<'create_list'>> = {}, who: TestAccount = ada) =>

@@ -1,22 +1,18 @@
 /** A chat messageKey belongs to its author: a sharee using the owner's agent's key posts a new message. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { createShare } from '../../src/domain/shares.js';
 
 describe('chat message keys', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let bea: TestAccount;
   let itemId: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     bea = await server.account('Bea');
     const made = await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Shared task' }] } });
     itemId = made.data!.items[0]!.id;
     await createShare(server.db, { itemId }, bea.userId);
   });
-  afterAll(async () => server.close());
 
   const post = (who: TestAccount, text: string, key: string) =>
     who.sdk.POST('/items/{id}/messages', { params: { path: { id: itemId } }, body: { message: text, agentName: 'Scout', messageKey: key } });

@@ -1,14 +1,10 @@
 /** Dynamic client registration is bounded: metadata size, and registrations per address and day. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { register } from '../support/oauth.js';
 
 describe('client registration limits', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ CLIENT_REGISTRATIONS_PER_DAY: '3' });
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ env: { CLIENT_REGISTRATIONS_PER_DAY: '3' }, accounts: [] });
 
   const metadata = (name: string) => ({ client_name: name, redirect_uris: ['http://127.0.0.1:53682/callback'], token_endpoint_auth_method: 'none' });
 

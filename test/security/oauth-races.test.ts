@@ -2,20 +2,18 @@
  * One authorization code, or one refresh token, redeemed twice at the same moment: exactly one
  * redemption succeeds, and the loser is treated as reuse (the connection is revoked).
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('OAuth redemption races', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   async function code() {
     const client = await registerClient(server.baseUrl, 'Racing Agent');

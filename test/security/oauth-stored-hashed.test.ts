@@ -3,8 +3,8 @@
  * code or refresh token in any id or payload, the hashed rows still redeem, and rows written
  * in clear before the change are converted by the migration and keep working.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
 import { hashToken } from '../../src/domain/api-keys.js';
 import { up as hashCredentials } from '../../src/store/migrations/20261125000200_hash_oauth_credentials.js';
@@ -12,13 +12,11 @@ import { up as hashCredentials } from '../../src/store/migrations/20261125000200
 const PASSWORD = 'correct horse battery staple';
 
 describe('OAuth credentials at rest', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   async function authorize() {
     const client = await registerClient(server.baseUrl, 'Careful Agent');

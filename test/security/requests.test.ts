@@ -3,9 +3,9 @@
  * JSON nested deep enough to overflow a renderer, an undecodable attachment reference in a
  * body, a forged X-Forwarded-For, and refusals that would name an internal address.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import http from 'node:http';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { initializeMessage, mcpPost } from '../support/http.js';
 import { checkCallbackUrl, isPublicAddress } from '../../src/core/outbound.js';
 import { shown } from '../../src/core/errors.js';
@@ -28,13 +28,7 @@ function postBytes(url: string, bytes: Buffer, headers: Record<string, string>):
 }
 
 describe('request security', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer();
   const auth = () => ({ Authorization: `Bearer ${ada.key}` });
 
   it('refuses a JSON-RPC batch at /mcp, so 100 tool calls cannot pass as one request', async () => {
@@ -90,13 +84,7 @@ describe('request security', () => {
 });
 
 describe('behind a proxy', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer({ TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '1', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '3' });
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  const { server, ada } = useTestServer({ env: { TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '1', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '3' } });
 
   it('counts the address the proxy saw, not a forged leftmost X-Forwarded-For entry', async () => {
     const statuses: number[] = [];

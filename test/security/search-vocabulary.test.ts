@@ -2,21 +2,17 @@
  * The typo vocabulary is per reader: a word one account wrote is a correction only for people
  * who can read it, so whether a misspelling gets corrected tells nobody what another account holds.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 
 describe('search vocabulary per reader', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({ env: { EMBEDDINGS: 'none' }, search: true });
   let bea: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer({ EMBEDDINGS: 'none' }, { search: true });
-    ada = await server.account('Ada');
     bea = await server.account('Bea');
     await ada.sdk.POST('/items', { body: { listId: 'notes', items: [{ title: 'Plomvexdrat inventory', body: 'The plomvexdrat sits in the shed.' }] } });
     await server.pump!.drain();
   });
-  afterAll(async () => server.close());
 
   const vocabulary = async (who: TestAccount) => (await server.db('search_words').where({ reader_id: who.userId }).pluck('word')) as string[];
 

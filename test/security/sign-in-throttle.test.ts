@@ -1,19 +1,17 @@
 /** Password guesses are throttled per account (whoever guesses, from wherever) and per address; a success clears the count. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('sign-in throttling', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000' }, accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer({ SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000' });
     ada = await server.account('Ada', PASSWORD);
     await server.account('Bea', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   async function attempt(email: string, password: string): Promise<{ status: number; page: string; retryAfter: string | null }> {
     const browser = new HttpBrowser(server.baseUrl);

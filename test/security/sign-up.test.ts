@@ -4,21 +4,19 @@
  * gets an answer that names no account, and counts against the sign-in throttle. Sign-up is
  * open by default only when BASE_URL is a loopback address.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import { loadConfig } from '../../src/core/config.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('sign-up without telling whether an email has an account', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000' }, accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer({ SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000' });
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   async function signUp(email: string, password: string): Promise<{ status: number; page: string; location: string | null; browser: HttpBrowser }> {
     const browser = new HttpBrowser(server.baseUrl);

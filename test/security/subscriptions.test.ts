@@ -2,21 +2,19 @@
  * Event subscriptions end with the credential that made them: an API key replaced or revoked,
  * an OAuth app disconnected. The Connections page lists them, each removable.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('event subscriptions and their credentials', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true' });
     ada = await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   const subscriptions = async () =>
     (await server.db('event_subscriptions').where({ user_id: ada.userId }).select('id', 'via', 'credential')) as {

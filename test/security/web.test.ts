@@ -1,18 +1,16 @@
 /** Security regressions on the web pages: redirects after sign-in, notices by code, Secure cookies. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import { safeNext } from '../../src/web/forms.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('web security', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   beforeAll(async () => {
-    server = await startTestServer();
     await server.account('Ada', PASSWORD);
   });
-  afterAll(async () => server.close());
 
   const signIn = async (next: string) => {
     const browser = new HttpBrowser(server.baseUrl);
@@ -47,11 +45,7 @@ describe('web security', () => {
 });
 
 describe('cookies when BASE_URL is https', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ BASE_URL: 'https://lists.example.org' });
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ env: { BASE_URL: 'https://lists.example.org' }, accounts: [] });
 
   it('sets Secure on the cookies of the sign-in page, though this hop is plain http', async () => {
     // server.baseUrl is the plain-http address the test server listens on; its BASE_URL setting is https.

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
+import { afterAll, beforeAll } from '@jest/globals';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -165,4 +166,68 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       await database.drop();
     },
   };
+}
+
+/** What useTestServer gives a suite: the server and its accounts, readable once the suite's beforeAll ran. */
+export interface SuiteServer {
+  server: TestServer;
+  /** The first account (`Ada` unless `accounts` says otherwise). */
+  ada: TestAccount;
+  /** Every account made for the suite, by name. */
+  accounts: Record<string, TestAccount>;
+  /** The operation context of the first account. */
+  ctx(): OperationContext;
+}
+
+/**
+ * Starts one test server for the surrounding `describe` (in a `beforeAll`, closed in an
+ * `afterAll`) with a password-less account for each name in `accounts` (default `['Ada']`).
+ * The returned `server` and `ada` stand for the real ones, so a suite writes
+ * `const { server, ada } = useTestServer();` and uses them in its tests and later hooks as it
+ * would the objects themselves; reading them before the hook ran throws. jest runs `afterAll`
+ * hooks in the order they were declared, so what a suite must stop before the server closes
+ * goes in `beforeClose`.
+ */
+export function useTestServer(
+  options: {
+    env?: Record<string, string>;
+    accounts?: string[];
+    /** Runs before the server closes: stop what the suite started on it (job queues, receivers). */
+    beforeClose?: () => Promise<unknown>;
+  } & TestServerOptions = {},
+): SuiteServer {
+  const { env = {}, accounts: names = ['Ada'], beforeClose, ...serverOptions } = options;
+  let started: TestServer | undefined;
+  const made: Record<string, TestAccount> = {};
+  beforeAll(async () => {
+    started = await startTestServer(env, serverOptions);
+    for (const name of names) made[name] = await started.account(name);
+  });
+  afterAll(async () => {
+    if (started) await beforeClose?.();
+    await started?.close();
+  });
+  const server = standIn(() => started, 'the test server');
+  const ada = standIn(() => made[names[0]!], `the account ${names[0]}`);
+  return { server, ada, accounts: made, ctx: () => server.context(ada) };
+}
+
+/** An object that forwards every access to the one `current` returns, once there is one. */
+function standIn<T extends object>(current: () => T | undefined, what: string): T {
+  const target = (): T => {
+    const value = current();
+    if (!value) throw new Error(`${what} is read before useTestServer's beforeAll started it; read it inside a test or a later hook.`);
+    return value;
+  };
+  return new Proxy({} as T, {
+    // Values as they are: the test server's methods are closures, and `db` is a knex function with properties.
+    get: (_, prop) => Reflect.get(target(), prop),
+    set: (_, prop, value) => Reflect.set(target(), prop, value),
+    has: (_, prop) => Reflect.has(target(), prop),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, prop) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), prop);
+      return descriptor ? { ...descriptor, configurable: true } : undefined;
+    },
+  });
 }

@@ -1,6 +1,6 @@
 /** Settings → Automations and Settings → Memory: the person's pages, over plain HTTP with the session cookie. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import type { Jobs } from '../../src/jobs/queue.js';
@@ -11,12 +11,16 @@ import type { RunRow } from '../../src/domain/automations/automations.js';
 const PASSWORD = 'correct horse battery staple';
 
 describe('the Automations and Memory pages', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    accounts: [],
+    beforeClose: async () => {
+      await jobs.stop();
+    },
+  });
   let jobs: Jobs;
   let ada: TestAccount;
   let browser: HttpBrowser;
   beforeAll(async () => {
-    server = await startTestServer();
     jobs = await startTestJobs(server);
     ada = await server.account('Ada', PASSWORD);
     browser = new HttpBrowser(server.baseUrl);
@@ -25,10 +29,6 @@ describe('the Automations and Memory pages', () => {
       (await browser.request('/signin', { form: { csrf: formValue(signin, 'csrf'), next: '/settings/automations', email: ada.email, password: PASSWORD } }))
         .status,
     ).toBe(303);
-  });
-  afterAll(async () => {
-    await jobs.stop();
-    await server.close();
   });
 
   /** Posts to `action` with the CSRF token of `from`. */

@@ -3,8 +3,8 @@
  * HTTP for the behaviour and the safety of rendered Markdown; in headless Chromium for the
  * person replying, which reaches a webhook receiver as task.awaitingAgent (reason reply).
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
@@ -25,15 +25,13 @@ async function signedIn(server: TestServer, account: TestAccount): Promise<HttpB
 }
 
 describe('item page and main conversation', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   let web: HttpBrowser;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
     web = await signedIn(server, ada);
   });
-  afterAll(async () => server.close());
   const ctx = () => server.context(ada);
 
   it('sends a person who is not signed in to sign-in, and back to the item after', async () => {
@@ -131,19 +129,20 @@ describe('item page and main conversation', () => {
 });
 
 describe('the person replies in the browser', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' },
+    accounts: [],
+    beforeClose: async () => {
+      await browser?.close();
+      await receiver?.close();
+      await delivery?.stop();
+    },
+  });
   let delivery: Delivery;
   let receiver: Receiver;
   let browser: TestBrowser;
   beforeAll(async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' });
     [delivery, receiver, browser] = await Promise.all([startDelivery(server), startReceiver(), launchBrowser({ viewport: { width: 390, height: 844 } })]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await receiver?.close();
-    await delivery?.stop();
-    await server?.close();
   });
 
   it("signs in, sees the agent's question unread, answers it, and task.awaitingAgent (reply) reaches the receiver", async () => {

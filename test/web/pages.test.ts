@@ -4,7 +4,7 @@
  * JavaScript off for "usable without JavaScript, readable on a phone".
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { startTestServer, useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 
@@ -26,11 +26,7 @@ async function submit(browser: HttpBrowser, action: string, fields: Record<strin
 }
 
 describe('sign-up, sign-in and sign-out', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ accounts: [] });
 
   it('creates an account with its lists, stores an argon2id hash, and signs the person in', async () => {
     const browser = new HttpBrowser(server.baseUrl);
@@ -127,11 +123,7 @@ describe('sign-up, sign-in and sign-out', () => {
 });
 
 describe('sign-up closed', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ ALLOW_SIGN_UP: 'false' });
-  });
-  afterAll(async () => server.close());
+  const { server } = useTestServer({ env: { ALLOW_SIGN_UP: 'false' }, accounts: [] });
 
   it('refuses sign-up pages and forms when ALLOW_SIGN_UP is false, and hides the link', async () => {
     const browser = new HttpBrowser(server.baseUrl);
@@ -144,15 +136,13 @@ describe('sign-up closed', () => {
 });
 
 describe('Settings → Connections', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   let browser: HttpBrowser;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
     browser = await signedIn(server, ada.email);
   });
-  afterAll(async () => server.close());
 
   const api = (token: string) => fetch(`${server.baseUrl}/api/v1/lists`, { headers: { Authorization: `Bearer ${token}` } });
 
