@@ -4,9 +4,9 @@
  * refused naming it; for numbers, due dates and status the answer is exactly the items a
  * filter computed here selects.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { update_list } from '../../src/operations/update_list.js';
@@ -22,13 +22,10 @@ interface Seeded {
 }
 
 describe('query_items where, every operator on every kind of property', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({});
   let listId: string;
   const seeded: Seeded[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     listId = (await create_list(server.context(ada), { name: 'Reading tasks', template: 'tasks' } as never)).id;
     await update_list(server.context(ada), {
       id: listId,
@@ -68,7 +65,6 @@ describe('query_items where, every operator on every kind of property', () => {
     expect(made.failed).toEqual([]);
     made.items.forEach((item, i) => seeded.push({ id: item.id, ...rows[i]! }));
   });
-  afterAll(async () => server.close());
 
   const query = (property: string, op: Op, value?: unknown) =>
     ada.sdk.POST('/items/query', { body: { listId, where: [{ property, op, ...(value !== undefined ? { value } : {}) }] } as never });

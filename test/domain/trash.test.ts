@@ -1,8 +1,8 @@
 /** The purge: a durable scheduled job that deletes expired trash for good, once across processes. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { startJobs, type Jobs } from '../../src/jobs/queue.js';
@@ -10,14 +10,8 @@ import { jobDefinitions, PURGE_JOB } from '../../src/jobs/definitions.js';
 import { createDb } from '../../src/store/db.js';
 
 describe('trash purge', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    // A retention of one second stands in for thirty days.
-    server = await startTestServer({ TRASH_RETENTION_DAYS: String(1 / 86400) });
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  // A retention of one second stands in for thirty days.
+  const { server, ada } = useTestServer({ env: { TRASH_RETENTION_DAYS: String(1 / 86400) } });
 
   it('purges expired trash through the queue exactly once with two processes running it', async () => {
     const log = pino({ level: 'silent' });

@@ -1,17 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect } from '@jest/globals';
+import { startTestServer, useTestServer } from '../support/server.js';
 import { MAX_SUBSCRIPTIONS, mintSecret } from '../../src/domain/subscriptions.js';
 import { create_event_subscription } from '../../src/operations/create_event_subscription.js';
 
 describe('create_event_subscription', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  beforeAll(async () => {
-    // The production default: https only, public addresses only.
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  // The production default: https only, public addresses only.
+  const { server, ada } = useTestServer({});
 
   it('answers 201 with a pending subscription and a minted whsec_ secret shown once', async () => {
     const res = await ada.sdk.POST('/event-subscriptions', { body: { url: 'https://93.184.215.14/hooks' } });

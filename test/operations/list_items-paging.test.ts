@@ -3,9 +3,9 @@
  * silently; `scope: workspace` reads every list the person owns, and its changes feed misses
  * and repeats nothing while two writers add items (on a list made meanwhile, too).
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import type { OpInput, OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
@@ -15,13 +15,10 @@ import { ApiError } from '../../src/core/errors.js';
 import { createClient } from '../../sdk/src/index.js';
 
 describe('list_items paging and the workspace scope', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({});
   let listId: string;
   const made: string[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     listId = (await create_list(server.context(ada), { name: 'Backlog', template: 'tasks' })).id;
     // 500 items: due dates with ties and gaps (every fifth has none), some completed.
     for (let batch = 0; batch < 5; batch++) {
@@ -33,7 +30,6 @@ describe('list_items paging and the workspace scope', () => {
     }
     await update_items(server.context(ada), { items: made.filter((_, i) => i % 3 === 0).map((itemId) => ({ itemId })), taskStatus: 'completed' });
   });
-  afterAll(async () => server.close());
   const ctx = () => server.context(ada);
 
   async function readAll(context: OperationContext, input: OpInput<'list_items'>, between?: () => Promise<void>): Promise<{ ids: string[]; pages: number }> {

@@ -1,17 +1,14 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 
 describe('list_items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer({});
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     const ctx = server.context(ada);
     const made = await create_items(ctx, {
       items: [
@@ -28,7 +25,6 @@ describe('list_items', () => {
     await create_items(ctx, { listId: books.id, items: [{ title: 'Dune' }] });
     ids.books = books.id;
   });
-  afterAll(async () => server.close());
   const titles = (r: { items: { title: string | null }[] }) => r.items.map((i) => i.title);
 
   it('gives the Tasks set by due date then creation, completed left out', async () => {
