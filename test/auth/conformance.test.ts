@@ -13,7 +13,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, registerClient } from '../support/oauth.js';
 import { NODE22 } from '../support/node22.js';
 import { freePort } from '../support/net.js';
@@ -37,16 +37,14 @@ async function checksIn(dir: string): Promise<Check[]> {
 }
 
 describe('MCP conformance: authorization server scenarios', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ accounts: [] });
   let ada: TestAccount;
   let outputDir: string;
   beforeAll(async () => {
-    server = await startTestServer();
     ada = await server.account('Ada', PASSWORD);
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'listkeeper-conformance-'));
   });
   afterAll(async () => {
-    await server?.close();
     if (outputDir) await rm(outputDir, { recursive: true, force: true });
   });
 

@@ -5,13 +5,13 @@
  * The limits are read from the generated operation table, so a limit added to openapi.yaml is
  * tested without a new line here.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
 import type { JsonSchema, OperationSpec } from '../../src/core/operation-spec.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
 
 const ERROR_CODES = ['invalid', 'unauthorized', 'notFound', 'methodNotAllowed', 'rateLimited', 'toolError'];
@@ -29,20 +29,16 @@ interface Answer {
 }
 
 describe('bad input', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let mcp: Client;
   let ids: { item: string; list: string; tasks: string };
 
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     mcp = await server.mcp(ada);
     const list = await send({ method: 'POST', path: '/lists', body: JSON.stringify({ name: 'Books', properties: [{ name: 'Author', type: 'text' }] }) });
     const items = await send({ method: 'POST', path: '/items', body: JSON.stringify({ items: [{ title: 'Existing', body: 'Kept as it is.' }] }) });
     ids = { list: String(list.json!.id), item: String((items.json!.items as { id: string }[])[0]!.id), tasks: String(items.json!.listId) };
   });
-  afterAll(async () => server.close());
 
   async function send(req: Sent): Promise<Answer> {
     const res = await fetch(`${server.baseUrl}/api/v1${req.path}`, {

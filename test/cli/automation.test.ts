@@ -5,23 +5,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { list_automations } from '../../src/operations/list_automations.js';
 import { get_context } from '../../src/operations/get_context.js';
 
 const run = promisify(execFile);
 
 describe('listkeeper automation and memory', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let dir: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-cli-'));
   });
+  // Runs after useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
   afterAll(async () => {
-    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {

@@ -2,10 +2,11 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { HEIC, JPEG, PNG } from '../support/images.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { update_items } from '../../src/operations/update_items.js';
@@ -13,15 +14,11 @@ import { get_item } from '../../src/operations/get_item.js';
 import { create_image_upload } from '../../src/operations/create_image_upload.js';
 
 describe('images on items', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let dataDir: string;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lk-images-'));
+  const { server, ada } = useTestServer({ env: { LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true' }, beforeClose: () => stopOrigin() });
   let origin: http.Server;
   let originUrl: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-images-'));
-    server = await startTestServer({ LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true' });
-    ada = await server.account('Ada');
     // A stand-in for a public image host.
     origin = http.createServer((req, res) => {
       const routes: Record<string, () => void> = {
@@ -49,12 +46,12 @@ describe('images on items', () => {
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
     originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
   });
-  afterAll(async () => {
+  const stopOrigin = async () => {
     origin.closeAllConnections();
     await new Promise<void>((resolve) => origin.close(() => resolve()));
-    await server.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  };
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => rm(dataDir, { recursive: true, force: true }));
   const ctx = () => server.context(ada);
 
   async function uploaded(bytes = PNG): Promise<string> {

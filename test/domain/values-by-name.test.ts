@@ -1,20 +1,17 @@
 /** The `valuesBy: name` reading: values keyed by property name with option labels, over REST and MCP alike. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { create_items } from '../../src/operations/create_items.js';
 
 describe('values by name', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let client: Client;
   let listId: string;
   let itemId: string;
   const expected = { Author: 'Frank Herbert', Shelf: 'Read', Tags: ['SF', 'Classic'], Pages: 412 };
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     listId = (
       await create_list(server.context(ada), {
         name: 'Books',
@@ -28,10 +25,6 @@ describe('values by name', () => {
     ).id;
     itemId = (await create_items(server.context(ada), { listId, items: [{ title: 'Dune', values: expected }] })).items[0]!.id;
     client = await server.mcp(ada);
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
   });
 
   it('keeps values by id and option id unless asked', async () => {

@@ -1,22 +1,17 @@
 /** Batch tools over MCP: a call where every entry failed is an isError result; a partial one says what failed first. */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
 describe('batch outcomes over MCP', () => {
-  let server: TestServer;
+  const { server, ada } = useTestServer();
   let client: Client;
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
   const firstLine = (r: ToolResult) => r.content[0]!.text.split('\n')[0]!;
   beforeAll(async () => {
-    server = await startTestServer();
-    client = await server.mcp(await server.account('Ada'));
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
+    client = await server.mcp(ada);
   });
 
   it('answers isError when every entry of create_items failed, with what to fix on the first line', async () => {

@@ -3,31 +3,29 @@
  * stateless choice (POST only, no sessions, any process answers), and the Host/Origin
  * allow-lists against DNS rebinding.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { initializeMessage, mcpPost, rawRequest } from '../support/http.js';
 
 const VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 const toolsList = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
 
 describe('MCP transport', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let auth: Record<string, string>;
-  beforeAll(async () => {
-    server = await startTestServer({
+  const { server, ada } = useTestServer({
+    env: {
       BASE_URL: 'https://lists.example.org',
       MCP_ALLOWED_HOSTS: 'mcp.internal, pinned.internal:8443',
       MCP_ALLOWED_ORIGINS: 'https://app.example.net',
-    });
-    ada = await server.account('Ada');
+    },
+  });
+  let auth: Record<string, string>;
+  beforeAll(async () => {
     auth = { Authorization: `Bearer ${ada.key}` };
   });
-  afterAll(async () => server.close());
 
   describe('protocol versions', () => {
     it.each(VERSIONS)('negotiates %s, then serves requests that carry it in MCP-Protocol-Version', async (version) => {

@@ -1,9 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, afterAll } from '@jest/globals';
 import http from 'node:http';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { create_image_upload } from '../../src/operations/create_image_upload.js';
 import { JPEG, PNG } from '../support/images.js';
 
@@ -32,18 +33,10 @@ function put(url: string, body: Buffer | (() => AsyncGenerator<Buffer>), content
 }
 
 describe('create_image_upload and the upload URL', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-files-'));
-    server = await startTestServer({ LISTKEEPER_DATA_DIR: dataDir });
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => {
-    await server.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lk-files-'));
+  const { server, ada } = useTestServer({ env: { LISTKEEPER_DATA_DIR: dataDir } });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => rm(dataDir, { recursive: true, force: true }));
   const slot = async (mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/heic' = 'image/png') =>
     (await create_image_upload(server.context(ada), { mimeType, count: 1 })).uploads[0]!;
 

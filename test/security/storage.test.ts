@@ -6,10 +6,11 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { PNG } from '../support/images.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -24,15 +25,14 @@ const MB = 1024 * 1024;
 const png = (bytes: number) => Buffer.concat([PNG, Buffer.alloc(bytes - PNG.length)]);
 
 describe('image limits and storage quota', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let dataDir: string;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lk-quota-'));
+  const { server, ada } = useTestServer({
+    env: { LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true', STORAGE_QUOTA_MB: '1' },
+    beforeClose: () => stopOrigin(),
+  });
   let origin: http.Server;
   let originUrl: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-quota-'));
-    server = await startTestServer({ LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true', STORAGE_QUOTA_MB: '1' });
-    ada = await server.account('Ada');
     // A stand-in image host: /kb/<n>/<name> answers a PNG of n KiB; /slow answers after 3 seconds.
     origin = http.createServer((req, res) => {
       const sized = /^\/kb\/(\d+)\//.exec(req.url ?? '');
@@ -43,12 +43,12 @@ describe('image limits and storage quota', () => {
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
     originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
   });
-  afterAll(async () => {
+  const stopOrigin = async () => {
     origin.closeAllConnections();
     await new Promise<void>((resolve) => origin.close(() => resolve()));
-    await server.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  };
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
   /** Ada's context with other download limits than the server's. */
   function withLimits(account: TestAccount, limits: Partial<OperationContext['config']['imageDownloads']>): OperationContext {
