@@ -173,8 +173,10 @@ export interface SuiteServer {
   server: TestServer;
   /** The first account (`Ada` unless `accounts` says otherwise). */
   ada: TestAccount;
-  /** Every account made for the suite, by name. */
+  /** Every account made for the suite, by name (filled in by the hook). */
   accounts: Record<string, TestAccount>;
+  /** One of the suite's accounts by name, usable as `ada` is. */
+  account(name: string): TestAccount;
   /** The operation context of the first account. */
   ctx(): OperationContext;
 }
@@ -209,7 +211,7 @@ export function useTestServer(
   });
   const server = standIn(() => started, 'the test server');
   const ada = standIn(() => made[names[0]!], `the account ${names[0]}`);
-  return { server, ada, accounts: made, ctx: () => server.context(ada) };
+  return { server, ada, accounts: made, account: (name) => standIn(() => made[name], `the account ${name}`), ctx: () => server.context(ada) };
 }
 
 /** An object that forwards every access to the one `current` returns, once there is one. */
