@@ -8,7 +8,7 @@ import type { OwnType, StoredValue } from '../../src/domain/retype.js';
 import { validFor } from '../support/retype-cases.js';
 
 describe('update_list: REST, MCP and the loss preview', () => {
-  const { server, ada, bob, update, makeList, addItems, itemsOf, listRow, refusal } = useUpdateListFixture();
+  const { server, ada, update, makeList, addItems, itemsOf, listRow } = useUpdateListFixture();
 
   describe('through REST and MCP', () => {
     it('answers the preview and the write through the SDK', async () => {

@@ -4,7 +4,7 @@ import type { OwnType } from '../../src/domain/retype.js';
 import { RETYPE_CASES } from '../support/retype-cases.js';
 
 describe('update_list: retypes and deleted properties', () => {
-  const { server, ada, bob, update, makeList, addItems, itemsOf, listRow, refusal } = useUpdateListFixture();
+  const { server, ada, update, makeList, addItems, itemsOf, listRow } = useUpdateListFixture();
 
   describe('retypes through the operation and the store', () => {
     it.each(RETYPE_CASES)('$from → $to: $value becomes $expected', async ({ from, to, value, expected, lost }) => {
