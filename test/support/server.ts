@@ -214,8 +214,8 @@ export function useTestServer(
   return { server, ada, accounts: made, account: (name) => standIn(() => made[name], `the account ${name}`), ctx: () => server.context(ada) };
 }
 
-/** An object that forwards every access to the one `current` returns, once there is one. */
-function standIn<T extends object>(current: () => T | undefined, what: string): T {
+/** An object that forwards every access to the one `current` returns, once there is one (a suite's server, account or client made in a hook). */
+export function standIn<T extends object>(current: () => T | undefined, what: string): T {
   const target = (): T => {
     const value = current();
     if (!value) throw new Error(`${what} is read before useTestServer's beforeAll started it; read it inside a test or a later hook.`);
