@@ -4,12 +4,13 @@
  */
 import type { Knex } from 'knex';
 import type { OpOutput, Principal } from '../core/context.js';
-import { notFound, toolError } from '../core/errors.js';
+import { invalid, notFound, toolError } from '../core/errors.js';
 import { recordActivity } from './activity.js';
 import { isUuid } from './ids.js';
 import type { ItemDbRow } from './items.js';
 import { resolveList, type ListRow } from './lists.js';
 import { iso } from './time.js';
+import { decodeCursor, encodeCursor } from './cursors.js';
 
 /** Deletes for good every list and item whose retention ran out; returns how many of each. */
 export async function purgeExpired(db: Knex, now: Date): Promise<{ items: number; lists: number }> {
@@ -138,17 +139,54 @@ export async function trashList(
 
 type TrashEntry = OpOutput<'list_deleted'>['items'][number];
 
-/** Lists and items in the owner's trash, newest first; `type` keeps one kind. */
-export async function readTrash(db: Knex, ownerId: string, type: 'item' | 'list' | undefined, limit: number): Promise<TrashEntry[]> {
-  const entries: TrashEntry[] = [];
+/** Where an entry stands in the trash's order (newest first): its deletion time (µs, and as Postgres prints it) and id. */
+interface Position {
+  us: bigint;
+  at: string;
+  id: string;
+}
+const newerFirst = (a: Position, b: Position) => (a.us !== b.us ? (a.us > b.us ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0);
+const POSITION_COLUMNS = (alias: string) => `${alias}.deleted_at::text AS k_at, (extract(epoch from ${alias}.deleted_at) * 1000000)::bigint::text AS k_us`;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A page of the owner's trash, newest first: up to `limit` entries of each kind after `cursor`.
+ * When a kind has more, the page ends at the newest of those cut-offs (entries of the other kind
+ * past it wait for the next page), so the next page, read after the cursor, skips and repeats
+ * nothing however deletes and restores interleave.
+ */
+export async function readTrash(
+  db: Knex,
+  ownerId: string,
+  type: 'item' | 'list' | undefined,
+  limit: number,
+  cursor?: string,
+): Promise<{ entries: TrashEntry[]; hasMore: boolean; nextCursor: string | null }> {
+  let after: [string, string] | null = null;
+  if (cursor !== undefined) {
+    const [at, id] = decodeCursor(cursor, 'trash', 2);
+    if (typeof at !== 'string' || typeof id !== 'string' || !TIMESTAMP.test(at) || !UUID.test(id))
+      throw invalid(
+        "cursor is not one this service gave: pass a previous answer's nextCursor verbatim, or leave cursor out to start at the beginning.",
+        'cursor',
+      );
+    after = [at, id];
+  }
+  const pages: { entries: (TrashEntry & { position: Position })[]; more: boolean }[] = [];
   if (type !== 'list') {
-    const items = (await db('items as i')
+    const q = db('items as i')
       .join('lists as l', 'l.id', 'i.list_id')
       .where('i.owner_id', ownerId)
       .whereNotNull('i.deleted_at')
-      .orderBy('i.deleted_at', 'desc')
-      .limit(limit)
-      .select('i.id', 'i.title', 'i.body', 'i.deleted_at', 'i.purges_at', 'i.list_id', 'l.name as list_name')) as {
+      .orderBy([
+        { column: 'i.deleted_at', order: 'desc' },
+        { column: 'i.id', order: 'desc' },
+      ])
+      .limit(limit + 1)
+      .select('i.id', 'i.title', 'i.body', 'i.deleted_at', 'i.purges_at', 'i.list_id', 'l.name as list_name', db.raw(POSITION_COLUMNS('i')));
+    if (after) q.whereRaw('(i.deleted_at, i.id) < (?::timestamptz, ?::uuid)', after);
+    const rows = (await q) as {
       id: string;
       title: string | null;
       body: string | null;
@@ -156,9 +194,12 @@ export async function readTrash(db: Knex, ownerId: string, type: 'item' | 'list'
       purges_at: Date;
       list_id: string;
       list_name: string;
+      k_at: string;
+      k_us: string;
     }[];
-    for (const r of items) {
-      entries.push({
+    pages.push({
+      more: rows.length > limit,
+      entries: rows.slice(0, limit).map((r) => ({
         type: 'item',
         id: r.id,
         title: r.title,
@@ -167,24 +208,52 @@ export async function readTrash(db: Knex, ownerId: string, type: 'item' | 'list'
         listId: r.list_id,
         listName: r.list_name,
         snippet: r.body ? r.body.slice(0, 140) : null,
-      });
-    }
+        position: { us: BigInt(r.k_us), at: r.k_at, id: r.id },
+      })),
+    });
   }
   if (type !== 'item') {
-    const lists = (await db('lists as l')
+    const q = db('lists as l')
       .where('l.owner_id', ownerId)
       .whereNotNull('l.deleted_at')
-      .orderBy('l.deleted_at', 'desc')
-      .limit(limit)
+      .orderBy([
+        { column: 'l.deleted_at', order: 'desc' },
+        { column: 'l.id', order: 'desc' },
+      ])
+      .limit(limit + 1)
       .select(
         'l.id',
         'l.name',
         'l.deleted_at',
         'l.purges_at',
         db.raw('(SELECT count(*)::int FROM items i WHERE i.deleted_with_list = l.id AND i.deleted_at IS NOT NULL) AS item_count'),
-      )) as { id: string; name: string; deleted_at: Date; purges_at: Date; item_count: number }[];
-    for (const r of lists)
-      entries.push({ type: 'list', id: r.id, title: r.name, deletedAt: iso(r.deleted_at)!, purgesAt: iso(r.purges_at)!, itemCount: r.item_count });
+        db.raw(POSITION_COLUMNS('l')),
+      );
+    if (after) q.whereRaw('(l.deleted_at, l.id) < (?::timestamptz, ?::uuid)', after);
+    const rows = (await q) as { id: string; name: string; deleted_at: Date; purges_at: Date; item_count: number; k_at: string; k_us: string }[];
+    pages.push({
+      more: rows.length > limit,
+      entries: rows.slice(0, limit).map((r) => ({
+        type: 'list',
+        id: r.id,
+        title: r.name,
+        deletedAt: iso(r.deleted_at)!,
+        purgesAt: iso(r.purges_at)!,
+        itemCount: r.item_count,
+        position: { us: BigInt(r.k_us), at: r.k_at, id: r.id },
+      })),
+    });
   }
-  return entries.sort((a, b) => b.deletedAt.localeCompare(a.deletedAt));
+  // The page ends at the newest last entry among the kinds that have more.
+  const cutoffs = pages.filter((p) => p.more && p.entries.length > 0).map((p) => p.entries[p.entries.length - 1]!.position);
+  const cutoff = cutoffs.sort(newerFirst)[0] ?? null;
+  const merged = pages
+    .flatMap((p) => p.entries)
+    .filter((e) => cutoff === null || newerFirst(e.position, cutoff) <= 0)
+    .sort((a, b) => newerFirst(a.position, b.position));
+  return {
+    entries: merged.map(({ position: _position, ...entry }) => entry),
+    hasMore: cutoff !== null,
+    nextCursor: cutoff ? encodeCursor('trash', [cutoff.at, cutoff.id]) : null,
+  };
 }

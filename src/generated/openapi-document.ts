@@ -521,7 +521,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them. Lower time bounds are inclusive,\nupper bounds exclusive; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: a change takes its place once\nits write has committed, so a write committed later never comes before one you have\nread; the changes of one write come together, in the order it made them, never\ninterleaved with another write's (a single write of over 5,000 items may be split);\nwrites that commit before the server next orders changes (it does every half second\nand before each feed read) come in the order they started. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.\n",
+        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed\nlater never comes before one you have read; one write's changes come together, in the\norder it made them (a write of over 5,000 items may be split); writes committed between\ntwo ordering passes (every half second and at each feed read) come in the order they\nstarted. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.\n",
         "x-mcp": {
           "title": "List items",
           "readOnlyHint": true,
@@ -554,14 +554,7 @@ export const openapiDocument: Record<string, unknown> = {
             }
           },
           {
-            "name": "cursor",
-            "in": "query",
-            "description": "A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters).",
-            "schema": {
-              "type": "string",
-              "maxLength": 1000,
-              "pattern": "^[^\\x00]*$"
-            }
+            "$ref": "#/components/parameters/Cursor"
           },
           {
             "name": "changedSince",
@@ -1594,7 +1587,13 @@ export const openapiDocument: Record<string, unknown> = {
       "get": {
         "operationId": "list_deleted",
         "x-sdk": {
-          "method": "trash.list"
+          "method": "trash.list",
+          "pagination": {
+            "cursorParam": "cursor",
+            "nextCursor": "nextCursor",
+            "hasMore": "hasMore",
+            "items": "items"
+          }
         },
         "summary": "List the trash",
         "tags": [
@@ -1627,6 +1626,9 @@ export const openapiDocument: Record<string, unknown> = {
               "maximum": 100,
               "default": 25
             }
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
           }
         ],
         "responses": {
@@ -1639,7 +1641,9 @@ export const openapiDocument: Record<string, unknown> = {
                 },
                 "example": {
                   "count": 0,
-                  "items": []
+                  "items": [],
+                  "hasMore": false,
+                  "nextCursor": null
                 }
               }
             }
@@ -1791,7 +1795,13 @@ export const openapiDocument: Record<string, unknown> = {
       "get": {
         "operationId": "get_automation_runs",
         "x-sdk": {
-          "method": "automations.runs"
+          "method": "automations.runs",
+          "pagination": {
+            "cursorParam": "cursor",
+            "nextCursor": "nextCursor",
+            "hasMore": "hasMore",
+            "items": "runs"
+          }
         },
         "summary": "Get an automation's runs",
         "tags": [
@@ -1816,6 +1826,9 @@ export const openapiDocument: Record<string, unknown> = {
               "maximum": 20,
               "default": 5
             }
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
           }
         ],
         "responses": {
@@ -2481,6 +2494,16 @@ export const openapiDocument: Record<string, unknown> = {
       }
     },
     "parameters": {
+      "Cursor": {
+        "name": "cursor",
+        "in": "query",
+        "description": "The previous page's `nextCursor`, verbatim; keep the other parameters.",
+        "schema": {
+          "type": "string",
+          "maxLength": 1000,
+          "pattern": "^[^\\x00]*$"
+        }
+      },
       "ListIdPath": {
         "name": "id",
         "in": "path",
@@ -5491,7 +5514,9 @@ export const openapiDocument: Record<string, unknown> = {
         "type": "object",
         "required": [
           "count",
-          "items"
+          "items",
+          "hasMore",
+          "nextCursor"
         ],
         "properties": {
           "count": {
@@ -5503,6 +5528,15 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/TrashEntry"
             }
+          },
+          "hasMore": {
+            "type": "boolean"
+          },
+          "nextCursor": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -5936,7 +5970,9 @@ export const openapiDocument: Record<string, unknown> = {
         "type": "object",
         "required": [
           "automation",
-          "runs"
+          "runs",
+          "hasMore",
+          "nextCursor"
         ],
         "properties": {
           "automation": {
@@ -5947,6 +5983,15 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/AutomationRun"
             }
+          },
+          "hasMore": {
+            "type": "boolean"
+          },
+          "nextCursor": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },

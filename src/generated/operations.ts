@@ -2233,7 +2233,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/items",
     "summary": "List items",
-    "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them. Lower time bounds are inclusive,\nupper bounds exclusive; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: a change takes its place once\nits write has committed, so a write committed later never comes before one you have\nread; the changes of one write come together, in the order it made them, never\ninterleaved with another write's (a single write of over 5,000 items may be split);\nwrites that commit before the server next orders changes (it does every half second\nand before each feed read) come in the order they started. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.",
+    "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed\nlater never comes before one you have read; one write's changes come together, in the\norder it made them (a write of over 5,000 items may be split); writes committed between\ntwo ordering passes (every half second and at each feed read) come in the order they\nstarted. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.",
     "tool": {
       "title": "List items",
       "annotations": {
@@ -2371,7 +2371,7 @@ export const operationTable: readonly OperationSpec[] = [
         "cursor": {
           "type": "string",
           "maxLength": 1000,
-          "description": "A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters)."
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         },
         "changedSince": {
           "anyOf": [
@@ -2515,7 +2515,7 @@ export const operationTable: readonly OperationSpec[] = [
         "cursor": {
           "type": "string",
           "maxLength": 1000,
-          "description": "A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters)."
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         },
         "changedSince": {
           "anyOf": [
@@ -6951,6 +6951,11 @@ export const operationTable: readonly OperationSpec[] = [
         "name": "limit",
         "in": "query",
         "required": false
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false
       }
     ],
     "paramsSchema": {
@@ -6971,6 +6976,11 @@ export const operationTable: readonly OperationSpec[] = [
           "maximum": 100,
           "default": 25,
           "description": "Entries to return, per kind."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
       },
       "required": []
@@ -6994,6 +7004,11 @@ export const operationTable: readonly OperationSpec[] = [
           "maximum": 100,
           "default": 25,
           "description": "Entries to return, per kind."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
       },
       "additionalProperties": false
@@ -7002,7 +7017,9 @@ export const operationTable: readonly OperationSpec[] = [
       "type": "object",
       "required": [
         "count",
-        "items"
+        "items",
+        "hasMore",
+        "nextCursor"
       ],
       "properties": {
         "count": {
@@ -7070,6 +7087,15 @@ export const operationTable: readonly OperationSpec[] = [
               }
             }
           }
+        },
+        "hasMore": {
+          "type": "boolean"
+        },
+        "nextCursor": {
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     }
@@ -7562,6 +7588,11 @@ export const operationTable: readonly OperationSpec[] = [
         "name": "limit",
         "in": "query",
         "required": false
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false
       }
     ],
     "paramsSchema": {
@@ -7579,6 +7610,11 @@ export const operationTable: readonly OperationSpec[] = [
           "maximum": 20,
           "default": 5,
           "description": "Runs to return."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
       },
       "required": [
@@ -7601,6 +7637,11 @@ export const operationTable: readonly OperationSpec[] = [
           "maximum": 20,
           "default": 5,
           "description": "Runs to return."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
       },
       "additionalProperties": false,
@@ -7612,7 +7653,9 @@ export const operationTable: readonly OperationSpec[] = [
       "type": "object",
       "required": [
         "automation",
-        "runs"
+        "runs",
+        "hasMore",
+        "nextCursor"
       ],
       "properties": {
         "automation": {
@@ -7962,6 +8005,15 @@ export const operationTable: readonly OperationSpec[] = [
               }
             }
           }
+        },
+        "hasMore": {
+          "type": "boolean"
+        },
+        "nextCursor": {
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     }

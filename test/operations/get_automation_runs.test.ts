@@ -42,6 +42,22 @@ describe('get_automation_runs', () => {
     });
   });
 
+  it('pages through every run with nextCursor, the automation keeping its newest run as lastRun', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const result = await get_automation_runs(server.context(ada), { id: automationId, limit: 3, ...(cursor ? { cursor } : {}) });
+      expect(result.automation.lastRun).toMatchObject({ outcome: 'failed' });
+      seen.push(...result.runs.map((r) => r.wrote[0]!));
+      expect(result.nextCursor === null).toBe(!result.hasMore);
+      if (!result.hasMore) break;
+      cursor = result.nextCursor!;
+    }
+    expect(seen).toEqual(['run 7', 'run 6', 'run 5', 'run 4', 'run 3', 'run 2', 'run 1', 'run 0']);
+    const refused = await get_automation_runs(server.context(ada), { id: automationId, cursor: 'bogus' }).catch((e: unknown) => e);
+    expect((refused as { toBody(): object }).toBody()).toMatchObject({ code: 'invalid', field: 'cursor' });
+  });
+
   it('takes a limit from 1 to 20 and refuses others with 400', async () => {
     expect((await get_automation_runs(server.context(ada), { id: automationId, limit: 1 })).runs).toHaveLength(1);
     expect((await ada.sdk.GET('/automations/{id}/runs', { params: { path: { id: automationId }, query: { limit: 20 } } })).data!.runs).toHaveLength(8);

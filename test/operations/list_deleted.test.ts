@@ -3,6 +3,8 @@ import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { list_deleted } from '../../src/operations/list_deleted.js';
+import { create_list } from '../../src/operations/create_list.js';
+import { delete_list } from '../../src/operations/delete_list.js';
 
 describe('list_deleted', () => {
   const { server, ada } = useTestServer();
@@ -27,6 +29,34 @@ describe('list_deleted', () => {
     expect((await list_deleted(server.context(ada), { type: 'item', limit: 1 })).count).toBe(1);
     const bea = await server.account('Bea');
     const rest = await bea.sdk.GET('/trash');
-    expect(rest.data).toEqual({ count: 0, items: [] });
+    expect(rest.data).toEqual({ count: 0, items: [], hasMore: false, nextCursor: null });
+  });
+
+  it('pages the whole trash with nextCursor, newest first, each entry once, items and lists deleted at the same moment included', async () => {
+    const bea = await server.account('Bea');
+    const ctx = server.context(bea);
+    const loose = await create_items(ctx, { items: Array.from({ length: 9 }, (_, i) => ({ title: `loose ${i}` })) });
+    await delete_items(ctx, { itemIds: loose.items.map((i) => i.id) });
+    for (let n = 0; n < 3; n++) {
+      const list = await create_list(ctx, { name: `List ${n}` });
+      await create_items(ctx, { listId: list.id, items: [{ title: `on list ${n} a` }, { title: `on list ${n} b` }] });
+      // The list and its items get the very same deletedAt.
+      await delete_list(ctx, { id: list.id, confirmDeleteItems: true });
+    }
+    const everything = await list_deleted(ctx, { limit: 100 });
+    expect(everything.hasMore).toBe(false);
+    expect(everything.items).toHaveLength(9 + 3 * 2 + 3);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 30; page++) {
+      const result = await list_deleted(ctx, { limit: 2, ...(cursor ? { cursor } : {}) });
+      paged.push(...result.items.map((e) => e.id));
+      if (!result.hasMore) break;
+      cursor = result.nextCursor!;
+    }
+    expect(paged).toEqual(everything.items.map((e) => e.id));
+    const lists = await list_deleted(ctx, { type: 'list', limit: 1 });
+    expect(lists.items.map((e) => e.type)).toEqual(['list']);
+    expect(lists.hasMore).toBe(true);
   });
 });

@@ -119,17 +119,15 @@ export interface paths {
          * @description Lists, filters and keyword-searches the items of one list; without `listId`, the
          *     Tasks set (every item on a list that keeps status and due date, by due date then
          *     creation). Completed items are left out unless `taskStatus` or
-         *     `completedAfter`/`completedBefore` asks for them. Lower time bounds are inclusive,
-         *     upper bounds exclusive; a timestamp `sort` is newest first.
+         *     `completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.
          *     Changes feed: pass `changedSince` (an instant, exclusive, or the previous
          *     `nextChangedSince` verbatim) to get every item whose record moved since, oldest change
          *     first, trashed and archived included, deleted ones as `deleted` tombstones; keep
-         *     calling with `nextChangedSince` while `hasMore`. Order: a change takes its place once
-         *     its write has committed, so a write committed later never comes before one you have
-         *     read; the changes of one write come together, in the order it made them, never
-         *     interleaved with another write's (a single write of over 5,000 items may be split);
-         *     writes that commit before the server next orders changes (it does every half second
-         *     and before each feed read) come in the order they started. The items of a
+         *     calling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed
+         *     later never comes before one you have read; one write's changes come together, in the
+         *     order it made them (a write of over 5,000 items may be split); writes committed between
+         *     two ordering passes (every half second and at each feed read) come in the order they
+         *     started. The items of a
          *     deleted list come as tombstones, in the Tasks set's feed and in the list's own
          *     (its `listId` still answers while the list is in the trash). `query` is refused beside
          *     `changedSince`; other filters and `sort` do not apply to the feed; items shared with
@@ -1498,6 +1496,8 @@ export interface components {
         TrashList: {
             count: number;
             items: components["schemas"]["TrashEntry"][];
+            hasMore: boolean;
+            nextCursor: string | null;
         };
         RestoreInput: {
             type: components["schemas"]["TrashType"];
@@ -1630,6 +1630,8 @@ export interface components {
         AutomationRuns: {
             automation: components["schemas"]["Automation"];
             runs: components["schemas"]["AutomationRun"][];
+            hasMore: boolean;
+            nextCursor: string | null;
         };
         RunAutomationResult: {
             id: string;
@@ -1845,6 +1847,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+        Cursor: string;
         /** @description The list's id (or `tasks` / `notes`). */
         ListIdPath: string;
         /** @description The item's id. */
@@ -2158,8 +2162,8 @@ export interface operations {
                 listId?: string;
                 /** @description Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`. */
                 scope?: "tasks" | "workspace";
-                /** @description A previous answer's `nextCursor`, verbatim, to read the next page (send the same other parameters). */
-                cursor?: string;
+                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim. */
                 changedSince?: string;
                 /** @description Only these item ids (other filters still apply). Comma-separated, up to 200. */
@@ -2704,6 +2708,8 @@ export interface operations {
                 type?: components["schemas"]["TrashType"];
                 /** @description Entries to return, per kind. */
                 limit?: number;
+                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -2720,7 +2726,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "count": 0,
-                     *       "items": []
+                     *       "items": [],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["TrashList"];
@@ -2810,6 +2818,8 @@ export interface operations {
             query?: {
                 /** @description Runs to return. */
                 limit?: number;
+                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {

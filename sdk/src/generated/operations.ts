@@ -258,12 +258,18 @@ export const operations = [
     "pathParams": [],
     "queryParams": [
       "type",
-      "limit"
+      "limit",
+      "cursor"
     ],
     "hasBody": false,
     "idempotent": true,
     "retryWhenEvery": null,
-    "pagination": null
+    "pagination": {
+      "cursorParam": "cursor",
+      "nextCursor": "nextCursor",
+      "hasMore": "hasMore",
+      "items": "items"
+    }
   },
   {
     "operationId": "restore_deleted",
@@ -298,12 +304,18 @@ export const operations = [
       "id"
     ],
     "queryParams": [
-      "limit"
+      "limit",
+      "cursor"
     ],
     "hasBody": false,
     "idempotent": true,
     "retryWhenEvery": null,
-    "pagination": null
+    "pagination": {
+      "cursorParam": "cursor",
+      "nextCursor": "nextCursor",
+      "hasMore": "hasMore",
+      "items": "runs"
+    }
   },
   {
     "operationId": "run_automation",
@@ -391,4 +403,4 @@ export interface OperationOf {
 }
 
 /** The resource methods that page (x-sdk.pagination): each has an `…All` iterator beside it. */
-export type PagedMethod = 'items.list' | 'items.query';
+export type PagedMethod = 'items.list' | 'items.query' | 'trash.list' | 'automations.runs';

@@ -11,6 +11,7 @@ import { openapiDocument } from '../../generated/openapi-document.js';
 import type { components } from '../../generated/api.js';
 import { invalid, notFound } from '../../core/errors.js';
 import { isUuid } from '../ids.js';
+import { decodeCursor, encodeCursor } from '../cursors.js';
 import { iso } from '../time.js';
 
 export type AutomationAction = components['schemas']['AutomationAction'];
@@ -203,7 +204,36 @@ export async function lastRuns(db: Knex, automationIds: string[]): Promise<Map<s
 
 /** An automation's latest runs, newest first. */
 export async function latestRuns(db: Knex, automationId: string, limit: number): Promise<RunRow[]> {
-  return (await db('automation_runs').where({ automation_id: automationId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)) as RunRow[];
+  return (await runPage(db, automationId, limit)).runs;
+}
+
+/** A page of an automation's runs, newest first, after `cursor` (a previous page's nextCursor). */
+export async function runPage(
+  db: Knex,
+  automationId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ runs: RunRow[]; hasMore: boolean; nextCursor: string | null }> {
+  const q = db('automation_runs')
+    .where({ automation_id: automationId })
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .select('*', db.raw('created_at::text AS k_at'));
+  if (cursor !== undefined) {
+    const [at, id] = decodeCursor(cursor, 'runs', 2);
+    if (typeof at !== 'string' || typeof id !== 'string' || !/^\d{4}-\d{2}-\d{2} [\d:.]+[+-]\d{2}(:\d{2})?$/.test(at) || !isUuid(id))
+      throw invalid(
+        "cursor is not one this service gave: pass a previous answer's nextCursor verbatim, or leave cursor out to start at the beginning.",
+        'cursor',
+      );
+    q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
+  }
+  const rows = (await q) as (RunRow & { k_at: string })[];
+  const runs = rows.slice(0, limit);
+  const last = runs[runs.length - 1];
+  const hasMore = rows.length > limit;
+  return { runs, hasMore, nextCursor: hasMore && last ? encodeCursor('runs', [last.k_at, last.id]) : null };
 }
 
 /** A run as the automation's summary shows it. */
