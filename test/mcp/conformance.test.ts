@@ -11,7 +11,7 @@ import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startBearerProxy, type BearerProxy } from '../support/bearer-proxy.js';
 import { assertNode22Tools, CONFORMANCE_CLI, runNode22, type RunResult } from '../support/node22.js';
 
@@ -26,7 +26,7 @@ interface Check {
 }
 
 describe('MCP conformance suite (server scenarios)', () => {
-  let server: TestServer;
+  const { server, ada } = useTestServer({ beforeClose: async () => proxy?.close() });
   let proxy: BearerProxy;
   let outDir: string;
   let run: RunResult;
@@ -34,8 +34,6 @@ describe('MCP conformance suite (server scenarios)', () => {
 
   beforeAll(async () => {
     assertNode22Tools();
-    server = await startTestServer();
-    const ada = await server.account('Ada');
     proxy = await startBearerProxy(server.baseUrl, ada.key);
     outDir = mkdtempSync(path.join(tmpdir(), 'lk-conformance-'));
     run = await runNode22(
@@ -49,8 +47,6 @@ describe('MCP conformance suite (server scenarios)', () => {
     }
   }, 180_000);
   afterAll(async () => {
-    await proxy?.close();
-    await server?.close();
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 

@@ -3,14 +3,13 @@
  * against the running server: it lists the tools, finds no portability error in their
  * schemas (`--strict`), calls one, and reports a refusal as a tool error.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
 import { assertNode22Tools, INSPECTOR_CLI, runNode22 } from '../support/node22.js';
 import { tools } from '../../src/generated/tools.js';
 
 describe('MCP Inspector CLI', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   const inspector = (...args: string[]) =>
     runNode22(INSPECTOR_CLI, [
       '--cli',
@@ -24,12 +23,7 @@ describe('MCP Inspector CLI', () => {
       ...args,
     ]);
 
-  beforeAll(async () => {
-    assertNode22Tools();
-    server = await startTestServer();
-    ada = await server.account('Ada');
-  });
-  afterAll(async () => server.close());
+  beforeAll(() => assertNode22Tools());
 
   it('lists every tool', async () => {
     const run = await inspector('--method', 'tools/list');

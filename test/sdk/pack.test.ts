@@ -8,24 +8,19 @@ import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
 
 describe('@listkeeper/sdk package', () => {
-  let server: TestServer;
-  let ada: TestAccount;
+  const { server, ada } = useTestServer();
   let dir: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    ada = await server.account('Ada');
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-sdk-'));
   });
-  afterAll(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   it('packs, installs, type-checks and runs a consumer', async () => {
     await run('npm', ['pack', '--pack-destination', dir], { cwd: path.join(root, 'sdk') });
