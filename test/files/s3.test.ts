@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { PNG } from '../support/images.js';
 import { create_image_upload } from '../../src/operations/create_image_upload.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -17,25 +17,25 @@ import { fileStore } from '../../src/files/store.js';
 describe('the S3 file store', () => {
   let s3: S3rver;
   let endpoint: string;
-  let server: TestServer;
-  let ada: TestAccount;
   let dir: string;
+  // Declared before useTestServer, so the S3 test server runs before the app is configured with its port.
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-s3-'));
     s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'lk-images' }] });
     endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
-    server = await startTestServer({
+  });
+  const { server, ada } = useTestServer({
+    env: () => ({
       LISTKEEPER_DATA_DIR: path.join(dir, 'data'),
       S3_BUCKET: 'lk-images',
       S3_ENDPOINT: endpoint,
       S3_ACCESS_KEY_ID: 'S3RVER',
       S3_SECRET_ACCESS_KEY: 'S3RVER',
       S3_PREFIX: 'listkeeper/',
-    });
-    ada = await server.account('Ada');
+    }),
   });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
   afterAll(async () => {
-    await server.close();
     await s3.close();
     await rm(dir, { recursive: true, force: true });
   });

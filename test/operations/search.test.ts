@@ -3,7 +3,7 @@
  * through the outbox (the test drains it), and results are checked through the operation, REST (SDK) and MCP.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { startMeilisearch, type MeiliServer } from '../support/meili.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
@@ -29,10 +29,16 @@ const backends: Backend[] = [
 ];
 
 describe.each(backends)('search on $name', (backend) => {
-  let server: TestServer;
   let stopBackend: () => Promise<void> = async () => undefined;
-  let ada: TestAccount;
-  let bea: TestAccount;
+  let backendEnv: Record<string, string> = {};
+  // Declared before useTestServer, so the backend runs before the app is configured with its address.
+  beforeAll(async () => {
+    const started = await backend.start();
+    stopBackend = started.stop;
+    backendEnv = started.env;
+  }, SETUP_MS);
+  const { server, ada, account } = useTestServer({ env: () => backendEnv, accounts: ['Ada', 'Bea'], search: true });
+  const bea = account('Bea');
   const ids: Record<string, string> = {};
 
   /** Runs the outbox until it is empty and checks nothing failed: every write so far is in the index. */
@@ -46,11 +52,6 @@ describe.each(backends)('search on $name', (backend) => {
   const titles = (result: { results: { title: string | null }[] }) => result.results.map((r) => r.title);
 
   beforeAll(async () => {
-    const started = await backend.start();
-    stopBackend = started.stop;
-    server = await startTestServer(started.env, { search: true });
-    ada = await server.account('Ada');
-    bea = await server.account('Bea');
     const notes = await create_items(server.context(ada), {
       listId: 'notes',
       items: [
@@ -72,10 +73,8 @@ describe.each(backends)('search on $name', (backend) => {
     ids['Motor insurance quote'] = beas.items[0]!.id;
     await indexed();
   }, SETUP_MS);
-  afterAll(async () => {
-    await server?.close();
-    await stopBackend();
-  });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => stopBackend());
 
   it('finds "vehicle policy renewal" for "car insurance", best first, with its list and link', async () => {
     const result = await find(ada, 'car insurance');

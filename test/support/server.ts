@@ -192,7 +192,8 @@ export interface SuiteServer {
  */
 export function useTestServer(
   options: {
-    env?: Record<string, string>;
+    /** The server's settings, or a function giving them when the hook runs (after the suite's earlier hooks started what they name). */
+    env?: Record<string, string> | (() => Record<string, string>);
     accounts?: string[];
     /** Runs before the server closes: stop what the suite started on it (job queues, receivers). */
     beforeClose?: () => Promise<unknown>;
@@ -202,7 +203,7 @@ export function useTestServer(
   let started: TestServer | undefined;
   const made: Record<string, TestAccount> = {};
   beforeAll(async () => {
-    started = await startTestServer(env, serverOptions);
+    started = await startTestServer(typeof env === 'function' ? env() : env, serverOptions);
     for (const name of names) made[name] = await started.account(name);
   });
   afterAll(async () => {
