@@ -10,7 +10,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startDelivery, type Delivery } from '../support/events.js';
 
 const run = promisify(execFile);
@@ -34,12 +34,15 @@ async function readmeExamples(): Promise<{ heading: string; code: string }[]> {
 }
 
 describe('sdk/README.md examples', () => {
-  let server: TestServer;
   let delivery: Delivery;
+  const { server } = useTestServer({
+    env: { RATE_LIMIT_PER_MINUTE: '60', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' },
+    accounts: [],
+    beforeClose: async () => delivery?.stop(),
+  });
   let dir: string;
   let examples: { heading: string; code: string }[];
   beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '60', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' });
     delivery = await startDelivery(server);
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-sdk-readme-'));
     examples = await readmeExamples();
@@ -68,11 +71,8 @@ describe('sdk/README.md examples', () => {
       throw new Error(`the README's examples do not type-check:\n${err.stdout ?? String(err)}`);
     });
   }, 240000);
-  afterAll(async () => {
-    await delivery?.stop();
-    await server?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   /** Runs example i with its own account (each has its own rate limit) and returns its output lines. */
   async function runExample(heading: string): Promise<string[]> {

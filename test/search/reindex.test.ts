@@ -3,9 +3,9 @@
  * items or was built with another embedder): all accounts or one, resuming after an interruption, one run at a
  * time. Keyword-only (no model to load).
  */
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals';
+import { describe, it, expect, beforeAll, beforeEach } from '@jest/globals';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, startTestServer } from '../support/server.js';
 import { startBackgroundReindex } from '../../src/jobs/search-reindex.js';
 import { continueReindex, planReindex, reindex, storedIdentity, ReindexBusyError, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
@@ -39,9 +39,8 @@ class CountingIndex implements SearchIndex {
 }
 
 describe('search reindex', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let bea: TestAccount;
+  const { server, ada, account } = useTestServer({ env: { EMBEDDINGS: 'none' }, accounts: ['Ada', 'Bea'] });
+  const bea = account('Bea');
   let adaIds: string[];
   let beaIds: string[];
   let trashed: string;
@@ -49,10 +48,7 @@ describe('search reindex', () => {
   const indexedIds = async () => ((await server.db('search_passages').distinct('item_id').pluck('item_id')) as string[]).sort();
 
   beforeAll(async () => {
-    server = await startTestServer({ EMBEDDINGS: 'none' });
     pg = new PostgresSearchIndex(server.db, null);
-    ada = await server.account('Ada');
-    bea = await server.account('Bea');
     adaIds = (await create_items(server.context(ada), { listId: 'notes', items: Array.from({ length: 9 }, (_, i) => ({ title: `Ada note ${i}` })) })).items.map(
       (i) => i.id,
     );
@@ -66,7 +62,6 @@ describe('search reindex', () => {
     await pg.clear();
     await server.db('search_state').delete();
   });
-  afterAll(async () => server.close());
 
   it('rebuilds every live item, drops what is trashed or gone, and records what built it', async () => {
     await pg.upsert([

@@ -3,9 +3,9 @@
  * moves, the trash and the purge, that a failing index never fails a write, and batching. Keyword-only
  * (EMBEDDINGS=none), so no model loads: the consumer's job is the same with any embedder.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { pino } from 'pino';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
 import { syncItems } from '../../src/search/sync.js';
 import { searchSync } from '../../src/jobs/search-sync.js';
@@ -43,9 +43,6 @@ class RecordingIndex implements SearchIndex {
 }
 
 describe('search sync (outbox topic item)', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let bea: TestAccount;
   const log = pino({ level: 'silent' });
   const pumps: OutboxPump[] = [];
   /** A pump over `index` whose timer never fires during a test: drain() is the only way rows move. */
@@ -54,20 +51,18 @@ describe('search sync (outbox topic item)', () => {
     pumps.push(pump);
     return pump;
   };
+  const { server, ada, account } = useTestServer({
+    env: { EMBEDDINGS: 'none' },
+    accounts: ['Ada', 'Bea'],
+    beforeClose: async () => {
+      for (const pump of pumps) await pump.stop();
+    },
+  });
+  const bea = account('Bea');
   const passages = (itemId: string) =>
     server.db('search_passages').where({ item_id: itemId }).orderBy('passage_no') as Promise<
       { list_id: string; list_name: string; reader_ids: string[]; text: string }[]
     >;
-
-  beforeAll(async () => {
-    server = await startTestServer({ EMBEDDINGS: 'none' });
-    ada = await server.account('Ada');
-    bea = await server.account('Bea');
-  });
-  afterAll(async () => {
-    for (const pump of pumps) await pump.stop();
-    await server.close();
-  });
 
   it('indexes an item once per batch however many rows it has, with list name, readers and row values', async () => {
     const index = new RecordingIndex();
