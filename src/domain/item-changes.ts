@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { OpOutput } from '../core/context.js';
 import { parseCursor, readFeed } from './feed.js';
-import { decodeCursor, encodeCursor } from './cursors.js';
+import { decodeCursor, encodeCursor, SHAPES } from './cursors.js';
 import { itemRowDto, listsById } from './items.js';
 import type { ListRow } from './lists.js';
 import type { ItemDbRow } from './rows.js';
@@ -25,7 +25,7 @@ export async function readItemChanges(
   cursor: string | undefined,
   limit: number,
 ): Promise<ItemChanges> {
-  const position = parseCursor(cursor === undefined ? changedSince : (decodeCursor(cursor, 'feed', 1)[0] as string));
+  const position = parseCursor(cursor === undefined ? changedSince : decodeCursor(cursor, 'feed', [SHAPES.any])[0]!);
   const page = await readFeed<ItemDbRow>(db, 'ownerId' in scope ? scope : { listIds: scope.lists.map((l) => l.id) }, position, limit);
   const byId = await listsById(db, [...new Set(page.rows.map((r) => r.list_id))]);
   const live = page.rows.filter((r) => r.deleted_at === null);

@@ -4,13 +4,13 @@
  */
 import type { Knex } from 'knex';
 import type { OpOutput, Principal } from '../core/context.js';
-import { invalid, notFound, toolError } from '../core/errors.js';
+import { notFound, toolError } from '../core/errors.js';
 import { recordActivity } from './activity.js';
 import { isUuid } from './ids.js';
 import type { ItemDbRow } from './items.js';
 import { resolveList, type ListRow } from './lists.js';
 import { iso } from './time.js';
-import { decodeCursor, encodeCursor } from './cursors.js';
+import { decodeCursor, encodeCursor, SHAPES } from './cursors.js';
 
 /** Deletes for good every list and item whose retention ran out; returns how many of each. */
 export async function purgeExpired(db: Knex, now: Date): Promise<{ items: number; lists: number }> {
@@ -147,8 +147,6 @@ interface Position {
 }
 const newerFirst = (a: Position, b: Position) => (a.us !== b.us ? (a.us > b.us ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0);
 const POSITION_COLUMNS = (alias: string) => `${alias}.deleted_at::text AS k_at, (extract(epoch from ${alias}.deleted_at) * 1000000)::bigint::text AS k_us`;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * A page of the owner's trash, newest first: up to `limit` entries of each kind after `cursor`.
@@ -163,15 +161,9 @@ export async function readTrash(
   limit: number,
   cursor?: string,
 ): Promise<{ entries: TrashEntry[]; hasMore: boolean; nextCursor: string | null }> {
-  let after: [string, string] | null = null;
+  let after: string[] | null = null;
   if (cursor !== undefined) {
-    const [at, id] = decodeCursor(cursor, 'trash', 2);
-    if (typeof at !== 'string' || typeof id !== 'string' || !TIMESTAMP.test(at) || !UUID.test(id))
-      throw invalid(
-        "cursor is not one this service gave: pass a previous answer's nextCursor verbatim, or leave cursor out to start at the beginning.",
-        'cursor',
-      );
-    after = [at, id];
+    after = decodeCursor(cursor, 'trash', [SHAPES.timestamptz, SHAPES.uuid]);
   }
   const pages: { entries: (TrashEntry & { position: Position })[]; more: boolean }[] = [];
   if (type !== 'list') {

@@ -2160,7 +2160,7 @@ export interface operations {
             query?: {
                 /** @description List id, `tasks` or `notes`; omit for the Tasks set. */
                 listId?: string;
-                /** @description Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`. */
+                /** @description `tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`. */
                 scope?: "tasks" | "workspace";
                 /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
                 cursor?: components["parameters"]["Cursor"];
@@ -2736,6 +2736,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2842,6 +2843,7 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -543,7 +543,7 @@ export const openapiDocument: Record<string, unknown> = {
           {
             "name": "scope",
             "in": "query",
-            "description": "Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`.",
+            "description": "`tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`.",
             "schema": {
               "type": "string",
               "enum": [
@@ -1654,6 +1654,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -1850,6 +1853,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -2500,6 +2506,7 @@ export const openapiDocument: Record<string, unknown> = {
         "description": "The previous page's `nextCursor`, verbatim; keep the other parameters.",
         "schema": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "pattern": "^[^\\x00]*$"
         }

@@ -2366,10 +2366,11 @@ export const operationTable: readonly OperationSpec[] = [
             "workspace"
           ],
           "default": "tasks",
-          "description": "Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`."
+          "description": "`tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`."
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         },
@@ -2510,10 +2511,11 @@ export const operationTable: readonly OperationSpec[] = [
             "workspace"
           ],
           "default": "tasks",
-          "description": "Without `listId`: `tasks` (default) the Tasks set, `workspace` every list you own. Refused beside `listId`."
+          "description": "`tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`."
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         },
@@ -6939,6 +6941,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      409,
       429
     ],
     "params": [
@@ -6979,6 +6982,7 @@ export const operationTable: readonly OperationSpec[] = [
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
@@ -7007,6 +7011,7 @@ export const operationTable: readonly OperationSpec[] = [
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
@@ -7576,6 +7581,7 @@ export const operationTable: readonly OperationSpec[] = [
       400,
       401,
       404,
+      409,
       429
     ],
     "params": [
@@ -7613,6 +7619,7 @@ export const operationTable: readonly OperationSpec[] = [
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }
@@ -7640,6 +7647,7 @@ export const operationTable: readonly OperationSpec[] = [
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 1000,
           "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
         }

@@ -4,7 +4,7 @@ import { itemRowDto } from '../domain/items.js';
 import { filterItems } from '../domain/item-filter.js';
 import { readItemChanges } from '../domain/item-changes.js';
 import { linkRoots } from '../domain/links.js';
-import { ApiError, invalid } from '../core/errors.js';
+import { ApiError } from '../core/errors.js';
 import { withImageUrls } from '../domain/attachments.js';
 
 /**
@@ -16,7 +16,7 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
   const feed = input.changedSince !== undefined;
   const workspace = input.scope === 'workspace';
   if (workspace && input.listId !== undefined)
-    throw invalid('scope workspace reads every list you own and cannot be combined with listId; leave one of them out.', 'scope');
+    throw new ApiError('toolError', 'scope workspace reads every list you own and cannot be combined with listId; leave one of them out.', { field: 'scope' });
   const lists = input.listId
     ? feed
       ? await listsForFeed(db, principal.userId, input.listId)

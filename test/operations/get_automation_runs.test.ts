@@ -55,7 +55,7 @@ describe('get_automation_runs', () => {
     }
     expect(seen).toEqual(['run 7', 'run 6', 'run 5', 'run 4', 'run 3', 'run 2', 'run 1', 'run 0']);
     const refused = await get_automation_runs(server.context(ada), { id: automationId, cursor: 'bogus' }).catch((e: unknown) => e);
-    expect((refused as { toBody(): object }).toBody()).toMatchObject({ code: 'invalid', field: 'cursor' });
+    expect((refused as { toBody(): object }).toBody()).toMatchObject({ code: 'toolError', field: 'cursor' });
   });
 
   it('takes a limit from 1 to 20 and refuses others with 400', async () => {

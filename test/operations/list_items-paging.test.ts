@@ -86,12 +86,12 @@ describe('list_items paging and the workspace scope', () => {
       expect(err).toBeInstanceOf(ApiError);
       return err as ApiError;
     };
-    expect((await refusal({ listId, cursor: 'not-a-cursor' })).toBody()).toMatchObject({ code: 'invalid', field: 'cursor' });
+    expect((await refusal({ listId, cursor: 'not-a-cursor' })).toBody()).toMatchObject({ code: 'toolError', field: 'cursor' });
     const next = (await list_items(ctx(), { listId, limit: 5 })).nextCursor!;
     expect((await refusal({ listId, cursor: next, sort: 'updated' })).message).toMatch(/continues another read \(items:due\), not this one \(items:updated\)/);
     const forged = Buffer.from(JSON.stringify({ k: 'items:due', p: ['false', "'; drop table items; --", 'x', '1'] })).toString('base64url');
-    expect((await refusal({ listId, cursor: forged })).toBody()).toMatchObject({ code: 'invalid', field: 'cursor' });
-    expect((await refusal({ listId, scope: 'workspace' })).toBody()).toMatchObject({ code: 'invalid', field: 'scope' });
+    expect((await refusal({ listId, cursor: forged })).toBody()).toMatchObject({ code: 'toolError', field: 'cursor' });
+    expect((await refusal({ listId, scope: 'workspace' })).toBody()).toMatchObject({ code: 'toolError', field: 'scope' });
   });
 
   it('reads every list with scope workspace; the default stays the Tasks set', async () => {

@@ -11,7 +11,7 @@ import { openapiDocument } from '../../generated/openapi-document.js';
 import type { components } from '../../generated/api.js';
 import { invalid, notFound } from '../../core/errors.js';
 import { isUuid } from '../ids.js';
-import { decodeCursor, encodeCursor } from '../cursors.js';
+import { decodeCursor, encodeCursor, SHAPES } from '../cursors.js';
 import { iso } from '../time.js';
 
 export type AutomationAction = components['schemas']['AutomationAction'];
@@ -221,13 +221,8 @@ export async function runPage(
     .limit(limit + 1)
     .select('*', db.raw('created_at::text AS k_at'));
   if (cursor !== undefined) {
-    const [at, id] = decodeCursor(cursor, 'runs', 2);
-    if (typeof at !== 'string' || typeof id !== 'string' || !/^\d{4}-\d{2}-\d{2} [\d:.]+[+-]\d{2}(:\d{2})?$/.test(at) || !isUuid(id))
-      throw invalid(
-        "cursor is not one this service gave: pass a previous answer's nextCursor verbatim, or leave cursor out to start at the beginning.",
-        'cursor',
-      );
-    q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
+    const [at, id] = decodeCursor(cursor, 'runs', [SHAPES.timestamptz, SHAPES.uuid]);
+    q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at!, id!]);
   }
   const rows = (await q) as (RunRow & { k_at: string })[];
   const runs = rows.slice(0, limit);
