@@ -51,6 +51,7 @@ describe.each(backends)('search on $name', (backend) => {
     search(server.context(account), { q, ...extra });
   const titles = (result: { results: { title: string | null }[] }) => result.results.map((r) => r.title);
 
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: the backend starts in the hook before useTestServer's, the data is written in this one after it.
   beforeAll(async () => {
     const notes = await create_items(server.context(ada), {
       listId: 'notes',
