@@ -5,14 +5,14 @@
  * on the real pages; then the code exchange, a tool call, a refresh, and the old refresh
  * token refused.
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { tokenRequest } from '../support/oauth.js';
 
@@ -80,20 +80,21 @@ async function callbackServer(): Promise<{ url: string; code: Promise<string>; c
 }
 
 describe('MCP client OAuth, end to end with a browser', () => {
-  let server: TestServer;
   let ada: TestAccount;
   let browser: TestBrowser;
   let callback: Awaited<ReturnType<typeof callbackServer>>;
   const clients: Client[] = [];
+  const { server } = useTestServer({
+    accounts: [],
+    beforeClose: async () => {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await Promise.all([browser?.close(), callback?.close()]);
+    },
+  });
 
   beforeAll(async () => {
-    [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), callbackServer()]);
-    ada = await server.account('Ada', PASSWORD);
+    [browser, callback, ada] = await Promise.all([launchBrowser(), callbackServer(), server.account('Ada', PASSWORD)]);
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    await Promise.all([browser?.close(), callback?.close(), server?.close()]);
-  });
 
   const connect = async (provider: OAuthClientProvider) => {
     const client = new Client({ name: 'listkeeper-e2e', version: '1.0.0' });

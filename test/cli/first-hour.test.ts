@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { useTestServer, type TestAccount } from '../support/server.js';
 import { authorizeInBrowser, HttpBrowser, tokenRequest } from '../support/oauth.js';
 import { createClient } from '../../sdk/src/index.js';
 
@@ -26,7 +26,7 @@ interface Ran {
 }
 
 describe('the listkeeper command in the first hour', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { EMBEDDINGS: 'none' }, search: true, accounts: [] });
   let ada: TestAccount;
   const password = 'correct horse battery';
   let elsewhere: string;
@@ -38,7 +38,6 @@ describe('the listkeeper command in the first hour', () => {
 
   beforeAll(async () => {
     if (!existsSync(path.join(root, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` before this suite.');
-    server = await startTestServer({ EMBEDDINGS: 'none' }, { search: true });
     ada = await server.account('Ada', password);
     elsewhere = await mkdtemp(path.join(os.tmpdir(), 'lk-cli-elsewhere-'));
     // Reachable by the postgres user (as root, Postgres runs as that user): nothing but the command's own rule stops a new cluster here.
@@ -46,8 +45,8 @@ describe('the listkeeper command in the first hour', () => {
     configHome = await mkdtemp(path.join(os.tmpdir(), 'lk-cli-config-'));
     credentialsFile = path.join(configHome, 'listkeeper', 'credentials.json');
   });
+  // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
   afterAll(async () => {
-    await server?.close();
     for (const dir of [elsewhere, configHome]) if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -9,7 +9,7 @@
  * until `kindOf` below knows what it is.
  * @see docs/conventions.md: an id belonging to someone else answers 404
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operationTable } from '../../src/generated/operations.js';
@@ -18,7 +18,7 @@ import { createAutomation } from '../../src/domain/automations/automations.js';
 import { startTestJobs } from '../support/jobs.js';
 import type { Jobs } from '../../src/jobs/queue.js';
 import type { OperationSpec, JsonSchema } from '../../src/core/operation-spec.js';
-import { startTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
 
 const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
@@ -204,9 +204,15 @@ async function callMcp(mcp: Client, op: OperationSpec, input: { params: Record<s
 }
 
 describe('cross-account isolation', () => {
-  let server: TestServer;
-  let ada: TestAccount;
-  let eve: TestAccount;
+  // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
+  // Search is fed by the outbox (keyword search, no model to load), so search can be asked for Ada's words.
+  const { server, ada, account } = useTestServer({
+    env: { OUTBOUND_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' },
+    search: true,
+    accounts: ['Ada', 'Eve'],
+    beforeClose: async () => jobs?.stop(),
+  });
+  const eve = account('Eve');
   let adaIds: Ids;
   let adaMcp: Client;
   let eveMcp: Client;
@@ -214,21 +220,12 @@ describe('cross-account isolation', () => {
   let jobs: Jobs | undefined;
 
   beforeAll(async () => {
-    // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
-    // Search is fed by the outbox (keyword search, no model to load), so search can be asked for Ada's words.
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' }, { search: true });
     jobs = await startTestJobs(server); // run_automation queues its run
-    ada = await server.account('Ada');
-    eve = await server.account('Eve');
     adaMcp = await server.mcp(ada);
     eveMcp = await server.mcp(eve);
     adaIds = await seed(ada, MARKER);
     await server.pump!.drain(); // Ada's items are in the search index
     snapshot = () => snapshotOf(server, ada.userId);
-  });
-  afterAll(async () => {
-    await jobs?.stop();
-    await server?.close();
   });
 
   /** A workspace for `who`; with a marker, every text of it carries the marker. */
