@@ -3,8 +3,8 @@
  * connected apps). Over plain HTTP for the behaviour; with Chromium at phone size and with
  * JavaScript off for "usable without JavaScript, readable on a phone".
  */
-import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { startTestServer, useTestServer, type TestServer, type TestAccount } from '../support/server.js';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 
@@ -226,17 +226,15 @@ describe('Settings → Connections', () => {
 });
 
 describe('pages on a phone, without JavaScript', () => {
-  let server: TestServer;
   let ada: TestAccount;
   let chromium: TestBrowser;
+  const { server } = useTestServer({ accounts: [], beforeClose: async () => chromium?.close() });
   beforeAll(async () => {
-    [server, chromium] = await Promise.all([
-      startTestServer(),
+    [chromium, ada] = await Promise.all([
       launchBrowser({ viewport: { width: 360, height: 740 }, isMobile: true, javaScriptEnabled: false }),
+      server.account('Ada', PASSWORD),
     ]);
-    ada = await server.account('Ada', PASSWORD);
   }, 120_000);
-  afterAll(async () => Promise.all([chromium?.close(), server?.close()]));
 
   it('signs in, connects an app and creates a key with scripts off, every page fitting a 360 px screen', async () => {
     const page = await chromium.context.newPage();
