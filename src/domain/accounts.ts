@@ -22,9 +22,14 @@ export function isTimeZone(tz: string): boolean {
 }
 
 /** Creates a person with their Tasks, Notes and Life Admin lists, in one transaction. */
+/** Refuses text that is not an email address. */
+export function checkEmail(email: string): void {
+  if (!/^[^@\s]+@[^@\s]+$/.test(email.trim())) throw invalid(`email '${email.trim()}' is not an email address.`, 'email');
+}
+
 export async function createUser(db: Knex, input: { email: string; name: string; timezone?: string; passwordHash?: string | null }): Promise<UserRow> {
   const email = input.email.trim();
-  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw invalid(`email '${email}' is not an email address.`, 'email');
+  checkEmail(email);
   const timezone = input.timezone ?? 'UTC';
   if (!isTimeZone(timezone)) throw invalid(`timezone '${timezone}' is not an IANA time zone such as Europe/London.`, 'timezone');
   return db.transaction(async (trx) => {

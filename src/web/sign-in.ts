@@ -1,7 +1,7 @@
 /** Sign-in, sign-up and sign-out: the pages that start and end a web session. */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { createUser, findUserByEmail, isTimeZone } from '../domain/accounts.js';
+import { checkEmail, createUser, findUserByEmail, isTimeZone } from '../domain/accounts.js';
 import { ApiError } from '../core/errors.js';
 import { CONNECTIONS_PATH } from './connections.js';
 import { html, page, sendPage } from './html.js';
@@ -10,9 +10,6 @@ import type { PageKit } from './page-kit.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords.js';
 import { signInThrottle } from '../domain/sign-in-throttle.js';
 import { currentUser, signIn, signOut } from './sessions.js';
-
-/** The answer to a sign-up that made no account; it never says whether the email has one. */
-const NOT_CREATED = 'No account was made with this email and password. If you have an account, sign in; otherwise use another email.';
 
 export function registerSignIn(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
@@ -24,7 +21,7 @@ export function registerSignIn(router: Router, kit: PageKit): void {
   router.post('/signup', submitSignUp);
   router.post('/signout', submitSignOut);
 
-  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string }): void {
+  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string; signedUp?: boolean }): void {
     const signUpLink = config.allowSignUp
       ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>`
       : html``;
@@ -36,6 +33,7 @@ export function registerSignIn(router: Router, kit: PageKit): void {
         html`<div class="card">
 ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 ${opts.again ? html`<p class="notice">The app asks you to sign in again to continue.</p>` : ''}
+${opts.signedUp ? html`<p class="notice">Sign in with the email and password you chose to continue.</p>` : ''}
 <form method="post" action="/signin">
 <input type="hidden" name="csrf" value="${csrf(ctx)}">
 <input type="hidden" name="next" value="${opts.next}">
@@ -59,7 +57,9 @@ ${signUpLink}
     const again = typeof ctx.query.again === 'string' && ctx.query.again.length <= 100 ? ctx.query.again : undefined;
     const user = await currentUser(ctx, db);
     if (user && !again) return ctx.redirect(next);
-    signInPage(ctx, 200, { next, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
+    // Notices come by code, never as text from the link.
+    const signedUp = ctx.query.notice === 'signed-up';
+    signInPage(ctx, 200, { next, signedUp, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
   }
 
   async function submitSignIn(ctx: Context): Promise<void> {
@@ -149,37 +149,33 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
       (!values.name.trim() ? 'Enter your name.' : null) ??
       (!isTimeZone(values.timezone) ? `'${values.timezone}' is not a time zone; use a name such as Europe/London, or UTC.` : null);
     if (problem) return signUpPage(ctx, 400, { next, values, error: problem });
-    // A sign-up for an email that has an account is a sign-in attempt: its password signs the
-    // person in, as a new account would; any other gets an answer that does not say the email
-    // is taken, and counts against the sign-in throttle like a wrong password.
+    try {
+      checkEmail(values.email);
+    } catch (err) {
+      if (err instanceof ApiError) return signUpPage(ctx, 400, { next, values, error: err.message });
+      throw err;
+    }
     const throttle = signInThrottle(db, config.signInMaxFailures);
     const wait = await throttle.wait(values.email, ctx.ip);
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
       return signUpPage(ctx, 429, { next, values, error: `Too many attempts: try again in ${Math.ceil(wait / 60)} minutes.` });
     }
-    const existing = await findUserByEmail(db, values.email);
-    if (existing) {
-      if (await verifyPassword((existing as { password_hash?: string | null }).password_hash, password)) {
-        await throttle.succeeded(values.email);
-        await signIn(ctx, db, existing.id);
-        ctx.status = 303;
-        return ctx.redirect(next);
+    // Every sign-up answers alike, whether or not the email has an account: the same work (the
+    // hash is made either way), the same redirect to sign-in, no session. A new email gets its
+    // account; a taken one is left as it is. Each attempt counts against the sign-in throttle.
+    const passwordHash = await hashPassword(password);
+    await throttle.failed(values.email, ctx.ip);
+    if (!(await findUserByEmail(db, values.email))) {
+      try {
+        await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash });
+      } catch (err) {
+        // Made by a parallel sign-up in the meantime: the answer stays the same.
+        if (!(err instanceof ApiError && err.extra.field === 'email')) throw err;
       }
-      await throttle.failed(values.email, ctx.ip);
-      return signUpPage(ctx, 400, { next, values, error: NOT_CREATED });
     }
-    let userId: string;
-    try {
-      const user = await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash: await hashPassword(password) });
-      userId = user.id;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'invalid') return signUpPage(ctx, 400, { next, values, error: err.message });
-      throw err;
-    }
-    await signIn(ctx, db, userId);
     ctx.status = 303;
-    ctx.redirect(next);
+    ctx.redirect(`/signin?next=${encodeURIComponent(next)}&notice=signed-up`);
   }
 
   async function submitSignOut(ctx: Context): Promise<void> {
