@@ -59,9 +59,13 @@ const LIST_EVENT_PAYLOAD = {
 
 const itemEvent = (name: string, description: string) => ({
   name,
-  description: `${description} Sent to the item's owner, in order per item; read the item with get_item.`,
+  description: `${description} Sent to the item's owner, in order per item; read the item with get_item, or subscribe with includeItem.`,
   delivery: ['webhook'],
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { includeItem: { type: 'boolean', description: 'Each event carries the whole item (data.item) as it is when the event is sent.' } },
+    additionalProperties: false,
+  },
   payloadSchema: ITEM_EVENT_PAYLOAD,
 });
 const listEvent = (name: string, description: string) => ({

@@ -119,7 +119,7 @@ export async function createSubscription(
  */
 export async function upsertClientSubscription(
   db: Knex,
-  input: { userId: string; clientKey: string; event: string; url: string; secret: string; expiresAt: Date },
+  input: { userId: string; clientKey: string; event: string; url: string; secret: string; expiresAt: Date; includeItem?: boolean },
 ): Promise<SubscriptionRow> {
   return db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`subscriptions:${input.userId}`]);
@@ -130,7 +130,7 @@ export async function upsertClientSubscription(
     if (existing && existing.url === input.url && existing.status !== 'retired') {
       const [row] = (await trx('event_subscriptions')
         .where({ id: existing.id })
-        .update({ secret: input.secret, expires_at: input.expiresAt })
+        .update({ secret: input.secret, expires_at: input.expiresAt, include_item: input.includeItem === true })
         .returning('*')) as SubscriptionRow[];
       return row!;
     }
@@ -138,7 +138,16 @@ export async function upsertClientSubscription(
     if (existing) {
       [row] = (await trx('event_subscriptions')
         .where({ id: existing.id })
-        .update({ url: input.url, secret: input.secret, expires_at: input.expiresAt, status: 'pending', verified_at: null, retired_at: null, last_error: null })
+        .update({
+          url: input.url,
+          secret: input.secret,
+          expires_at: input.expiresAt,
+          include_item: input.includeItem === true,
+          status: 'pending',
+          verified_at: null,
+          retired_at: null,
+          last_error: null,
+        })
         .returning('*')) as [SubscriptionRow];
       await trx('webhook_deliveries').where({ subscription_id: existing.id, status: 'pending' }).update({ status: 'discarded', finished_at: trx.fn.now() });
     } else {
@@ -152,6 +161,7 @@ export async function upsertClientSubscription(
           url: input.url,
           secret: input.secret,
           events: [input.event],
+          include_item: input.includeItem === true,
           expires_at: input.expiresAt,
         })
         .returning('*')) as [SubscriptionRow];

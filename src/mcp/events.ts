@@ -30,9 +30,11 @@ const SubscribeRequest = z.object({ method: z.literal('events/subscribe'), param
 const UnsubscribeRequest = z.object({ method: z.literal('events/unsubscribe'), params: z.unknown().optional() });
 
 const Arguments = z.object({}).strict().optional();
+/** Item events take one argument: `includeItem`, the whole item in each event. */
+const ItemArguments = z.object({ includeItem: z.boolean().optional() }).strict().optional();
 const SubscribeParams = z.object({
   name: z.string().min(1),
-  arguments: Arguments,
+  arguments: z.record(z.string(), z.unknown()).optional(),
   delivery: z.object({
     mode: z.literal('webhook').optional(),
     url: z.string().min(1).max(2000),
@@ -71,6 +73,7 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
   server.setRequestHandler(SubscribeRequest, async (request) => {
     const params = parse(SubscribeParams, request.params);
     knownEvent(params.name);
+    const { arguments: args } = parse(z.object({ arguments: params.name.startsWith('item.') ? ItemArguments : Arguments }), { arguments: params.arguments });
     try {
       await checkCallbackUrl(params.delivery.url, ctx.config.outboundAllowPrivate);
     } catch (err) {
@@ -92,6 +95,7 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
         url: params.delivery.url,
         secret: params.delivery.secret,
         expiresAt: new Date(now.getTime() + ttl),
+        includeItem: (args as { includeItem?: boolean } | undefined)?.includeItem === true,
       });
     } catch (err) {
       if (err instanceof SubscriptionLimitError) throw new McpError(EVENTS_ERROR.resourceExhausted, err.message, { limit: 'subscriptions' });

@@ -117,6 +117,19 @@ describe('MCP events', () => {
     }
   });
 
+  it('subscribes to an item event with includeItem, which the subscription keeps', async () => {
+    const subscribed = await call(client, 'events/subscribe', {
+      name: 'item.updated',
+      arguments: { includeItem: true },
+      delivery: { url: receiver.url, secret: mintSecret() },
+    });
+    expect(await server.db('event_subscriptions').where({ id: subscribed.id }).first('events', 'include_item')).toEqual({
+      events: ['item.updated'],
+      include_item: true,
+    });
+    await call(client, 'events/unsubscribe', { name: 'item.updated' });
+  });
+
   it('keys subscriptions by client: another token of the same person gets its own, the same token the same one', async () => {
     const eve = await server.account('Eve');
     const base = {
@@ -199,6 +212,12 @@ describe('MCP events', () => {
       /arguments/,
     ],
     ['a URL that is no URL', { name: 'task.awaitingAgent', delivery: { url: 'nowhere', secret: mintSecret() } }, -32602, /delivery.url/],
+    [
+      'an argument an item event does not take',
+      { name: 'item.updated', arguments: { includeItems: true }, delivery: { url: 'http://127.0.0.1:9/x', secret: mintSecret() } },
+      -32602,
+      /includeItems/,
+    ],
   ])('refuses %s', async (_name, params, code, pattern) => {
     const err = await callError(client, 'events/subscribe', params);
     expect(err.code).toBe(code);
