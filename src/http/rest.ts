@@ -88,11 +88,8 @@ function queryParams(ctx: Context, spec: OperationSpec): Record<string, unknown>
   for (const [name, value] of Object.entries(ctx.query)) {
     if (value === undefined) continue;
     if (arrays.has(name)) {
-      const parts = (Array.isArray(value) ? value : [value])
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim())
-        .filter((v) => v !== '');
-      out[name] = parts;
+      // Empty parts are kept, so `ids=` or `ids=a,,b` is refused by the schema rather than read as fewer ids.
+      out[name] = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim());
     } else {
       out[name] = Array.isArray(value) ? value[value.length - 1] : value;
     }
