@@ -521,7 +521,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "items"
         ],
-        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed\nlater never comes before one you have read; one write's changes come together, in the\norder it made them (a write of over 5,000 items may be split); writes committed between\ntwo ordering passes (every half second and at each feed read) come in the order they\nstarted. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` (without `listId`) reads every list you own\ninstead of the Tasks set, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.\n",
+        "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed\nlater never comes before one you have read; one write's changes come together, in the\norder it made them (a write of over 5,000 items may be split); writes committed between\ntwo ordering passes (every half second and at each feed read) come in the order they\nstarted. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` reads every list you own, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.\n",
         "x-mcp": {
           "title": "List items",
           "readOnlyHint": true,
@@ -586,11 +586,12 @@ export const openapiDocument: Record<string, unknown> = {
           {
             "name": "ids",
             "in": "query",
-            "description": "Only these item ids (other filters still apply). Comma-separated, up to 200.",
+            "description": "Only these item ids (other filters still apply), comma-separated.",
             "style": "form",
             "explode": false,
             "schema": {
               "type": "array",
+              "minItems": 1,
               "maxItems": 200,
               "items": {
                 "type": "string",
@@ -616,6 +617,7 @@ export const openapiDocument: Record<string, unknown> = {
             "explode": false,
             "schema": {
               "type": "array",
+              "minItems": 1,
               "maxItems": 3,
               "items": {
                 "$ref": "#/components/schemas/TaskStatus"

@@ -131,8 +131,7 @@ export interface paths {
          *     deleted list come as tombstones, in the Tasks set's feed and in the list's own
          *     (its `listId` still answers while the list is in the trash). `query` is refused beside
          *     `changedSince`; other filters and `sort` do not apply to the feed; items shared with
-         *     you are not in it. `scope: workspace` (without `listId`) reads every list you own
-         *     instead of the Tasks set, in both modes.
+         *     you are not in it. `scope: workspace` reads every list you own, in both modes.
          *     Paging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;
          *     writes between pages skip or repeat nothing. Example: `list_items {"listId":
          *     "tasks", "taskStatus": ["todo"], "dueBefore": "2026-12-01"}`.
@@ -2166,7 +2165,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim. */
                 changedSince?: string;
-                /** @description Only these item ids (other filters still apply). Comma-separated, up to 200. */
+                /** @description Only these item ids (other filters still apply), comma-separated. */
                 ids?: string[];
                 /** @description Free-text search over title and body. */
                 query?: string;
