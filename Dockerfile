@@ -3,7 +3,8 @@
 # Build: docker build -t listkeeper .   Run: docker compose up (compose.yaml), or
 #   docker run -p 8080:8080 -v listkeeper-data:/data listkeeper   (embedded Postgres in /data)
 
-# 1. Build: the same `npm pack` a release makes (prepack compiles dist/), with dev dependencies.
+# 1. Build: the same `npm pack` a release makes (prepack compiles sdk/dist/ and dist/; the SDK goes
+#    inside the package as a bundled dependency), with dev dependencies.
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./

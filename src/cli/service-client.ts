@@ -3,8 +3,8 @@
  * LISTKEEPER_URL and LISTKEEPER_KEY, for scripts), refreshing an OAuth token shortly before it
  * expires. Everything these commands do goes through the SDK, over HTTP.
  *
- * The SDK is loaded when a people command first needs it, so the admin commands run (and start
- * faster) where only the server's own dependencies are installed.
+ * The SDK ships inside the packed service (a bundled dependency); it is loaded when a people
+ * command first needs it, so the admin commands start without it.
  */
 import type { ListkeeperClient } from '@listkeeper/sdk';
 import { readCredentials, withCredentialsLock, writeCredentials, type Credentials } from './credentials.js';
@@ -23,15 +23,8 @@ const EARLY_REFRESH_MS = 60_000;
 let sdk: Sdk | undefined;
 
 async function loadSdk(): Promise<Sdk> {
-  try {
-    sdk ??= await import('@listkeeper/sdk');
-    return sdk;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    throw new CliError(
-      'This install of listkeeper lacks @listkeeper/sdk, which the commands for your lists use; install it beside listkeeper (npm pack --workspace sdk).',
-    );
-  }
+  sdk ??= await import('@listkeeper/sdk');
+  return sdk;
 }
 
 /** The service address without a trailing slash, or a refusal naming what was given. */

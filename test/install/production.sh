@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A production install as a user makes it (make test-install): pack the service with npm pack
-# (prepack builds dist/), install the tarball's package with `npm install --omit=dev` in a clean
-# folder, start it on its embedded default, and check /readyz and /docs. Fails on any engine
-# warning during the install or the start.
+# (prepack builds sdk/dist/ and dist/), install the tarball's package with `npm install --omit=dev`
+# in a clean folder, start it on its embedded default, check /readyz and /docs, and use the command
+# line against it. Fails on any engine warning during the install or the start.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-mkdir -p "$root/.tmp"
-work="$(mktemp -d "$root/.tmp/install.XXXXXX")"
+# Outside the clone: Node looks for packages in every parent folder, and the clone's node_modules
+# would stand in for anything the package failed to ship.
+work="$(mktemp -d "${TMPDIR:-/tmp}/listkeeper-install.XXXXXX")"
 chmod 755 "$work"
 server_pid=""
 cleanup() {
@@ -41,6 +42,13 @@ curl -fsS "http://127.0.0.1:$port/readyz" | grep -q '"ready":true'
 curl -fsS "http://127.0.0.1:$port/docs/assets/swagger-ui-bundle.js" -o /dev/null
 if grep -iE "Unsupported runtime|EBADENGINE|ExperimentalWarning" "$work/server.log"; then echo "install check: the start printed a runtime warning" >&2; exit 1; fi
 grep -q "listening on http://127.0.0.1:$port" "$work/server.log"
-# The command line of the installed package starts too (its commands for people load the SDK only when they run).
+# The command line of the installed package: an admin command makes an account and a key on the server's
+# own database, and the commands for people (which run through the SDK bundled in the package) use them.
 node bin/listkeeper.js --version | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+'
+cli() { env -u DATABASE_URL LISTKEEPER_DATA_DIR="$work/data" XDG_CONFIG_HOME="$work/config" node bin/listkeeper.js "$@"; }
+cli user create --email install@example.com --name Install >/dev/null
+key="$(cli apikey create --email install@example.com 2>/dev/null)"
+cli login --url "http://127.0.0.1:$port" --key "$key" | grep -q "Signed in to http://127.0.0.1:$port as install@example.com"
+cli add "Check the install" --due "tomorrow 9am" | grep -q "^Added 'Check the install' to Tasks"
+cli ls | grep -q "Check the install"
 echo "install check: packed, installed with --omit=dev and started on Node $(node --version) (port $port)"
