@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, createConfig } from '@redocly/openapi-core';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, NULL, tsLiteral, tsUnion } from 'openapi-typescript';
 import { compactOutputSchema } from './tool-schemas.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -211,8 +211,10 @@ function portableInput(schema: JsonObject): JsonObject {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== 'object') return node;
     let out: JsonObject = {};
-    for (const [key, value] of Object.entries(node))
+    for (const [key, value] of Object.entries(node)) {
+      if (key.startsWith('x-')) continue; // the SDK's and the document's own extensions: nothing a model reads
       out[key] = key === 'properties' ? Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [k, walk(v)])) : walk(value);
+    }
     if (Array.isArray(out.type)) {
       const types = (out.type as string[]).filter((t) => t !== 'null');
       if (types.length === 1) out.type = types[0]!;
@@ -323,8 +325,20 @@ async function main(): Promise<void> {
     | undefined;
   if (!errorCodes) throw new Error('openapi.yaml: components.schemas.Error.properties.code has no enum');
 
-  // Fields with a default stay optional in the types: callers may omit them.
-  const types = astToString(await openapiTS(new URL(`file://${specPath}`), { defaultNonNullable: false }));
+  // Fields with a default stay optional in the types: callers may omit them. A schema whose wire type
+  // stays loose on purpose (a wrong value fails one entry of a batch, not the call) names its values
+  // for the types in x-sdk-enum.
+  const types = astToString(
+    await openapiTS(new URL(`file://${specPath}`), {
+      defaultNonNullable: false,
+      transform(schema) {
+        const values = (schema as { 'x-sdk-enum'?: unknown })['x-sdk-enum'];
+        if (!Array.isArray(values)) return undefined;
+        const nullable = Array.isArray(schema.type) && (schema.type as string[]).includes('null');
+        return tsUnion([...values.map((v) => tsLiteral(v)), ...(nullable ? [NULL] : [])]);
+      },
+    }),
+  );
   const tsHeader = header('//');
   const outputs: Record<string, string> = {
     'src/generated/openapi-document.ts':
@@ -351,13 +365,12 @@ async function main(): Promise<void> {
       `export const errorCodes = ${JSON.stringify(errorCodes)} as const;\n\n` +
       `/** Resource method → operationId. */\n` +
       `export interface OperationOf {\n${sdkTable.map((o) => `  '${String(o.sdkMethod)}': '${String(o.operationId)}';`).join('\n')}\n}\n\n` +
-      `/** The resource methods that page (x-sdk.pagination): each has an \`…All\` iterator beside it. */\n` +
-      `export type PagedMethod = ${
-        sdkTable
-          .filter((o) => o.pagination)
-          .map((o) => `'${String(o.sdkMethod)}'`)
-          .join(' | ') || 'never'
-      };\n`,
+      `/** The resource methods that page (x-sdk.pagination), each with the field of its answer that holds a page's entries; each has an \`…All\` iterator beside it. */\n` +
+      `export interface PagedItems {\n${sdkTable
+        .filter((o) => o.pagination)
+        .map((o) => `  '${String(o.sdkMethod)}': '${String(asObject(o.pagination as Json).items)}';`)
+        .join('\n')}\n}\n\n` +
+      `export type PagedMethod = keyof PagedItems;\n`,
   };
   for (const [file, text] of Object.entries(outputs)) {
     const target = path.join(root, file);

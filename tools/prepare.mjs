@@ -6,9 +6,12 @@ import { createRequire } from 'node:module';
 
 if (!existsSync('src/main.ts') || !existsSync('tsconfig.build.json')) process.exit(0);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-// The SDK first: the command line is typed against its declarations (sdk/dist).
-for (const project of ['sdk/tsconfig.json', 'tsconfig.build.json']) {
-  if (!existsSync(project)) continue;
-  const result = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
+// The SDK first (its own build: ES modules and CommonJS): the command line is typed against its declarations (sdk/dist).
+for (const [script, args] of [
+  ['sdk/build.mjs', []],
+  [tsc, ['-p', 'tsconfig.build.json']],
+]) {
+  if (!existsSync(script)) continue;
+  const result = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

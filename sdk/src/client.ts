@@ -6,7 +6,7 @@
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths } from './generated/api.js';
-import { operations, type OperationOf, type PagedMethod } from './generated/operations.js';
+import { operations, type OperationOf, type PagedItems, type PagedMethod } from './generated/operations.js';
 import { ConnectionError, errorFor } from './errors.js';
 import { createTransport, type TokenSource } from './transport.js';
 import type { ErrorBody, Input, Output, RequestOptions, Result } from './types.js';
@@ -31,18 +31,22 @@ export interface ListkeeperOptions {
 type Method = keyof OperationOf;
 type ResourceOf<M> = M extends `${infer R}.${string}` ? R : never;
 type ActionOf<M, R extends string> = M extends `${R}.${infer A}` ? A : never;
-type ItemOf<T> = T extends { items: (infer I)[] } ? I : never;
+/** An entry of a page: the element type of the answer's field that holds the page (`items`, `runs`, `messages`). */
+type EntryOf<T, Field extends string> = T extends { [F in Field]: (infer I)[] } ? I : never;
 
 type Call<K extends keyof OperationOf, Throw extends boolean> = (
   input?: Input<OperationOf[K]>,
   options?: RequestOptions,
 ) => Promise<Throw extends true ? Output<OperationOf[K]> : Result<Output<OperationOf[K]>>>;
-type PageAll<K extends keyof OperationOf> = (input?: Input<OperationOf[K]>, options?: RequestOptions) => AsyncIterable<ItemOf<Output<OperationOf[K]>>>;
+type PageAll<K extends PagedMethod> = (
+  input?: Input<OperationOf[K]>,
+  options?: RequestOptions,
+) => AsyncIterable<EntryOf<Output<OperationOf[K]>, PagedItems[K]>>;
 
 /** `lk.<resource>.<action>(input)`, and `lk.<resource>.<action>All(input)` for paged reads. */
 export type Resources<Throw extends boolean> = {
   [R in ResourceOf<Method>]: { [A in ActionOf<Method, R>]: Call<`${R}.${A}` & Method, Throw> } & {
-    [A in ActionOf<Method, R> as `${R}.${A}` extends PagedMethod ? `${A}All` : never]: PageAll<`${R}.${A}` & Method>;
+    [A in ActionOf<Method, R> as `${R}.${A}` extends PagedMethod ? `${A}All` : never]: PageAll<`${R}.${A}` & PagedMethod>;
   };
 };
 
@@ -94,9 +98,22 @@ export function createClient<Throw extends boolean = false>(options: ListkeeperO
     return result.data;
   }
 
-  /** Pages through a paged read: the items of every page, in order, until the API says there are no more. */
+  /**
+   * Pages through a paged read: the entries of every page, in order, until the API says there
+   * are no more. The next page is asked for in one of three ways (x-sdk.pagination): the
+   * answer's cursor (`cursorParam` ← `nextCursor`), an offset past what was read (`offsetParam`),
+   * or a field of the last entry (`sinceParam` ← `sinceFrom`, e.g. a chat's `createdAt`).
+   */
   async function* pageAll(op: Operation, input: Record<string, unknown> = {}, callOptions: RequestOptions = {}): AsyncGenerator<unknown> {
-    const paging = op.pagination as { cursorParam?: string; offsetParam?: string; nextCursor?: string; hasMore: string; items: string };
+    const paging = op.pagination as {
+      cursorParam?: string;
+      nextCursor?: string;
+      offsetParam?: string;
+      sinceParam?: string;
+      sinceFrom?: string;
+      hasMore: string;
+      items: string;
+    };
     const next = { ...input };
     for (;;) {
       const result = await call(op, next, callOptions);
@@ -110,9 +127,10 @@ export function createClient<Throw extends boolean = false>(options: ListkeeperO
       const items = (data[paging.items] as unknown[]) ?? [];
       yield* items;
       if (!data[paging.hasMore]) return;
+      if (items.length === 0) return;
       if (paging.cursorParam && paging.nextCursor) next[paging.cursorParam] = data[paging.nextCursor];
       else if (paging.offsetParam) next[paging.offsetParam] = Number(next[paging.offsetParam] ?? 0) + items.length;
-      if (items.length === 0) return;
+      else if (paging.sinceParam && paging.sinceFrom) next[paging.sinceParam] = (items.at(-1) as Record<string, unknown>)[paging.sinceFrom];
     }
   }
 

@@ -9,21 +9,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { OAuthSession as SdkSession } from '@listkeeper/sdk/oauth';
 
-/** The OAuth side of a sign-in made in the browser. */
-export interface OAuthSession {
-  issuer: string;
-  tokenEndpoint: string;
-  revocationEndpoint?: string | undefined;
-  clientId: string;
-  /** The ID token algorithm the client registered with, checked on refresh answers. */
-  idTokenAlg?: string | undefined;
-  /** The resource the tokens are for (the service's BASE_URL). */
-  resource: string;
-  refreshToken?: string | undefined;
-  /** When the access token stops working (ISO 8601). */
-  expiresAt?: string | undefined;
-}
+/** The OAuth side of a sign-in made in the browser (the SDK's session, its access token kept in `token`). */
+export type OAuthSession = Omit<SdkSession, 'accessToken'>;
 
 export interface Credentials {
   /** The service's address, as the person gave it. */

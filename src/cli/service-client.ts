@@ -72,7 +72,7 @@ export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<Con
       const latest = (await readCredentials()) ?? current;
       const session = latest.oauth;
       if (latest.token !== current.token && session?.expiresAt && Date.parse(session.expiresAt) - Date.now() > EARLY_REFRESH_MS) return latest;
-      const renewed = await refreshSignIn(session ?? current.oauth!, url);
+      const renewed = await refreshSignIn(session ?? current.oauth!, latest.token);
       const next: Credentials = { ...latest, token: renewed.token, oauth: renewed.session };
       await writeCredentials(next);
       return next;

@@ -1369,7 +1369,13 @@ export const openapiDocument: Record<string, unknown> = {
       "get": {
         "operationId": "read_chat_messages",
         "x-sdk": {
-          "method": "messages.list"
+          "method": "messages.list",
+          "pagination": {
+            "sinceParam": "since",
+            "sinceFrom": "createdAt",
+            "hasMore": "truncated",
+            "items": "messages"
+          }
         },
         "summary": "Read an item's chat",
         "tags": [
@@ -4288,6 +4294,11 @@ export const openapiDocument: Record<string, unknown> = {
             "type": [
               "string",
               "null"
+            ],
+            "x-sdk-enum": [
+              "todo",
+              "inProgress",
+              "completed"
             ],
             "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails).",
             "pattern": "^[^\\x00]*$"

@@ -3131,6 +3131,11 @@ export const operationTable: readonly OperationSpec[] = [
                   "string",
                   "null"
                 ],
+                "x-sdk-enum": [
+                  "todo",
+                  "inProgress",
+                  "completed"
+                ],
                 "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails)."
               },
               "dueAt": {
@@ -3291,6 +3296,11 @@ export const operationTable: readonly OperationSpec[] = [
                 "type": [
                   "string",
                   "null"
+                ],
+                "x-sdk-enum": [
+                  "todo",
+                  "inProgress",
+                  "completed"
                 ],
                 "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails)."
               },

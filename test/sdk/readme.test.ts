@@ -2,16 +2,18 @@
  * The SDK as an integrator gets it: `npm pack`, the tarball installed in a fresh project, every
  * example of sdk/README.md type-checked with `strict` and `exactOptionalPropertyTypes` against
  * the packed .d.ts, then run against a test server: retries against a real 429, paging over
- * 500 items, a webhook delivered by the server and verified.
+ * 500 items and a chat, a webhook delivered by the server and verified, a person signed in
+ * through the OAuth helper (the browser's part played by the test).
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { useTestServer } from '../support/server.js';
 import { startDelivery, type Delivery } from '../support/events.js';
+import { authorizeInBrowser, HttpBrowser } from '../support/oauth.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
@@ -49,7 +51,7 @@ describe('sdk/README.md examples', () => {
     await run('npm', ['pack', '--pack-destination', dir], { cwd: path.join(root, 'sdk') });
     const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'integrator', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', path.join(dir, tarball), '@types/node@22'], { cwd: dir });
+    await run('npm', ['install', '--no-audit', '--no-fund', path.join(dir, tarball), '@types/node@22', 'oauth4webapi'], { cwd: dir });
     await writeFile(
       path.join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -88,7 +90,15 @@ describe('sdk/README.md examples', () => {
   }
 
   it('has an example for every feature, and all of them type-check strictly', () => {
-    expect(examples.map((e) => e.heading)).toEqual(['Calls', 'Errors that throw', 'Retries and timeouts', 'Paging', 'Values by name', 'Webhooks']);
+    expect(examples.map((e) => e.heading)).toEqual([
+      'Calls',
+      'Errors that throw',
+      'Retries and timeouts',
+      'Paging',
+      'Values by name',
+      'Webhooks',
+      'Signing in as a person (OAuth)',
+    ]);
   });
 
   it('calls in both styles', async () => {
@@ -107,14 +117,36 @@ describe('sdk/README.md examples', () => {
     expect(line).toBe('65 of 65 answered');
   }, 180000);
 
-  it('pages through 500 items', async () => {
-    const [line] = await runExample('Paging');
-    expect(line).toBe('paged through 500 items');
+  it('pages through 500 items and a chat of 25 messages', async () => {
+    const out = await runExample('Paging');
+    expect(out).toEqual(['paged through 500 items', 'read 25 messages, the last: Chapter 25 read']);
   }, 120000);
 
   it('maps values by name and option label', async () => {
     const [line] = await runExample('Values by name');
     expect(JSON.parse(line!)).toEqual({ Shelf: 'Read' });
+  }, 60000);
+
+  it('signs a person in through the browser and calls the API on the session', async () => {
+    const i = examples.findIndex((e) => e.heading === 'Signing in as a person (OAuth)');
+    const password = 'correct horse battery';
+    const person = await server.account('Signer', password);
+    const child = spawn(process.execPath, [path.join(dir, `out/example-${i}.js`)], { cwd: dir, env: { ...process.env, LK_URL: server.baseUrl } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let address: string | undefined;
+    for (let tries = 0; tries < 100 && !address; tries++) {
+      address = /^Open (http\S+)$/m.exec(stdout)?.[1];
+      if (!address) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(address).toBeDefined();
+    // The person's part, in their browser: sign in, approve, and the redirect reaches the app.
+    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), address!, { email: person.email, password });
+    await fetch(location!);
+    expect(await exited).toBe(0);
+    expect(stdout.trim().split('\n').at(-1)).toBe(`Signed in as ${person.email}`);
   }, 60000);
 
   it('verifies a webhook the server delivered', async () => {

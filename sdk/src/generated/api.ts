@@ -1225,7 +1225,7 @@ export interface components {
             body?: string | null;
             values?: components["schemas"]["ValuesInput"];
             /** @description `todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails). */
-            taskStatus?: string | null;
+            taskStatus?: "todo" | "inProgress" | "completed" | null;
             /** @description ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry. */
             dueAt?: string | null;
             /** @description Your own id; sending it again returns the item already made. */

@@ -217,7 +217,12 @@ export const operations = [
     "hasBody": false,
     "idempotent": true,
     "retryWhenEvery": null,
-    "pagination": null
+    "pagination": {
+      "sinceParam": "since",
+      "sinceFrom": "createdAt",
+      "hasMore": "truncated",
+      "items": "messages"
+    }
   },
   {
     "operationId": "post_chat_message",
@@ -402,5 +407,13 @@ export interface OperationOf {
   'eventSubscriptions.delete': 'delete_event_subscription';
 }
 
-/** The resource methods that page (x-sdk.pagination): each has an `…All` iterator beside it. */
-export type PagedMethod = 'items.list' | 'items.query' | 'trash.list' | 'automations.runs';
+/** The resource methods that page (x-sdk.pagination), each with the field of its answer that holds a page's entries; each has an `…All` iterator beside it. */
+export interface PagedItems {
+  'items.list': 'items';
+  'items.query': 'items';
+  'messages.list': 'messages';
+  'trash.list': 'items';
+  'automations.runs': 'runs';
+}
+
+export type PagedMethod = keyof PagedItems;
