@@ -10,6 +10,7 @@ import { operations, type OperationOf, type PagedItems, type PagedMethod } from 
 import { ConnectionError, errorFor } from './errors.js';
 import { createTransport, type TokenSource } from './transport.js';
 import type { ErrorBody, Input, Output, RequestOptions, Result } from './types.js';
+import { isVerification, verifyWebhook } from './webhooks.js';
 
 export interface ListkeeperOptions {
   /** The service's address, e.g. `http://127.0.0.1:8080` (the `/api/v1` root is added). */
@@ -50,7 +51,13 @@ export type Resources<Throw extends boolean> = {
   };
 };
 
-export type ListkeeperClient<Throw extends boolean = false> = Client<paths> & Resources<Throw>;
+/** Receiving webhooks on the client too: `lk.webhooks.verify(body, headers, secret)` is `verifyWebhook`. */
+export interface WebhookHelpers {
+  verify: typeof verifyWebhook;
+  isVerification: typeof isVerification;
+}
+
+export type ListkeeperClient<Throw extends boolean = false> = Client<paths> & Resources<Throw> & { webhooks: WebhookHelpers };
 
 type Operation = (typeof operations)[number];
 
@@ -141,5 +148,6 @@ export function createClient<Throw extends boolean = false>(options: ListkeeperO
     group[action] = (input?: Record<string, unknown>, callOptions?: RequestOptions) => call(op, input, callOptions);
     if (op.pagination) group[`${action}All`] = (input?: Record<string, unknown>, callOptions?: RequestOptions) => pageAll(op, input, callOptions);
   }
-  return Object.assign(raw, resources) as unknown as ListkeeperClient<Throw>;
+  const webhooks: WebhookHelpers = { verify: verifyWebhook, isVerification };
+  return Object.assign(raw, resources, { webhooks }) as unknown as ListkeeperClient<Throw>;
 }

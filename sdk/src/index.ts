@@ -7,7 +7,7 @@
  */
 import type { components, operations, paths, webhooks } from './generated/api.js';
 
-export { createClient, type ListkeeperClient, type ListkeeperOptions, type Resources } from './client.js';
+export { createClient, type ListkeeperClient, type ListkeeperOptions, type Resources, type WebhookHelpers } from './client.js';
 export {
   ConnectionError,
   InvalidError,
