@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString, NULL, tsLiteral, tsUnion } from 'openapi-typescript';
-import { compactOutputSchema } from './tool-schemas.js';
+import { compactOutputSchema, topLevelOnly } from './tool-schemas.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
@@ -79,6 +79,8 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
     tool: mcp
       ? {
           title: String(mcp.title),
+          // The tool's text for models (x-mcp.description) when the operation's description is a longer reference.
+          description: typeof mcp.description === 'string' ? mcp.description.trim() : null,
           annotations: {
             title: String(mcp.title),
             readOnlyHint: Boolean(mcp.readOnlyHint),
@@ -205,7 +207,14 @@ function withStorableText(bundled: JsonObject): JsonObject {
  * `anyOf`/`oneOf` whose other branch is `{type: "null"}` becomes that branch: "no value" is an
  * argument left out. The service still validates with the operation table's schemas, so a client
  * that sends `null` where the API takes it is answered as before.
+ * Bounds (text lengths, counts of entries, numeric ranges) are left out too: they cost a model
+ * tokens in every conversation for limits it meets only by mistake; a batch tool's description
+ * says how many entries a call takes, and a refusal names the limit it met. So is
+ * `additionalProperties: false` below the top level (the service names an unknown key when it
+ * refuses one).
  */
+const BOUNDS = new Set(['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minimum', 'maximum']);
+
 function portableInput(schema: JsonObject): JsonObject {
   const walk = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(walk);
@@ -213,6 +222,8 @@ function portableInput(schema: JsonObject): JsonObject {
     let out: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-')) continue; // the SDK's and the document's own extensions: nothing a model reads
+      if (BOUNDS.has(key) && typeof value === 'number') continue;
+      if (key === 'additionalProperties' && value === false && node !== schema) continue;
       out[key] = key === 'properties' ? Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [k, walk(v)])) : walk(value);
     }
     if (Array.isArray(out.type)) {
@@ -224,8 +235,7 @@ function portableInput(schema: JsonObject): JsonObject {
         const shared = Object.fromEntries(Object.entries(rest).filter(([k]) => k === 'description'));
         const branch = (t: string): JsonObject => {
           const own: JsonObject = { type: t };
-          if (t === 'string' && rest.maxLength !== undefined) own.maxLength = rest.maxLength;
-          if (t === 'array') for (const k of ['items', 'maxItems', 'minItems'] as const) if (rest[k] !== undefined) own[k] = rest[k];
+          if (t === 'array' && rest.items !== undefined) own.items = rest.items;
           return own;
         };
         out = { ...shared, anyOf: types.map(branch) };
@@ -281,9 +291,14 @@ function portableOutput(schema: JsonObject): JsonObject {
   return asObject(walk(schema));
 }
 
-/** Tool annotations without the title the tool already carries at its top level. */
+/** Tool annotations without the title the tool already carries at its top level, nor hints a read-only tool has no use for. */
 function withoutTitle(annotations: JsonObject): JsonObject {
   const { title: _, ...rest } = annotations;
+  // The MCP schema says destructiveHint and idempotentHint mean something only when a tool is not read-only.
+  if (rest.readOnlyHint === true) {
+    const { destructiveHint: _d, idempotentHint: _i, ...read } = rest;
+    return read;
+  }
   return rest;
 }
 
@@ -304,7 +319,7 @@ async function main(): Promise<void> {
       const tool = asObject(r.tool);
       const inputSchema = asObject(r.inputSchema);
       // That object and array arguments may come as JSON strings is said once, in the server's instructions.
-      const description = r.description;
+      const description = tool.description ?? r.description;
       const outputSchema = compactOutputSchema(
         successSchema(asObject(asObject(asObject(bundled.paths)[String(r.path)])[String(r.method).toLowerCase()])),
         components,
@@ -314,7 +329,7 @@ async function main(): Promise<void> {
         title: tool.title,
         description,
         inputSchema: portableInput(inputSchema),
-        outputSchema: portableOutput(outputSchema),
+        outputSchema: topLevelOnly(portableOutput(outputSchema)),
         annotations: withoutTitle(asObject(tool.annotations)),
       };
     });

@@ -1,7 +1,10 @@
 /**
  * The MCP tool list is sent to the model in every conversation, so its output schemas carry
- * structure only. `compactOutputSchema` turns an operation's response schema into the tool's
- * `outputSchema`:
+ * the top level of an answer only: `topLevelOnly(compactOutputSchema(…))` is the tool's
+ * `outputSchema`, the answer's fields with their JSON types (and enums), required ones named;
+ * what is inside a list or an object is the tool description's to say, and the model reads it
+ * in the answer itself. `compactOutputSchema` turns an operation's response schema into the
+ * structure it is cut from:
  * - keeps the structural keywords (type, properties, required, items, enum, const,
  *   additionalProperties, anyOf/oneOf/allOf, not) and drops every annotation and bound
  *   (description, example, format, lengths, ...): the tool's description says what the
@@ -193,4 +196,35 @@ function dropImpliedType(node: JsonObject): JsonObject {
   if (!implied) return node;
   const { type: _type, ...rest } = node;
   return rest;
+}
+
+/**
+ * The top level of a compacted output schema: each field's JSON type (or enum, or the types of
+ * its branches), nothing deeper, and no `$defs`. It accepts everything the full schema accepts.
+ */
+export function topLevelOnly(schema: JsonObject): JsonObject {
+  const defs = isObject(schema.$defs) ? schema.$defs : {};
+  const typeOf = (node: Json): JsonObject => {
+    if (!isObject(node)) return {};
+    const ref = typeof node.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(node.$ref)?.[1] : undefined;
+    if (ref) return typeOf(defs[ref] ?? null);
+    if (node.type !== undefined) return { type: node.type };
+    if (Array.isArray(node.enum)) return { enum: node.enum };
+    if (node.const !== undefined) return { const: node.const };
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const branches = node[key];
+      if (!Array.isArray(branches)) continue;
+      const types = branches.map(typeOf);
+      if (types.some((t) => Object.keys(t).length === 0)) return {};
+      const distinct = [...new Map(types.map((t) => [JSON.stringify(t), t])).values()];
+      return distinct.length === 1 ? distinct[0]! : { anyOf: distinct };
+    }
+    return {};
+  };
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  return {
+    type: 'object',
+    ...(Array.isArray(schema.required) ? { required: schema.required } : {}),
+    properties: Object.fromEntries(Object.entries(properties).map(([name, node]) => [name, typeOf(node)])),
+  };
 }

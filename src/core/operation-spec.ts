@@ -8,6 +8,8 @@ export interface OperationSpec {
   /** Present when the operation is also an MCP tool. */
   tool: {
     title: string;
+    /** The tool's text for models (x-mcp.description), when it differs from the operation's description. */
+    description: string | null;
     annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
     /** For a batch tool: the input array of entries and the output array of those that failed (x-mcp.batch). */
     batch: { entries: string; failed: string } | null;
@@ -32,5 +34,6 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema & { type: 'object'; properties?: Record<string, JsonSchema> };
   outputSchema: JsonSchema & { type: 'object' };
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** A read-only tool carries no destructiveHint or idempotentHint: the MCP schema gives them meaning only beside readOnlyHint false. */
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean };
 }

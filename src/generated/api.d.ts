@@ -957,7 +957,6 @@ export interface components {
         };
         /** @description A property to add. Select options as labels or `{label, color}`. */
         PropertyInput: {
-            /** @description Not blank. */
             name: string;
             /** @enum {string} */
             type: "text" | "number" | "select" | "multiSelect" | "date" | "checkbox" | "url" | "email";
@@ -966,13 +965,9 @@ export interface components {
                 color?: string | null;
             })[];
         };
-        /**
-         * @description ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full
-         *     new list) re-options a select type; see update_list for what values become.
-         */
+        /** @description ONE property, by `id`: `name` renames, `type` retypes, `options` (the full new list) re-options. */
         PropertyUpdate: {
             id: string;
-            /** @description Not blank. */
             name?: string | null;
             /** @enum {string|null} */
             type?: "text" | "number" | "select" | "multiSelect" | "date" | "checkbox" | "url" | "email" | null;
@@ -1043,7 +1038,6 @@ export interface components {
             titleLabel?: string | null;
         };
         UpdateListInput: {
-            /** @description Not blank. */
             name?: string | null;
             /** @description "" removes. */
             icon?: string | null;
@@ -1209,7 +1203,7 @@ export interface components {
             nextChangedSince?: string;
             links: components["schemas"]["LinkRoots"];
         };
-        /** @description A value for a property, as its id or name; select as label or option id, multiSelect as an array; "" clears. */
+        /** @description A select: its label or option id; a multiSelect: an array of them; "" clears. */
         ValueInput: string | number | boolean | (string | number)[] | null;
         /** @description Values as pairs `[{"property": "<id or name>", "value": …}]`, or an object keyed by property id or name. */
         ValuesInput: {
@@ -1297,7 +1291,7 @@ export interface components {
             imageUrls?: string[] | null;
             /** @description true drops old images first. */
             clearImages?: boolean | null;
-            /** @description Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `""` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner. */
+            /** @description Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `""` unassigns. */
             assignedAgent?: string | null;
         };
         UpdateItemsInput: {
@@ -1846,7 +1840,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+        /** @description The previous page's `nextCursor`, with the same other parameters. */
         Cursor: string;
         /** @description The list's id (or `tasks` / `notes`). */
         ListIdPath: string;
@@ -1854,11 +1848,7 @@ export interface components {
         ItemIdPath: string;
         /** @description The automation's id. */
         AutomationIdPath: string;
-        /**
-         * @description `name`: `values` keyed by property name, with select options as their labels (as a
-         *     person reads them), instead of by property id and option id. Reading only: writes
-         *     take names or ids either way.
-         */
+        /** @description `name`: `values` keyed by property name, select options as labels (writes take either). */
         ValuesBy: "id" | "name";
         /** @description Add a short-lived signed `url` to each attachment. */
         IncludeImageUrls: boolean;
@@ -2161,7 +2151,7 @@ export interface operations {
                 listId?: string;
                 /** @description `tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`. */
                 scope?: "tasks" | "workspace";
-                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                /** @description The previous page's `nextCursor`, with the same other parameters. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim. */
                 changedSince?: string;
@@ -2193,11 +2183,7 @@ export interface operations {
                 limit?: number;
                 /** @description Add a short-lived signed `url` to each attachment. */
                 includeImageUrls?: components["parameters"]["IncludeImageUrls"];
-                /**
-                 * @description `name`: `values` keyed by property name, with select options as their labels (as a
-                 *     person reads them), instead of by property id and option id. Reading only: writes
-                 *     take names or ids either way.
-                 */
+                /** @description `name`: `values` keyed by property name, select options as labels (writes take either). */
                 valuesBy?: components["parameters"]["ValuesBy"];
             };
             header?: never;
@@ -2500,11 +2486,7 @@ export interface operations {
             query?: {
                 /** @description Add a short-lived signed `url` to each attachment. */
                 includeImageUrls?: components["parameters"]["IncludeImageUrls"];
-                /**
-                 * @description `name`: `values` keyed by property name, with select options as their labels (as a
-                 *     person reads them), instead of by property id and option id. Reading only: writes
-                 *     take names or ids either way.
-                 */
+                /** @description `name`: `values` keyed by property name, select options as labels (writes take either). */
                 valuesBy?: components["parameters"]["ValuesBy"];
                 /** @description Put a block handle in front of every block of `body`, for update_items `edits`. */
                 forEditing?: boolean;
@@ -2707,7 +2689,7 @@ export interface operations {
                 type?: components["schemas"]["TrashType"];
                 /** @description Entries to return, per kind. */
                 limit?: number;
-                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                /** @description The previous page's `nextCursor`, with the same other parameters. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -2818,7 +2800,7 @@ export interface operations {
             query?: {
                 /** @description Runs to return. */
                 limit?: number;
-                /** @description The previous page's `nextCursor`, verbatim; keep the other parameters. */
+                /** @description The previous page's `nextCursor`, with the same other parameters. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;

@@ -11,6 +11,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "The workspace in one call, and the best first call for an agent: how the service\nworks (`about`), the user with today's date and local time, what they asked the AI to\nremember (read-only), every list with ids, properties and open item counts, overdue /\ndue-today / in-progress / upcoming tasks, the newest unsorted tasks, recently touched\nnotes, automations with their last run, and the last few days of activity. It is an\noverview: read items with list_items or get_item.\nExample: `get_context {}` or `get_context {\"focusListId\": \"tasks\"}`.",
     "tool": {
       "title": "Get workspace overview",
+      "description": "The workspace in one call, and the best first call: how the service works (`about`), the\nuser with today's date and time zone, what they asked you to remember, every list with ids,\nproperties and open counts, overdue, due-today, in-progress and upcoming tasks, unsorted tasks,\nrecent notes, automations, recent activity and storage. An overview: read items with\nlist_items or get_item.",
       "annotations": {
         "title": "Get workspace overview",
         "readOnlyHint": true,
@@ -700,6 +701,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Every live list of the person with its properties (stable ids), role and open item\ncount, and the ids of the Tasks and Notes lists. Use it to learn property ids before\nwriting values. `suppressOptions` keeps the answer small on lists with many options.\nExample: `list_lists {\"suppressOptions\": true}`.",
     "tool": {
       "title": "List lists",
+      "description": "Every live list with its properties (stable ids and options), role and open item count,\nand the Tasks and Notes list ids. Read it to learn property names, ids and options before\nwriting values; `suppressOptions: true` leaves long option lists out.",
       "annotations": {
         "title": "List lists",
         "readOnlyHint": true,
@@ -943,6 +945,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Creates a list. `template: \"tasks\"` makes a to-do list with status\n(`todo`/`inProgress`/`completed`) and due date; otherwise give the list's own\nproperties (3 to 6 typical; no title property: every item has a title, named by\n`titleLabel`). A list with no properties is a notes list.\nProperty types: text, number, select, multiSelect, date, checkbox, url, email.\nExample: `create_list {\"name\": \"Books\", \"icon\": \"📚\", \"titleLabel\": \"Book\",\n\"properties\": [{\"name\": \"Author\", \"type\": \"text\"}, {\"name\": \"Status\", \"type\": \"select\",\n\"options\": [\"To read\", \"Reading\", \"Read\"]}]}`.",
     "tool": {
       "title": "Create a list",
+      "description": "Creates a list. `template: \"tasks\"` makes a to-do list (status `todo`/`inProgress`/`completed`,\ndue date); otherwise give its own `properties`, 3 to 6 typical (the title is built in, named by\n`titleLabel`). No properties: a notes list.",
       "annotations": {
         "title": "Create a list",
         "readOnlyHint": false,
@@ -1025,8 +1028,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 100,
-                "pattern": "\\S",
-                "description": "Not blank."
+                "pattern": "\\S"
               },
               "type": {
                 "type": "string",
@@ -1144,8 +1146,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 100,
-                "pattern": "\\S",
-                "description": "Not blank."
+                "pattern": "\\S"
               },
               "type": {
                 "type": "string",
@@ -1377,6 +1378,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Changes a list; only the fields passed change. `updateProperty` renames, retypes or\nre-options ONE property. A change that would clear or trim any value answers a preview\n(`preview: true`, `warning`, `lostValues`, the list unchanged) and writes nothing;\nrepeat the call with `acknowledgeDataLoss: true` to apply it. Values migrate on every\nitem, archived and trashed too. `status`/`dueDate` can be renamed, never retyped or\nremoved; the title column changes only through `titleLabel`.\nRetypes, from → to: what a value becomes (\"if …\": kept if so, else lost; blank text is lost):\n- text → number: if a number (-3, 1,234.5, 1e3); select: an option per distinct text; multiSelect: split at commas into options; date: if an ISO 8601 date or date-time; checkbox: checked if true/yes/1/x/checked, unchecked if false/no/0/unchecked; url: if a URL (scheme://…); email: if an email address.\n- number → text: its digits; select/multiSelect: an option of its digits; date/url/email: lost; checkbox: 0 unchecked, others checked.\n- select → text: its label; number/date/checkbox/url/email: its label, as from text; multiSelect: the same option.\n- multiSelect → text: its labels joined with \", \"; number/date/checkbox/url/email: one label as from text, two or more lost; select: the first option, the others lost.\n- date → text: its ISO 8601 text; number/checkbox/url/email: lost; select/multiSelect: an option of its ISO 8601 text.\n- checkbox → text: \"true\" or \"false\"; number: 1 if checked, else 0; select/multiSelect: an option \"true\" or \"false\"; date/url/email: lost.\n- url → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; email: if also an email address.\n- email → text: kept; number/date/checkbox: lost; select/multiSelect: an option of it; url: if also a URL.\nRe-option (`options`, the full new list, with or without a retype): options kept by id or label keep their values, values of dropped ones are lost; labels from a retype match an option by label or become new ones.\nExample: `update_list {\"id\": \"…\", \"updateProperty\": {\"id\": \"p_pages\", \"type\": \"number\"}}`.",
     "tool": {
       "title": "Change a list",
+      "description": "Changes a list; only the fields passed change. `addProperties`, `deletePropertyIds`, and\n`updateProperty` for ONE property by `id` (`name` renames, `type` retypes, `options` is the full\nnew option list). A change that would clear or trim any value writes nothing and answers a\npreview (`preview: true`, `lostValues`): show it to the person, then repeat the call with\n`acknowledgeDataLoss: true`. Retyped values convert where they can (text \"12\" to the number 12,\na text to a select option). `status` and `dueDate` can only be renamed.",
       "annotations": {
         "title": "Change a list",
         "readOnlyHint": false,
@@ -1427,8 +1429,7 @@ export const operationTable: readonly OperationSpec[] = [
           ],
           "minLength": 1,
           "maxLength": 200,
-          "pattern": "\\S",
-          "description": "Not blank."
+          "pattern": "\\S"
         },
         "icon": {
           "type": [
@@ -1497,8 +1498,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 100,
-                "pattern": "\\S",
-                "description": "Not blank."
+                "pattern": "\\S"
               },
               "type": {
                 "type": "string",
@@ -1554,7 +1554,7 @@ export const operationTable: readonly OperationSpec[] = [
           "anyOf": [
             {
               "type": "object",
-              "description": "ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full\nnew list) re-options a select type; see update_list for what values become.\n",
+              "description": "ONE property, by `id`: `name` renames, `type` retypes, `options` (the full new list) re-options.",
               "required": [
                 "id"
               ],
@@ -1572,8 +1572,7 @@ export const operationTable: readonly OperationSpec[] = [
                   ],
                   "minLength": 1,
                   "maxLength": 100,
-                  "pattern": "\\S",
-                  "description": "Not blank."
+                  "pattern": "\\S"
                 },
                 "type": {
                   "type": [
@@ -1677,8 +1676,7 @@ export const operationTable: readonly OperationSpec[] = [
           ],
           "minLength": 1,
           "maxLength": 200,
-          "pattern": "\\S",
-          "description": "Not blank."
+          "pattern": "\\S"
         },
         "icon": {
           "type": [
@@ -1747,8 +1745,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 100,
-                "pattern": "\\S",
-                "description": "Not blank."
+                "pattern": "\\S"
               },
               "type": {
                 "type": "string",
@@ -1804,7 +1801,7 @@ export const operationTable: readonly OperationSpec[] = [
           "anyOf": [
             {
               "type": "object",
-              "description": "ONE property to change, by `id`: `name` renames, `type` retypes, `options` (the full\nnew list) re-options a select type; see update_list for what values become.\n",
+              "description": "ONE property, by `id`: `name` renames, `type` retypes, `options` (the full new list) re-options.",
               "required": [
                 "id"
               ],
@@ -1822,8 +1819,7 @@ export const operationTable: readonly OperationSpec[] = [
                   ],
                   "minLength": 1,
                   "maxLength": 100,
-                  "pattern": "\\S",
-                  "description": "Not blank."
+                  "pattern": "\\S"
                 },
                 "type": {
                   "type": [
@@ -2127,6 +2123,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Moves a list and every item on it to the trash (about 30 days; restore_deleted brings\nthe list back with exactly those items). A list holding items, archived ones too, needs\n`confirmDeleteItems: true`. The Tasks list and Life Admin cannot be deleted; Notes can,\nand addressing `notes` later makes a fresh one. Example: `delete_list {\"id\": \"…\",\n\"confirmDeleteItems\": true}`.",
     "tool": {
       "title": "Delete a list",
+      "description": "Moves a list and all its items to the trash for about 30 days (restore_deleted brings both\nback). A list with items needs `confirmDeleteItems: true`. Tasks and Life Admin cannot be deleted.",
       "annotations": {
         "title": "Delete a list",
         "readOnlyHint": false,
@@ -2236,6 +2233,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Lists, filters and keyword-searches the items of one list; without `listId`, the\nTasks set (every item on a list that keeps status and due date, by due date then\ncreation). Completed items are left out unless `taskStatus` or\n`completedAfter`/`completedBefore` asks for them; a timestamp `sort` is newest first.\nChanges feed: pass `changedSince` (an instant, exclusive, or the previous\n`nextChangedSince` verbatim) to get every item whose record moved since, oldest change\nfirst, trashed and archived included, deleted ones as `deleted` tombstones; keep\ncalling with `nextChangedSince` while `hasMore`. Order: by commit, so a write committed\nlater never comes before one you have read; one write's changes come together, in the\norder it made them (a write of over 5,000 items may be split); writes committed between\ntwo ordering passes (every half second and at each feed read) come in the order they\nstarted. The items of a\ndeleted list come as tombstones, in the Tasks set's feed and in the list's own\n(its `listId` still answers while the list is in the trash). `query` is refused beside\n`changedSince`; other filters and `sort` do not apply to the feed; items shared with\nyou are not in it. `scope: workspace` reads every list you own, in both modes.\nPaging: while `hasMore`, pass `nextCursor` as `cursor` with the same other parameters;\nwrites between pages skip or repeat nothing. Example: `list_items {\"listId\":\n\"tasks\", \"taskStatus\": [\"todo\"], \"dueBefore\": \"2026-12-01\"}`.",
     "tool": {
       "title": "List items",
+      "description": "Reads the items of one list (`listId`), of the Tasks set (the default: every list with status\nand due date, by due date) or of every list you own (`scope: workspace`), with filters and a\nkeyword `query`. Completed items only when `taskStatus` or `completedAfter`/`completedBefore`\nasks. Paging: while `hasMore`, pass `nextCursor` as `cursor` with the same arguments.\nChanges feed: `changedSince` (an instant, then each `nextChangedSince`) returns everything\nchanged since, oldest first, deletions under `deleted`; call again while `hasMore`.",
       "annotations": {
         "title": "List items",
         "readOnlyHint": true,
@@ -2372,7 +2370,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         },
         "changedSince": {
           "anyOf": [
@@ -2386,8 +2384,7 @@ export const operationTable: readonly OperationSpec[] = [
             },
             {
               "type": "string",
-              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
-              "description": "A `nextChangedSince` while more is pending."
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$"
             }
           ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
@@ -2491,7 +2488,7 @@ export const operationTable: readonly OperationSpec[] = [
             "name"
           ],
           "default": "id",
-          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
+          "description": "`name`: `values` keyed by property name, select options as labels (writes take either)."
         }
       },
       "required": []
@@ -2519,7 +2516,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         },
         "changedSince": {
           "anyOf": [
@@ -2533,8 +2530,7 @@ export const operationTable: readonly OperationSpec[] = [
             },
             {
               "type": "string",
-              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$",
-              "description": "A `nextChangedSince` while more is pending."
+              "pattern": "^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z~\\d{1,15}$"
             }
           ],
           "description": "Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim."
@@ -2638,7 +2634,7 @@ export const operationTable: readonly OperationSpec[] = [
             "name"
           ],
           "default": "id",
-          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
+          "description": "`name`: `values` keyed by property name, select options as labels (writes take either)."
         }
       },
       "additionalProperties": false
@@ -2999,6 +2995,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Creates 1 to 100 items on one list (omit `listId` for the Tasks list). Items are\nstored as written; no AI pass runs unless `enrich` is true. The same `externalId`\nagain returns the item already made under `existing` (no duplicate). With `matchOn`,\nan entry whose named values match an existing item exactly fills that item's empty\nvalues, empty body and images, overwrites nothing, and its id goes to `mergedIds`.\nOne bad entry never fails the batch: it is reported under `failed` with its reason\n(a wrong JSON type anywhere is a 400 for the whole call). Entry fields the service\ndoes not know are ignored and named in `unknownKeys`.\nValues: `[{\"property\": \"<id or name>\", \"value\": …}]` (or an object keyed by id or\nname); a select value is its label or option id, a multiSelect value an array of them;\nan unknown label becomes a new option.\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\",\n\"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.",
     "tool": {
       "title": "Create items",
+      "description": "Creates 1 to 100 items on one list (default: Tasks), stored as written. An `externalId`\nmakes retries safe: a repeat returns the item under `existing`. `matchOn` merges an entry into\nthe item whose named values match: it fills empty fields and overwrites nothing (`mergedIds`).\nA bad entry fails alone, under `failed` with its reason; unknown entry keys are named in\n`unknownKeys`. Values by property name or id; a select by label (a new label becomes an option).\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\", \"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.",
       "annotations": {
         "title": "Create items",
         "readOnlyHint": false,
@@ -3082,7 +3079,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3106,7 +3103,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3248,7 +3245,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3272,7 +3269,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3911,6 +3908,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:\nonly the properties sent change; \"\" clears one; an unknown property is refused naming\nthe valid ones), `imageUrls`, `clearImages`, `assignedAgent` (hands a task to an agent\nby name and emits `task.awaitingAgent` with reason `assigned`; `\"\"` unassigns), and a\nbody change: either block `edits`\nagainst the handles of a `get_item` read with `forEditing: true` (preferred for long\nbodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,\n`insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.\nCall-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and\n`favorited` apply to every item in the call. Items are written in order; a refusal\nstops the batch with a 409 whose `details.writtenItemIds` names the items already\nwritten (a refused body edit also returns that item's current body with fresh\nhandles in `details`).\nEdit ops (each an object with `op`): `replace {handle, markdown}`, `insert {position:\nbefore|after, handle, markdown}` or `insert {position: start|end, markdown}`,\n`delete {handle}`, `setChecked {handle, checked}`, `move {handle, position:\nbefore|after, target}` or `move {handle, position: start|end}`, `replaceText {handle,\nfind, replace}` (`find` must occur once in that block), `rewrite {baseVersion,\nmarkdown}` (whole body, only if `baseVersion` equals the current `bodyVersion`).\nEdits apply in order, all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\",\n\"handle\": \"k3f\", \"checked\": true}]}]}`.",
     "tool": {
       "title": "Change items",
+      "description": "Changes up to 200 items. Per entry, `itemId` and any of `title`, `values` (merged: only the\nproperties sent change; \"\" clears one), `imageUrls`, `clearImages`, `assignedAgent`, and a body\nchange: block `edits` on the handles of get_item `forEditing: true` (best for long bodies), or\n`body` with the call's `mode` (`append` default, `prepend`, `insertAfter` + `anchor`, `replace`\nwith `confirmReplace: true`). `taskStatus`, `dueAt` (`none` clears), `archived` and `favorited`\napply to every item of the call. A refusal stops the batch with a 409 whose\n`details.writtenItemIds` names the items already written.\nEdit ops: `replace {handle, markdown}`, `insert {position: before|after, handle, markdown}` or\n`insert {position: start|end, markdown}`, `delete {handle}`, `setChecked {handle, checked}`,\n`move {handle, position, target}`, `replaceText {handle, find, replace}`, `rewrite {baseVersion,\nmarkdown}`; all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\", \"handle\": \"k3f\", \"checked\": true}]}]}`.",
       "annotations": {
         "title": "Change items",
         "readOnlyHint": false,
@@ -4075,7 +4073,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4099,7 +4097,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4143,7 +4141,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 60,
-                "description": "Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `\"\"` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner."
+                "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
               }
             }
           }
@@ -4344,7 +4342,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4368,7 +4366,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4412,7 +4410,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 60,
-                "description": "Hand the task to an agent by the name it posts under: emits `task.awaitingAgent` (reason `assigned`) to your event subscriptions unless the task is completed. `\"\"` unassigns; null or omitted leaves it. Only on a task; on an item shared one by one it belongs to the owner."
+                "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
               }
             }
           }
@@ -4748,6 +4746,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Moves up to 50 items to the trash (recoverable about 30 days with restore_deleted;\nthey drop out of search and reads). Ids that are not your own items are listed under\n`refused`; the rest still delete. Example: `delete_items {\"itemIds\": [\"…\"]}`.",
     "tool": {
       "title": "Delete items",
+      "description": "Moves up to 50 items to the trash (restore_deleted brings one back within about 30 days).\nIds that are not your items come back under `refused`; the rest are deleted.",
       "annotations": {
         "title": "Delete items",
         "readOnlyHint": false,
@@ -4878,6 +4877,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are\nAND-combined: `{\"property\": \"<id or name>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`\n(`status` and `dueDate` count as properties on lists that keep them; `title` is the\ntitle; a select value may be its label; a date alone on `dueDate` is that day's start in\nyour time zone; `in` takes an array (any of it), a multiSelect one option or an array,\nthe rest one value; an empty value is refused: use `isEmpty`; `isEmpty`/`isNotEmpty`\ntake no value). `sort` is `{\"property\": \"<id or name>|title|createdAt|updatedAt\", \"direction\": \"asc|desc\"}`;\nomitted, newest first. Mode `count` returns only `count`; `sum` adds up\n`sumPropertyId` (a number property). Archived items are left out unless\n`includeArchived`. Page with `offset` until `hasMore` is false.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\",\n\"value\": \"Read\"}], \"mode\": \"count\"}`.",
     "tool": {
       "title": "Query a list",
+      "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are AND-ed:\n`{\"property\": \"<name or id>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`;\n`status`, `dueDate` and `title` count as properties, a select value may be its label, `in` takes\nan array, `isEmpty`/`isNotEmpty` take no value. `sort`: `{\"property\": …, \"direction\": \"asc|desc\"}`,\nnewest first when omitted. `mode`: `count`, or `sum` of `sumPropertyId`. Page with `offset`\nwhile `hasMore`.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\", \"value\": \"Read\"}], \"mode\": \"count\"}`.",
       "annotations": {
         "title": "Query a list",
         "readOnlyHint": true,
@@ -4959,7 +4959,7 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5135,7 +5135,7 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "A value for a property, as its id or name; select as label or option id, multiSelect as an array; \"\" clears.",
+                "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5568,6 +5568,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Moves up to 100 items to another list; each keeps its id, title, body, chat and\nhistory. Values follow their property by id, then by name (any case) and type; select\nvalues go by label, a label the destination lacks becoming a new option there. A value\nwith no matching property is dropped: the first call then answers a preview\n(`preview: true`, `droppedValues`, no `items`) and moves nothing; repeat it with\n`acknowledgeDataLoss: true` to move. Status and due date ride along unseen onto a list\nthat keeps neither and show again on one that keeps them. Ids that are not your own\nlive items are under `refused`; the rest move.\nExample: `move_items {\"itemIds\": [\"…\"], \"listId\": \"notes\"}`.",
     "tool": {
       "title": "Move items to another list",
+      "description": "Moves up to 100 items to another list; each keeps its id, body, chat and history. Values\nfollow the property of the same id, or of the same name and type; when a value would be\ndropped, the call answers a preview (`droppedValues`) and moves nothing: repeat it with\n`acknowledgeDataLoss: true`. Ids that are not yours come back under `refused`.",
       "annotations": {
         "title": "Move items to another list",
         "readOnlyHint": false,
@@ -5911,6 +5912,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "One item with everything about it: body, status, values by id (`values`) and by name\nas text (`cells`), attachments, `guidance` (how to work it now: status, what the\nperson wrote in its chat since an agent last posted, where the work goes), and links.\nWith `forEditing: true` a short handle like `⟦k3f⟧` stands in front of every block of\n`body`: pass handles to update_items `edits` to change one block without resending\nthe body. Example: `get_item {\"id\": \"…\", \"forEditing\": true}`.",
     "tool": {
       "title": "Get an item",
+      "description": "One item with everything: body, status, values by id (`values`) and by name as text\n(`cells`), attachments, links, and `guidance` (how to work it now, with the person's chat\nmessages since an agent last posted). `forEditing: true` puts a handle like `⟦k3f⟧` before each\nblock of `body`, for update_items `edits`.",
       "annotations": {
         "title": "Get an item",
         "readOnlyHint": true,
@@ -5970,7 +5972,7 @@ export const operationTable: readonly OperationSpec[] = [
             "name"
           ],
           "default": "id",
-          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
+          "description": "`name`: `values` keyed by property name, select options as labels (writes take either)."
         },
         "forEditing": {
           "type": "boolean",
@@ -6004,7 +6006,7 @@ export const operationTable: readonly OperationSpec[] = [
             "name"
           ],
           "default": "id",
-          "description": "`name`: `values` keyed by property name, with select options as their labels (as a\nperson reads them), instead of by property id and option id. Reading only: writes\ntake names or ids either way.\n"
+          "description": "`name`: `values` keyed by property name, select options as labels (writes take either)."
         },
         "forEditing": {
           "type": "boolean",
@@ -6348,6 +6350,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Reserves 1 to 10 image upload slots. HTTP PUT the raw bytes (at most `maxBytes`) to a\nslot's `uploadUrl` with the same Content-Type within `validForSeconds`, then pass its\n`bucketPath` as an `imageUrls` entry in create_items or update_items. The PUT answers\n200 `{bucketPath, mimeType, bytes}`; 400 for another Content-Type, bytes that are not\nthat image type, or more than `maxBytes`; 403 for a changed or expired URL; 409 once\nthe slot holds an upload. `maxBytes` is 10 MB, or the account's image storage left\nwhen that is less (get_context `storage`); with none left the call answers 409.\nExample: `create_image_upload {\"mimeType\": \"image/png\", \"count\": 2}`.",
     "tool": {
       "title": "Get image upload slots",
+      "description": "Reserves 1 to 10 image upload slots. PUT the raw bytes (at most `maxBytes`, the same\nContent-Type) to a slot's `uploadUrl` within `validForSeconds`, then pass its `bucketPath` in\n`imageUrls` of create_items or update_items. With no image storage left (get_context\n`storage`) the call answers 409.",
       "annotations": {
         "title": "Get image upload slots",
         "readOnlyHint": false,
@@ -6463,6 +6466,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Reads the chat of an item (your own or one shared with you): messages from the person,\nfrom the service and from agents, oldest first. Pass the `createdAt` of the last\nmessage you saw as `since` to get only newer ones; `createdAt` is unique and rising\nwithin a chat, so nothing is skipped or repeated. `truncated` true means more follow:\nread again with `since`. A message updated through its `messageKey` keeps its\n`createdAt` and shows the change in `updatedAt`. Empty (`sessionId` null) when the\nitem has no chat yet.\nExample: `read_chat_messages {\"id\": \"…\", \"since\": \"2026-11-22T09:00:00Z\"}`.",
     "tool": {
       "title": "Read an item's chat",
+      "description": "Reads an item's chat, oldest first: messages of the person, the service and agents. Pass the\nlast `createdAt` you saw as `since` for newer ones only; `truncated: true` means more follow.",
       "annotations": {
         "title": "Read an item's chat",
         "readOnlyHint": true,
@@ -6631,6 +6635,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Posts a Markdown message in the item's chat (your own or one shared with you) as the\ncalling agent, named `agentName` (default `Your agent`). It cannot be taken back: the\nperson sees it as an unread reply on the item's page and as a line in their main\nconversation, and it is written to the activity log. Set `needsInput: true` when the\nwork waits on the person's answer: on a task, the person's next message in this chat\nemits `task.awaitingAgent` with reason `reply`. Give a `messageKey` to make retries\nsafe: the same key again lands once and updates the same message (same `id` and\n`createdAt`; text, `agentName` and `needsInput` replaced, unread again).\nExample: `post_chat_message {\"id\": \"…\", \"message\": \"Booked for Tuesday 10:00.\",\n\"agentName\": \"Travel agent\"}`.",
     "tool": {
       "title": "Post in an item's chat",
+      "description": "Posts a Markdown message in an item's chat as `agentName`; the person sees it as an unread\nreply, and it cannot be taken back. Set `needsInput: true` when you wait on the person: their\nnext message there emits `task.awaitingAgent`. A `messageKey` makes retries safe: the same key\nupdates the same message.",
       "annotations": {
         "title": "Post in an item's chat",
         "readOnlyHint": false,
@@ -6761,6 +6766,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Hybrid semantic and keyword search over your items (and items shared with you): finds\na note by meaning (\"car insurance\" finds \"vehicle policy renewal\") and forgives typos.\nReturns the best-matching passage of each item with its list, best first. An empty\nresult means nothing relevant is saved. Archived items are found too; trashed ones\nnever. A change is searchable about a second after it is saved. Use list_items `query`\nfor an exact filter on one list instead.\nExample: `search {\"q\": \"passport renewal\", \"limit\": 5}`.",
     "tool": {
       "title": "Search items",
+      "description": "Finds items by meaning and by keywords across your lists (\"car insurance\" finds \"vehicle\npolicy renewal\"; typos forgiven), best first, each with its best passage. An empty result\nmeans nothing relevant is saved. For an exact filter on one list use list_items `query`.",
       "annotations": {
         "title": "Search items",
         "readOnlyHint": true,
@@ -6942,6 +6948,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.",
     "tool": {
       "title": "List the trash",
+      "description": "Deleted items and lists of about the last 30 days, newest first, each with `purgesAt`.\nRestore one with restore_deleted.",
       "annotations": {
         "title": "List the trash",
         "readOnlyHint": true,
@@ -6998,7 +7005,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         }
       },
       "required": []
@@ -7027,7 +7034,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         }
       },
       "additionalProperties": false
@@ -7127,6 +7134,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Brings one item or list back from the trash. A list returns with the items deleted\nwith it (`restoredItems`). An item whose list is still in the trash is refused:\nrestore the list. An item whose list is gone for good lands on the default list for\nits kind (`movedToDefaultList: true`). Restoring something live succeeds with\n`alreadyLive: true`. Example: `restore_deleted {\"type\": \"item\", \"id\": \"…\"}`.",
     "tool": {
       "title": "Restore from the trash",
+      "description": "Brings one item or list back from the trash; a list comes back with the items deleted with\nit. An item whose list is in the trash is refused: restore the list first.",
       "annotations": {
         "title": "Restore from the trash",
         "readOnlyHint": false,
@@ -7246,6 +7254,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "The person's automations (standing orders the service runs itself): what each does,\nits status (`active`, `paused`, `draft`), when it runs, its next run and how its last\nrun ended. Example: `list_automations {}`.",
     "tool": {
       "title": "List automations",
+      "description": "The person's automations (standing orders the service runs): what each does, its status,\nschedule, next run and how its last run ended.",
       "annotations": {
         "title": "List automations",
         "readOnlyHint": true,
@@ -7581,6 +7590,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "An automation and its latest runs, newest first: when each ran, how it ended, what it\nwrote (one line per action), the message left for the person, any error.\nExample: `get_automation_runs {\"id\": \"…\", \"limit\": 3}`.",
     "tool": {
       "title": "Get an automation's runs",
+      "description": "An automation's latest runs, newest first: when each ran, how it ended, what it wrote, its\nmessage to the person, any error.",
       "annotations": {
         "title": "Get an automation's runs",
         "readOnlyHint": true,
@@ -7635,7 +7645,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         }
       },
       "required": [
@@ -7663,7 +7673,7 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The previous page's `nextCursor`, verbatim; keep the other parameters."
+          "description": "The previous page's `nextCursor`, with the same other parameters."
         }
       },
       "additionalProperties": false,
@@ -8048,6 +8058,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Starts the automation now, like Run now in the app. The run happens in the background\nand its result lands in the person's chat, not in this response; follow it with\nget_automation_runs. Refused for a draft, while the same automation is already\nrunning, and once its daily run limit is reached: at most `AUTOMATION_DAILY_RUN_LIMIT`\nruns (default 20) of one automation a day, counted from midnight in the person's time\nzone, scheduled runs included.\nExample: `run_automation {\"id\": \"…\"}`.",
     "tool": {
       "title": "Run an automation now",
+      "description": "Starts an automation now, in the background; its result goes to the person's chat (follow it\nwith get_automation_runs). Refused for a draft, while it runs, and past its daily run limit.",
       "annotations": {
         "title": "Run an automation now",
         "readOnlyHint": false,
