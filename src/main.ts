@@ -37,7 +37,9 @@ async function main(): Promise<void> {
   const services = createServices();
   const search = await createSearch(config.search, database.db);
   services.search = search.index;
-  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log);
+  services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log, {
+    maintenanceSeconds: config.jobMaintenanceSeconds,
+  });
   const outbox = startOutboxPump(
     database.db,
     {

@@ -43,6 +43,7 @@ const schema = {
     TRASH_RETENTION_DAYS: { type: 'number', exclusiveMinimum: 0, default: 30 },
     WEBHOOK_RETRY_BASE_SECONDS: { type: 'integer', minimum: 1, default: 10 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
+    JOB_MAINTENANCE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 120 },
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
@@ -108,6 +109,8 @@ export interface Config {
   webhookRetryBaseSeconds: number;
   /** How long one webhook request may take. */
   webhookTimeoutMs: number;
+  /** How often the job queue retries jobs a stopped process left running, and archives old ones. */
+  jobMaintenanceSeconds: number;
   /** Longest lifetime granted to an MCP events/subscribe before it must be refreshed. */
   mcpEventsTtlSeconds: number;
   /** Runs of one automation a day (the person's local day), scheduled runs included. */
@@ -194,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     trashRetentionDays: raw.TRASH_RETENTION_DAYS as number,
     webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
     webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
+    jobMaintenanceSeconds: raw.JOB_MAINTENANCE_SECONDS as number,
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,

@@ -36,9 +36,18 @@ function knexExecutor(trx: Knex): { executeSql(text: string, values?: unknown[])
   };
 }
 
-/** Starts pg-boss, creates the queues, registers workers and schedules. */
-export async function startJobs(url: string, definitions: JobDefinition[], log: Logger): Promise<Jobs> {
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 4 });
+/**
+ * Starts pg-boss, creates the queues, registers workers and schedules. `maintenanceSeconds`: how
+ * often one process (whichever gets there) expires jobs a stopped process left active, so they
+ * are retried (JOB_MAINTENANCE_SECONDS).
+ */
+export async function startJobs(url: string, definitions: JobDefinition[], log: Logger, options: { maintenanceSeconds?: number } = {}): Promise<Jobs> {
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: 'pgboss',
+    max: 4,
+    ...(options.maintenanceSeconds ? { maintenanceIntervalSeconds: options.maintenanceSeconds } : {}),
+  });
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
   const jobs: Jobs = {

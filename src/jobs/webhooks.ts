@@ -54,8 +54,9 @@ export function deliveryJobOptions(settings: Pick<WebhookSettings, 'retryBaseSec
     // pg-boss backoff: the n-th retry waits base·2^(n-1)·(1 + random) seconds: 10–20 s, 20–40 s, 40–80 s, 80–160 s.
     retryDelay: settings.retryBaseSeconds,
     retryBackoff: true,
-    // A verification and the event after it, each bounded by the request timeout, with room to spare.
-    expireInSeconds: Math.max(60, Math.ceil((settings.timeoutMs * 3) / 1000)),
+    // An attempt is bounded by the request timeout; three of them leave room to spare. A process
+    // that dies mid-attempt leaves the job active until then (and the next maintenance pass).
+    expireInSeconds: Math.max(5, Math.ceil((settings.timeoutMs * 3) / 1000)),
   };
 }
 
@@ -132,17 +133,21 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
 }
 
 /**
- * Puts deliveries on the job queue and notes their job. Each is claimed first, so the fan-out
- * and the end of the delivery before it cannot both queue it.
+ * Puts deliveries on the job queue and notes their job, each in one transaction with its job:
+ * the claim (which the fan-out and the end of the delivery before it both try, and only one
+ * gets) and the job commit together, so a process that dies between them leaves the delivery
+ * unclaimed for the next one, never claimed with no job.
  */
 async function queueDeliveries(db: Knex, jobs: Jobs, settings: WebhookSettings, deliveryIds: string[]): Promise<void> {
   for (const id of deliveryIds) {
-    const claimed = await db('webhook_deliveries').where({ id }).whereNull('job_id').update({ job_id: 'queuing' });
-    if (claimed === 0) continue;
-    const jobId = await jobs.send(WEBHOOK_JOB, { deliveryId: id }, deliveryJobOptions(settings));
-    await db('webhook_deliveries')
-      .where({ id })
-      .update({ job_id: jobId ?? 'sent' });
+    await db.transaction(async (trx) => {
+      const claimed = await trx('webhook_deliveries').where({ id }).whereNull('job_id').update({ job_id: 'queuing' });
+      if (claimed === 0) return;
+      const jobId = await jobs.sendInTransaction(trx, WEBHOOK_JOB, { deliveryId: id }, deliveryJobOptions(settings));
+      await trx('webhook_deliveries')
+        .where({ id })
+        .update({ job_id: jobId ?? 'sent' });
+    });
   }
 }
 

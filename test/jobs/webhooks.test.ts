@@ -305,7 +305,7 @@ describe('webhook delivery', () => {
     }
   });
 
-  it('queues each delivery once when the outbox hands the same event to the consumer again (at-least-once pump)', async () => {
+  it('queues each delivery once when the outbox hands the same event to the consumer again (at-least-once pump), also after a process died queueing it', async () => {
     const ada = await server.account('Ada');
     await server
       .db('event_subscriptions')
@@ -320,15 +320,18 @@ describe('webhook delivery', () => {
       cursor: null,
     };
     const sent: object[] = [];
+    // The first process dies as it queues the job (after its claim): nothing of the claim may stay.
+    let dies = true;
     const consumers = webhookConsumers({
       db: server.db,
       jobs: {
-        send: async (_name, data) => {
+        send: async () => {
+          throw new Error('not used here: a delivery is queued in the transaction of its claim');
+        },
+        sendInTransaction: async (_trx, _name, data) => {
+          if (dies) throw new Error('the process died here');
           sent.push(data);
           return `job-${sent.length}`;
-        },
-        sendInTransaction: async () => {
-          throw new Error('not used here');
         },
         stop: async () => undefined,
       },
@@ -336,10 +339,13 @@ describe('webhook delivery', () => {
       log: pino({ level: 'silent' }),
     });
     const row: OutboxRow = { id: 1, topic: 'event', subject_id: id, payload: occurrence, attempts: 0 };
+    await expect(consumers.event!([row])).rejects.toThrow('the process died here');
+    expect(await server.db('webhook_deliveries').where({ message_id: occurrence.eventId }).pluck('job_id')).toEqual([null]);
+    dies = false;
     await consumers.event!([row]);
     await consumers.event!([row]);
     expect(sent).toHaveLength(1);
-    expect(await server.db('webhook_deliveries').where({ message_id: occurrence.eventId })).toHaveLength(1);
+    expect(await server.db('webhook_deliveries').where({ message_id: occurrence.eventId }).pluck('job_id')).toEqual(['job-1']);
   });
 
   it('ends a request that gets no answer at the timeout', async () => {
