@@ -3,6 +3,7 @@
  * survive restarts and run once across several server processes — the trash purge,
  * webhook deliveries, automation runs.
  */
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -50,13 +51,13 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
   });
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
+  await createQueues(url, boss, definitions);
   const jobs: Jobs = {
     send: (name, data, options) => boss.send(name, data, options ?? {}),
     sendInTransaction: (trx, name, data, options) => boss.send(name, data, { ...(options ?? {}), db: knexExecutor(trx) }),
     stop: () => boss.stop({ graceful: true, wait: true, timeout: 10000 }),
   };
   for (const def of definitions) {
-    await boss.createQueue(def.name, { name: def.name, ...(def.queue ?? {}) });
     await boss.work<object>(def.name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (!job) return;
       try {
@@ -69,4 +70,22 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
     if (def.schedule) await boss.schedule(def.name, def.schedule.cron, {}, { tz: def.schedule.tz ?? 'UTC' });
   }
   return jobs;
+}
+
+/** The advisory lock processes take turns under while they create the queues (any fixed number; this one spells 'lkjq'). */
+const QUEUE_SETUP_LOCK = 0x6c6b6a71;
+
+/**
+ * Creates the queues the definitions name that do not exist yet, one process at a time: pg-boss's create_queue run by two processes at once deadlocks (two processes started
+ * together on a new database showed it).
+ */
+async function createQueues(url: string, boss: PgBoss, definitions: JobDefinition[]): Promise<void> {
+  const lock = new pg.Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+    for (const def of definitions) if (!(await boss.getQueue(def.name))) await boss.createQueue(def.name, { name: def.name, ...(def.queue ?? {}) });
+  } finally {
+    await lock.end();
+  }
 }
