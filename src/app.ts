@@ -19,6 +19,7 @@ import { API_ROOT, handleRest } from './http/rest.js';
 import { readJsonBody } from './http/body.js';
 import { handleMcp, toolCalled } from './mcp/server.js';
 import { metricsText, rateLimitRefusals, requestDuration } from './core/metrics.js';
+import { trace } from '@opentelemetry/api';
 import { itemPages } from './web/items.js';
 import { mcpTransportGuards } from './mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
@@ -162,7 +163,13 @@ function requestLog(root: Logger) {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const transport = ctx.path === '/mcp' ? 'mcp' : ctx.path.startsWith(API_ROOT) ? 'rest' : 'web';
-      requestDuration.observe({ operation: (ctx.state.operation as string | undefined) ?? 'other', transport, status: String(ctx.status) }, seconds);
+      const operation = ctx.state.operation as string | undefined;
+      requestDuration.observe({ operation: operation ?? 'other', transport, status: String(ctx.status) }, seconds);
+      // The request's trace span (when tracing is on) is named by what it did.
+      trace
+        .getActiveSpan()
+        ?.updateName(`${ctx.method} ${operation ?? ctx.path}`)
+        .setAttributes({ 'listkeeper.request_id': requestId, 'listkeeper.transport': transport });
       log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
     }
   };

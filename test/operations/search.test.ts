@@ -1,5 +1,5 @@
 /**
- * GET /search on both backends, wired as main.ts wires it: items written through the operations reach the index
+ * GET /search on both backends, wired as serve.ts wires it: items written through the operations reach the index
  * through the outbox (the test drains it), and results are checked through the operation, REST (SDK) and MCP.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';

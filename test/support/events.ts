@@ -23,7 +23,7 @@ export interface Delivery {
   stop(): Promise<void>;
 }
 
-/** Starts the job queue and the outbox pump with the webhook consumers, as main.ts does. */
+/** Starts the job queue and the outbox pump with the webhook consumers, as serve.ts does. */
 export async function startDelivery(server: TestServer): Promise<Delivery> {
   const log = pino({ level: 'silent' });
   const attemptsByInstance: number[] = [];

@@ -54,7 +54,7 @@ export interface TestServer {
 
 export interface TestServerOptions {
   /**
-   * Builds services.search from the configuration (SEARCH_BACKEND, EMBEDDINGS, ... in `env`) as main.ts does, and
+   * Builds services.search from the configuration (SEARCH_BACKEND, EMBEDDINGS, ... in `env`) as serve.ts does, and
    * runs the outbox pump with the search consumer. Its timer is slow, so tests index when they call pump.drain().
    */
   search?: boolean;
@@ -92,7 +92,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
     ...env,
   });
   const services = createServices();
-  // Every process has a search index, as in main.ts; keyword-only here, so tests that do not
+  // Every process has a search index, as in serve.ts; keyword-only here, so tests that do not
   // test search load no model (startTestServer's `search` option puts the configured one in).
   services.search = (await createSearch({ ...config.search, embeddings: { kind: 'none' } }, db)).index;
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
