@@ -23,7 +23,7 @@ endif
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 
-.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -84,7 +84,14 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
 browser: ## Install Chromium with apt-get for the browser tests, unless it is there
 	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
 
-test-unit: setup build mcp-tools browser ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
+PG15_BIN := /usr/lib/postgresql/15/bin
+
+pg-tools: ## Install Debian's Postgres 15 (server and pg_dump) for the backup test, unless it is there; no cluster is created or started
+	@test -x $(PG15_BIN)/pg_dump -a -x $(PG15_BIN)/postgres || { \
+	  $(SUDO)mkdir -p /etc/postgresql-common && { test -f /etc/postgresql-common/createcluster.conf || echo 'create_main_cluster = false' | $(SUDO)tee /etc/postgresql-common/createcluster.conf >/dev/null; } && \
+	  $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y --no-install-recommends postgresql-15; }
+
+test-unit: setup build mcp-tools browser pg-tools ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	@rm -f $(JEST_REPORT) && mkdir -p $(dir $(JEST_REPORT))
 	$(JEST) --maxWorkers=2 --json --outputFile=$(JEST_REPORT)
