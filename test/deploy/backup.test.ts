@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startServiceProcess, type ServiceProcess } from '../support/cluster.js';
-import { PNG } from '../support/images.js';
+import { expectSampleRestored, writeSample } from '../support/backup-sample.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
@@ -37,26 +37,7 @@ describe('backup and restore of the embedded default', () => {
     const env = { ...parent, LISTKEEPER_DATA_DIR: original };
     await run(process.execPath, [cli, 'user', 'create', '--email', 'ada@example.com'], { env });
     const key = (await run(process.execPath, [cli, 'apikey', 'create', '--email', 'ada@example.com'], { env })).stdout.trim();
-    const call = async (base: string, method: string, route: string, body?: unknown) => {
-      const answer = await fetch(`${base}/api/v1${route}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return (await answer.json()) as Record<string, unknown>;
-    };
-
-    const slot = ((await call(first.url, 'POST', '/uploads', { mimeType: 'image/png', count: 1 })).uploads as { uploadUrl: string; bucketPath: string }[])[0]!;
-    expect((await fetch(slot.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(PNG) })).status).toBe(200);
-    const made = await call(first.url, 'POST', '/items', {
-      listId: 'notes',
-      items: [
-        { title: 'Boiler manual', body: '# Boiler\n\n- reset: hold 5 s', imageUrls: [slot.bucketPath] },
-        { title: 'Wi-Fi password', body: 'on the router' },
-      ],
-    });
-    const ids = (made.items as { id: string }[]).map((item) => item.id);
-    const before = await call(first.url, 'GET', `/items?listId=notes&ids=${ids.join(',')}`);
+    const sample = await writeSample(first.url, key);
 
     // The backup: stop the service (SIGTERM drains it), copy the folder whole.
     expect(await first.stop('SIGTERM')).toBe(0);
@@ -65,13 +46,6 @@ describe('backup and restore of the embedded default', () => {
 
     const second = await startServiceProcess('restored', { ...settings, LISTKEEPER_DATA_DIR: restored });
     running.push(second);
-    const after = await call(second.url, 'GET', `/items?listId=notes&ids=${ids.join(',')}`);
-    const strip = (page: Record<string, unknown>) =>
-      (page.items as Record<string, unknown>[]).map(({ id, title, values, createdAt, updatedAt }) => ({ id, title, values, createdAt, updatedAt }));
-    expect(strip(after)).toEqual(strip(before));
-    const manual = await call(second.url, 'GET', `/items/${ids[0]}?includeImageUrls=true`);
-    expect(manual.body).toBe('# Boiler\n\n- reset: hold 5 s');
-    const [attachment] = manual.attachments as { url: string }[];
-    expect(Buffer.from(await (await fetch(attachment!.url)).arrayBuffer())).toEqual(PNG);
+    await expectSampleRestored(second.url, key, sample);
   }, 180_000);
 });

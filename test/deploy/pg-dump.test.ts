@@ -19,7 +19,7 @@ import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { resolveRunAsUser } from '../../src/store/embedded/run-as-user.js';
 import { startServiceProcess, type ServiceProcess } from '../support/cluster.js';
-import { PNG } from '../support/images.js';
+import { expectSampleRestored, writeSample } from '../support/backup-sample.js';
 import { freePort } from '../support/net.js';
 
 const run = promisify(execFile);
@@ -75,22 +75,7 @@ describe('backup and restore with pg_dump', () => {
     const user = await createUser(db, { email: 'ada@example.com', name: 'Ada', timezone: 'Europe/London' });
     const key = await createApiKey(db, user.id);
     await db.destroy();
-    const call = async (base: string, method: string, route: string, body?: unknown) => {
-      const answer = await fetch(`${base}/api/v1${route}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return (await answer.json()) as Record<string, unknown>;
-    };
-    const slot = ((await call(first.url, 'POST', '/uploads', { mimeType: 'image/png', count: 1 })).uploads as { uploadUrl: string; bucketPath: string }[])[0]!;
-    expect((await fetch(slot.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(PNG) })).status).toBe(200);
-    const made = await call(first.url, 'POST', '/items', {
-      listId: 'notes',
-      items: [{ title: 'Boiler manual', body: '# Boiler\n\n- reset: hold 5 s', imageUrls: [slot.bucketPath] }, { title: 'Wi-Fi password' }],
-    });
-    const ids = (made.items as { id: string }[]).map((item) => item.id);
-    const before = await call(first.url, 'GET', `/items?listId=notes&ids=${ids.join(',')}`);
+    const sample = await writeSample(first.url, key);
 
     // The backup, while the service runs: the database first, then the files.
     const dump = path.join(dir, 'listkeeper.dump');
@@ -104,13 +89,6 @@ describe('backup and restore with pg_dump', () => {
     await pg('pg_restore', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'restored', '--no-owner', dump]);
     const second = await startServiceProcess('restored', { DATABASE_URL: url('restored'), LISTKEEPER_DATA_DIR: filesCopy, EMBEDDINGS: 'none' });
     running.push(second);
-    const after = await call(second.url, 'GET', `/items?listId=notes&ids=${ids.join(',')}`);
-    const strip = (page: Record<string, unknown>) =>
-      (page.items as Record<string, unknown>[]).map(({ id, title, values, createdAt, updatedAt }) => ({ id, title, values, createdAt, updatedAt }));
-    expect(strip(after)).toEqual(strip(before));
-    const manual = await call(second.url, 'GET', `/items/${ids[0]}?includeImageUrls=true`);
-    expect(manual.body).toBe('# Boiler\n\n- reset: hold 5 s');
-    const [attachment] = manual.attachments as { url: string }[];
-    expect(Buffer.from(await (await fetch(attachment!.url)).arrayBuffer())).toEqual(PNG);
+    await expectSampleRestored(second.url, key, sample);
   }, 180_000);
 });
