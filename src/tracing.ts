@@ -28,7 +28,11 @@ export async function startTracing(): Promise<Tracing> {
   ]);
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? 'listkeeper',
-    instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!) }), new PgInstrumentation()],
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!) }),
+      // Queries within traced work only: not the pollers' (job queue, outbox, feed sequencer) every second.
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
