@@ -76,8 +76,9 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
 const QUEUE_SETUP_LOCK = 0x6c6b6a71;
 
 /**
- * Creates the queues the definitions name that do not exist yet, one process at a time: pg-boss's create_queue run by two processes at once deadlocks (two processes started
- * together on a new database showed it).
+ * Creates the queues the definitions name that do not exist yet, one process at a time:
+ * pg-boss's create_queue run by two processes at once deadlocks (two processes started together
+ * on a new database showed it).
  */
 async function createQueues(url: string, boss: PgBoss, definitions: JobDefinition[]): Promise<void> {
   const lock = new pg.Client({ connectionString: url });
