@@ -26,6 +26,7 @@ import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
 import { addressRateLimit } from './auth/rate-limit.js';
 import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
+import { calendarFeed } from './http/calendar.js';
 import { settingsPages } from './web/automations.js';
 import { webRoutes } from './web/routes.js';
 import { apiDocs } from './web/api-docs.js';
@@ -104,6 +105,8 @@ export function createApp(deps: AppDeps): Koa {
   const files = { db: deps.db, config: deps.config, now: () => deps.services.now() };
   router.put('/files/{*path}', putFile(files));
   router.get('/files/{*path}', getFile(files));
+  // The calendar feed: the secret address is the permission.
+  router.get('/calendar/{*file}', calendarFeed({ db: deps.db, config: deps.config, now: () => deps.services.now() }));
   router.all('/mcp', ...mcpTransportGuards(deps.config), guard, async (ctx) => {
     const body = await readJsonBody(ctx, deps.config.bodyLimitBytes);
     ctx.state.operation = toolCalled(body);

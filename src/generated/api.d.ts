@@ -543,6 +543,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar-feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your calendar feed
+         * @description Whether you have a calendar feed address, since when, and when a calendar last read it. The address itself is shown only when it is made.
+         */
+        get: operations["get_calendar_feed"];
+        put?: never;
+        /**
+         * Make your calendar feed address
+         * @description Makes a secret address serving your tasks that have a due date as an iCalendar (RFC 5545)
+         *     feed, for a phone or desktop calendar to subscribe to: one event per task, all day when
+         *     the due date has no time, titled by the task, linking to its page; open tasks, and those
+         *     completed in the last 14 days marked as such. The address is shown only here; making a
+         *     new one retires the one before (it then answers 404), as does revoke_calendar_feed.
+         *     Anyone who has the address can read the feed: share it as you would a password.
+         */
+        post: operations["create_calendar_feed"];
+        /**
+         * Revoke your calendar feed address
+         * @description The feed's address stops working (404) at once; calendars subscribed to it keep what they last read.
+         */
+        delete: operations["revoke_calendar_feed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "task.awaitingAgent": {
@@ -1750,6 +1783,21 @@ export interface components {
             lastError: string | null;
             /** @description The minted `whsec_` secret; only in the creation answer. */
             secret?: string;
+        };
+        CalendarFeed: {
+            /** @description Whether a feed address exists. */
+            active: boolean;
+            createdAt: string | null;
+            /** @description When a calendar last read the feed. */
+            lastFetchedAt: string | null;
+        };
+        CalendarFeedCreated: {
+            /** @description The feed address, shown only here. */
+            url: string;
+            createdAt: string;
+        };
+        RevokeCalendarFeedResult: {
+            revoked: boolean;
         };
         EventSubscriptionList: {
             count: number;
@@ -2972,6 +3020,90 @@ export interface operations {
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    get_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed's state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "createdAt": "2026-11-25T09:00:00.000Z",
+                     *       "lastFetchedAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarFeed"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    create_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed's address. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "http://localhost:8080/calendar/cal_3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q5sYvQnE4.ics",
+                     *       "createdAt": "2026-11-25T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarFeedCreated"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    revoke_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether there was an address to revoke. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "revoked": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokeCalendarFeedResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

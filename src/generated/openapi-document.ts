@@ -58,6 +58,10 @@ export const openapiDocument: Record<string, unknown> = {
     {
       "name": "events",
       "description": "Signed webhook subscriptions (REST only)."
+    },
+    {
+      "name": "calendar",
+      "description": "A calendar feed of your tasks (REST only)."
     }
   ],
   "paths": {
@@ -2099,6 +2103,107 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/calendar-feed": {
+      "get": {
+        "operationId": "get_calendar_feed",
+        "x-sdk": {
+          "method": "calendarFeed.get"
+        },
+        "summary": "Your calendar feed",
+        "tags": [
+          "calendar"
+        ],
+        "description": "Whether you have a calendar feed address, since when, and when a calendar last read it. The address itself is shown only when it is made.",
+        "responses": {
+          "200": {
+            "description": "The feed's state.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CalendarFeed"
+                },
+                "example": {
+                  "active": true,
+                  "createdAt": "2026-11-25T09:00:00.000Z",
+                  "lastFetchedAt": "2026-11-25T09:30:00.000Z"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      },
+      "post": {
+        "operationId": "create_calendar_feed",
+        "x-sdk": {
+          "method": "calendarFeed.create"
+        },
+        "summary": "Make your calendar feed address",
+        "tags": [
+          "calendar"
+        ],
+        "description": "Makes a secret address serving your tasks that have a due date as an iCalendar (RFC 5545)\nfeed, for a phone or desktop calendar to subscribe to: one event per task, all day when\nthe due date has no time, titled by the task, linking to its page; open tasks, and those\ncompleted in the last 14 days marked as such. The address is shown only here; making a\nnew one retires the one before (it then answers 404), as does revoke_calendar_feed.\nAnyone who has the address can read the feed: share it as you would a password.\n",
+        "responses": {
+          "201": {
+            "description": "The feed's address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CalendarFeedCreated"
+                },
+                "example": {
+                  "url": "http://localhost:8080/calendar/cal_3q2-7wAAAAD_2kA8W5bGk7gq0rYw1D1Q5sYvQnE4.ics",
+                  "createdAt": "2026-11-25T09:00:00.000Z"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "revoke_calendar_feed",
+        "x-sdk": {
+          "method": "calendarFeed.revoke"
+        },
+        "summary": "Revoke your calendar feed address",
+        "tags": [
+          "calendar"
+        ],
+        "description": "The feed's address stops working (404) at once; calendars subscribed to it keep what they last read.",
+        "responses": {
+          "200": {
+            "description": "Whether there was an address to revoke.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RevokeCalendarFeedResult"
+                },
+                "example": {
+                  "revoked": true
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -6535,6 +6640,60 @@ export const openapiDocument: Record<string, unknown> = {
           "secret": {
             "type": "string",
             "description": "The minted `whsec_` secret; only in the creation answer."
+          }
+        }
+      },
+      "CalendarFeed": {
+        "type": "object",
+        "required": [
+          "active",
+          "createdAt",
+          "lastFetchedAt"
+        ],
+        "properties": {
+          "active": {
+            "type": "boolean",
+            "description": "Whether a feed address exists."
+          },
+          "createdAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "lastFetchedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "When a calendar last read the feed."
+          }
+        }
+      },
+      "CalendarFeedCreated": {
+        "type": "object",
+        "required": [
+          "url",
+          "createdAt"
+        ],
+        "properties": {
+          "url": {
+            "type": "string",
+            "description": "The feed address, shown only here."
+          },
+          "createdAt": {
+            "type": "string"
+          }
+        }
+      },
+      "RevokeCalendarFeedResult": {
+        "type": "object",
+        "required": [
+          "revoked"
+        ],
+        "properties": {
+          "revoked": {
+            "type": "boolean"
           }
         }
       },

@@ -8540,5 +8540,140 @@ export const operationTable: readonly OperationSpec[] = [
         }
       }
     }
+  },
+  {
+    "operationId": "get_calendar_feed",
+    "method": "GET",
+    "path": "/calendar-feed",
+    "summary": "Your calendar feed",
+    "description": "Whether you have a calendar feed address, since when, and when a calendar last read it. The address itself is shown only when it is made.",
+    "tool": null,
+    "successStatus": 200,
+    "errorStatuses": [
+      401,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "active",
+        "createdAt",
+        "lastFetchedAt"
+      ],
+      "properties": {
+        "active": {
+          "type": "boolean",
+          "description": "Whether a feed address exists."
+        },
+        "createdAt": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "lastFetchedAt": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "When a calendar last read the feed."
+        }
+      }
+    }
+  },
+  {
+    "operationId": "create_calendar_feed",
+    "method": "POST",
+    "path": "/calendar-feed",
+    "summary": "Make your calendar feed address",
+    "description": "Makes a secret address serving your tasks that have a due date as an iCalendar (RFC 5545)\nfeed, for a phone or desktop calendar to subscribe to: one event per task, all day when\nthe due date has no time, titled by the task, linking to its page; open tasks, and those\ncompleted in the last 14 days marked as such. The address is shown only here; making a\nnew one retires the one before (it then answers 404), as does revoke_calendar_feed.\nAnyone who has the address can read the feed: share it as you would a password.",
+    "tool": null,
+    "successStatus": 201,
+    "errorStatuses": [
+      401,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "url",
+        "createdAt"
+      ],
+      "properties": {
+        "url": {
+          "type": "string",
+          "description": "The feed address, shown only here."
+        },
+        "createdAt": {
+          "type": "string"
+        }
+      }
+    }
+  },
+  {
+    "operationId": "revoke_calendar_feed",
+    "method": "DELETE",
+    "path": "/calendar-feed",
+    "summary": "Revoke your calendar feed address",
+    "description": "The feed's address stops working (404) at once; calendars subscribed to it keep what they last read.",
+    "tool": null,
+    "successStatus": 200,
+    "errorStatuses": [
+      401,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "revoked"
+      ],
+      "properties": {
+        "revoked": {
+          "type": "boolean"
+        }
+      }
+    }
   }
 ];

@@ -27,6 +27,9 @@ import { search } from './search.js';
 import { update_list } from './update_list.js';
 import { delete_list } from './delete_list.js';
 import { move_items } from './move_items.js';
+import { get_calendar_feed } from './get_calendar_feed.js';
+import { create_calendar_feed } from './create_calendar_feed.js';
+import { revoke_calendar_feed } from './revoke_calendar_feed.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -56,4 +59,7 @@ export const handlers = {
   update_list,
   delete_list,
   move_items,
+  get_calendar_feed,
+  create_calendar_feed,
+  revoke_calendar_feed,
 } satisfies { [K in OperationId]: Handler<K> } as unknown as Record<OperationId, AnyHandler>;

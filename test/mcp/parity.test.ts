@@ -99,9 +99,16 @@ describe('REST and MCP give the same answer for every operation', () => {
     served = new Map((await probe.listTools()).tools.map((t) => [t.name, t]));
   });
 
-  it('covers every MCP tool; the operations without one are the REST-only event subscriptions', () => {
+  it('covers every MCP tool; the operations without one are the REST-only event subscriptions and calendar feed', () => {
     expect(tooled.map((op) => op.operationId).sort()).toEqual([...served.keys()].sort());
-    expect(operationTable.filter((op) => !op.tool).every((op) => op.path === '/event-subscriptions')).toBe(true);
+    expect(operationTable.filter((op) => !op.tool).map((op) => op.path)).toEqual([
+      '/event-subscriptions',
+      '/event-subscriptions',
+      '/event-subscriptions',
+      '/calendar-feed',
+      '/calendar-feed',
+      '/calendar-feed',
+    ]);
   });
 
   it.each(tooled.map((op) => [op.operationId, op] as const))('%s', async (operationId, op) => {

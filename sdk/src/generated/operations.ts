@@ -373,6 +373,42 @@ export const operations = [
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
+  },
+  {
+    "operationId": "get_calendar_feed",
+    "sdkMethod": "calendarFeed.get",
+    "method": "GET",
+    "path": "/calendar-feed",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": false,
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "create_calendar_feed",
+    "sdkMethod": "calendarFeed.create",
+    "method": "POST",
+    "path": "/calendar-feed",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": false,
+    "idempotent": false,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "revoke_calendar_feed",
+    "sdkMethod": "calendarFeed.revoke",
+    "method": "DELETE",
+    "path": "/calendar-feed",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": false,
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
   }
 ] as const;
 
@@ -405,6 +441,9 @@ export interface OperationOf {
   'eventSubscriptions.list': 'list_event_subscriptions';
   'eventSubscriptions.create': 'create_event_subscription';
   'eventSubscriptions.delete': 'delete_event_subscription';
+  'calendarFeed.get': 'get_calendar_feed';
+  'calendarFeed.create': 'create_calendar_feed';
+  'calendarFeed.revoke': 'revoke_calendar_feed';
 }
 
 /** The resource methods that page (x-sdk.pagination), each with the field of its answer that holds a page's entries; each has an `…All` iterator beside it. */

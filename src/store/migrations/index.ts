@@ -16,6 +16,7 @@ import * as throttles from './20261124000400_throttles.js';
 import * as feedWriteOrder from './20261124000500_feed_write_order.js';
 import * as changeEvents from './20261125000100_change_events.js';
 import * as hashOauthCredentials from './20261125000200_hash_oauth_credentials.js';
+import * as calendarFeeds from './20261125000300_calendar_feeds.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: [string, Migration][] = [
   ['20261124000500_feed_write_order', feedWriteOrder],
   ['20261125000100_change_events', changeEvents],
   ['20261125000200_hash_oauth_credentials', hashOauthCredentials],
+  ['20261125000300_calendar_feeds', calendarFeeds],
 ];
 
 /** A knex MigrationSource over the static list above. */
