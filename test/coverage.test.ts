@@ -24,14 +24,21 @@ const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
 );
 
 describe('operation coverage', () => {
-  it('has 21 MCP tools and 3 REST-only event routes', () => {
+  it('has 21 MCP tools and 6 REST-only routes (event subscriptions, the calendar feed)', () => {
     expect(operations.filter((o) => o.isTool)).toHaveLength(21);
     expect(
       operations
         .filter((o) => !o.isTool)
         .map((o) => o.operationId)
         .sort(),
-    ).toEqual(['create_event_subscription', 'delete_event_subscription', 'list_event_subscriptions']);
+    ).toEqual([
+      'create_calendar_feed',
+      'create_event_subscription',
+      'delete_event_subscription',
+      'get_calendar_feed',
+      'list_event_subscriptions',
+      'revoke_calendar_feed',
+    ]);
   });
 
   it.each(operations)('$operationId has a tool when the spec says so', ({ operationId, isTool }) => {

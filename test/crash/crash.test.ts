@@ -172,6 +172,10 @@ describe('crash safety', () => {
       DATABASE_URL: '',
       OUTBOUND_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_BASE_SECONDS: '2',
+      // A delivery killed before its failure was recorded stays active until it expires (three
+      // request timeouts) and the queue's next maintenance pass: both short here.
+      WEBHOOK_TIMEOUT_MS: '3000',
+      JOB_MAINTENANCE_SECONDS: '2',
       EMBEDDINGS: 'none',
     };
     await start();
