@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashToken } from './api-keys.js';
 import { DUE_DATE_ID } from './properties.js';
+import { localNow } from './time.js';
 
 export const TOKEN_PREFIX = 'cal_';
 /** Completed tasks stay in the feed this long after completion, marked done. */
@@ -22,8 +23,8 @@ export interface FeedState {
 export interface FeedTask {
   id: string;
   title: string;
-  dueAt: Date;
-  hasDueTime: boolean;
+  /** When it is due: an instant, or (a due date without a time) the person's local date, YYYY-MM-DD. */
+  due: { at: Date } | { date: string };
   completed: boolean;
   listName: string;
   updatedAt: Date;
@@ -51,24 +52,25 @@ export async function feedState(db: Knex, userId: string): Promise<FeedState> {
   return { active: row !== undefined, createdAt: row?.created_at.toISOString() ?? null, lastFetchedAt: row?.last_fetched_at?.toISOString() ?? null };
 }
 
-/** The owner of a feed token and their time zone, noting the read; undefined for a token that is not (or no longer) one. */
-export async function feedOwner(db: Knex, token: string, now: Date): Promise<{ userId: string; timezone: string } | undefined> {
+/**
+ * What the feed at `token` serves, noting the read: the owner's tasks with a due date, by due
+ * date; undefined for a token that is not (or no longer) a feed's.
+ */
+export async function readFeed(db: Knex, token: string, now: Date): Promise<FeedTask[] | undefined> {
   if (!token.startsWith(TOKEN_PREFIX)) return undefined;
-  const [row] = (await db('calendar_feeds')
-    .where({ token_hash: hashToken(token) })
-    .update({ last_fetched_at: now })
-    .returning('user_id')) as { user_id: string }[];
-  if (!row) return undefined;
-  const user = (await db('users').where({ id: row.user_id }).first('timezone')) as { timezone: string } | undefined;
-  return user ? { userId: row.user_id, timezone: user.timezone } : undefined;
-}
-
-/** The tasks the feed serves, by due date. */
-export async function feedTasks(db: Knex, userId: string, now: Date): Promise<FeedTask[]> {
+  const owner = (
+    await db.raw<{ rows: { user_id: string; timezone: string }[] }>(
+      `UPDATE calendar_feeds f SET last_fetched_at = ? FROM users u
+        WHERE f.token_hash = ? AND u.id = f.user_id
+        RETURNING f.user_id, u.timezone`,
+      [now, hashToken(token)],
+    )
+  ).rows[0];
+  if (!owner) return undefined;
   const since = new Date(now.getTime() - COMPLETED_DAYS * 24 * 3600 * 1000);
   const rows = (await db('items as i')
     .join('lists as l', 'l.id', 'i.list_id')
-    .where({ 'i.owner_id': userId })
+    .where({ 'i.owner_id': owner.user_id })
     .whereNull('i.deleted_at')
     .whereNull('i.archived_at')
     .whereNull('l.deleted_at')
@@ -89,8 +91,8 @@ export async function feedTasks(db: Knex, userId: string, now: Date): Promise<Fe
   return rows.map((r) => ({
     id: r.id,
     title: r.title ?? '',
-    dueAt: r.due_at,
-    hasDueTime: r.has_due_time !== false,
+    // A date alone is stored as the start of that day in the person's zone: its date there.
+    due: r.has_due_time === false ? { date: localNow(r.due_at, owner.timezone).today } : { at: r.due_at },
     completed: r.completed_at !== null,
     listName: r.list_name,
     updatedAt: r.updated_at,

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import ical, { ICalEventTransparency } from 'ical-generator';
 import type { Config } from '../core/config.js';
-import { feedOwner, feedTasks } from '../domain/calendar-feed.js';
+import { readFeed } from '../domain/calendar-feed.js';
 import { itemUrls } from '../domain/links.js';
 
 export const CALENDAR_ROOT = '/calendar/';
@@ -21,17 +21,11 @@ export interface CalendarRouteDeps {
   now(): Date;
 }
 
-/** The date a due instant falls on in `timeZone`, as UTC midnight of that date (how an all-day event is written). */
-function localDate(instant: Date, timeZone: string): Date {
-  const [y, m, d] = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant).split('-').map(Number);
-  return new Date(Date.UTC(y!, m! - 1, d!));
-}
-
 export function calendarFeed(deps: CalendarRouteDeps) {
   return async (ctx: Context): Promise<void> => {
     const file = ctx.path.slice(CALENDAR_ROOT.length);
-    const owner = file.endsWith('.ics') ? await feedOwner(deps.db, file.slice(0, -'.ics'.length), deps.now()) : undefined;
-    if (!owner) {
+    const tasks = file.endsWith('.ics') ? await readFeed(deps.db, file.slice(0, -'.ics'.length), deps.now()) : undefined;
+    if (!tasks) {
       ctx.status = 404;
       ctx.body = { error: 'No calendar feed at this address: it was never made, or it was revoked or replaced.', code: 'notFound' };
       return;
@@ -39,15 +33,16 @@ export function calendarFeed(deps: CalendarRouteDeps) {
     const host = new URL(deps.config.baseUrl).host;
     // Times in UTC (calendars show them in their own zone); all-day dates are the person's local dates.
     const calendar = ical({ name: 'listkeeper tasks', prodId: { company: 'listkeeper', product: 'tasks' }, ttl: 15 * 60 });
-    for (const task of await feedTasks(deps.db, owner.userId, deps.now())) {
-      const start = task.hasDueTime ? task.dueAt : localDate(task.dueAt, owner.timezone);
+    for (const task of tasks) {
+      // An all-day event is written as its date: UTC midnight of it, with no zone.
+      const start = 'at' in task.due ? task.due.at : new Date(`${task.due.date}T00:00:00Z`);
       calendar.createEvent({
         id: `${task.id}@${host}`,
         summary: `${task.completed ? '✓ ' : ''}${task.title || 'Untitled task'}`,
         description: `${task.listName}${task.completed ? ' (done)' : ''}`,
         url: itemUrls(deps.config, task.id).webUrl,
         start,
-        ...(task.hasDueTime ? { end: new Date(start.getTime() + TIMED_EVENT_MINUTES * 60_000) } : { allDay: true }),
+        ...('at' in task.due ? { end: new Date(start.getTime() + TIMED_EVENT_MINUTES * 60_000) } : { allDay: true }),
         transparency: ICalEventTransparency.TRANSPARENT,
         stamp: task.updatedAt,
         lastModified: task.updatedAt,
