@@ -34,11 +34,18 @@ function asObject(value: Json | undefined): JsonObject {
   return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
 }
 
-/** The JSON schema of an operation's (first) success response. */
+/** The media type of an operation's (first) success response: JSON, or e.g. text/csv. */
+function successContentType(op: JsonObject): string {
+  const responses = asObject(op.responses);
+  const status = Object.keys(responses).find((s) => s.startsWith('2')) ?? '200';
+  return Object.keys(asObject(asObject(responses[status]).content))[0] ?? 'application/json';
+}
+
+/** The schema of an operation's (first) success response. */
 function successSchema(op: JsonObject): JsonObject {
   const responses = asObject(op.responses);
   const status = Object.keys(responses).find((s) => s.startsWith('2')) ?? '200';
-  return asObject(asObject(asObject(asObject(responses[status]).content)['application/json']).schema);
+  return asObject(asObject(asObject(asObject(responses[status]).content)[successContentType(op)]).schema);
 }
 
 /** One row of the operation table: everything the adapters need, schemas fully inlined. */
@@ -93,6 +100,7 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
         }
       : null,
     successStatus: Number(successStatus),
+    successContentType: successContentType(op),
     errorStatuses: Object.keys(responses)
       .filter((s) => !s.startsWith('2'))
       .map(Number),
@@ -101,7 +109,8 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
     bodySchema,
     bodyRequired,
     inputSchema,
-    // MCP requires an object at the root of an output schema; allOf roots get the type added.
+    // MCP requires an object at the root of an output schema; allOf roots get the type added. A
+    // text answer (text/csv) keeps its own type.
     outputSchema: { type: 'object', ...outputSchema },
   };
 }
@@ -125,6 +134,8 @@ function sdkOperations(rows: JsonObject[], deref: JsonObject): JsonObject[] {
       pathParams: params.filter((p) => p.in === 'path').map((p) => String(p.name)),
       queryParams: params.filter((p) => p.in === 'query').map((p) => String(p.name)),
       hasBody: row.bodySchema !== null,
+      // A text answer (text/csv) is read as text, not parsed as JSON.
+      parseAs: row.successContentType === 'application/json' ? 'json' : 'text',
       // Safe to send again: reads, PUT and DELETE, writes the tool hints mark idempotent, and writes whose every
       // entry carries a key (x-sdk.retry.whenEvery).
       idempotent: ['GET', 'PUT', 'DELETE'].includes(String(row.method)) || annotations.readOnlyHint === true || annotations.idempotentHint === true,
@@ -386,6 +397,8 @@ async function main(): Promise<void> {
         .map((o) => `  '${String(o.sdkMethod)}': '${String(asObject(o.pagination as Json).items)}';`)
         .join('\n')}\n}\n\n` +
       `export type PagedMethod = keyof PagedItems;\n`,
+    // The export format's JSON Schema, for readers outside TypeScript (docs/export.md).
+    'docs/export.schema.json': `${JSON.stringify(exportSchema(deref), null, 2)}\n`,
   };
   for (const [file, text] of Object.entries(outputs)) {
     const target = path.join(root, file);
@@ -393,6 +406,18 @@ async function main(): Promise<void> {
     await writeFile(target, text);
     process.stdout.write(`wrote ${file}\n`);
   }
+}
+
+/** The listkeeper export document (components.schemas.WorkspaceExport) as a standalone JSON Schema. */
+function exportSchema(deref: JsonObject): JsonObject {
+  const schema = asObject(asObject(asObject(deref.components).schemas).WorkspaceExport);
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'urn:listkeeper:export:1',
+    title: 'listkeeper export, version 1',
+    $comment: `Generated from openapi/openapi.yaml (components.schemas.WorkspaceExport) by make gen; docs/export.md describes it.`,
+    ...schema,
+  };
 }
 
 main().catch((err: unknown) => {

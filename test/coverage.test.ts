@@ -24,7 +24,7 @@ const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
 );
 
 describe('operation coverage', () => {
-  it('has 21 MCP tools and 6 REST-only routes (event subscriptions, the calendar feed)', () => {
+  it('has 21 MCP tools and 11 REST-only routes (event subscriptions, the calendar feed, export and import)', () => {
     expect(operations.filter((o) => o.isTool)).toHaveLength(21);
     expect(
       operations
@@ -34,9 +34,14 @@ describe('operation coverage', () => {
     ).toEqual([
       'create_calendar_feed',
       'create_event_subscription',
+      'create_import',
       'delete_event_subscription',
+      'export_list_csv',
+      'export_workspace',
       'get_calendar_feed',
+      'get_import',
       'list_event_subscriptions',
+      'preview_import',
       'revoke_calendar_feed',
     ]);
   });

@@ -88,6 +88,7 @@ export function createClient<Throw extends boolean = false>(options: ListkeeperO
         {
           params: { path, query },
           ...(op.hasBody ? { body: body as never } : {}),
+          parseAs: op.parseAs,
           ...(callOptions.signal ? { signal: callOptions.signal } : {}),
           ...(callOptions.headers ? { headers: callOptions.headers } : {}),
           fetch: (request: Request) => send(request, { maxRetries: callOptions.maxRetries, timeout: callOptions.timeout }),

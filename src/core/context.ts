@@ -33,7 +33,11 @@ type SuccessOf<R> = R extends { 200: { content: { 'application/json': infer T } 
   ? T
   : R extends { 201: { content: { 'application/json': infer T } } }
     ? T
-    : never;
+    : R extends { 202: { content: { 'application/json': infer T } } }
+      ? T
+      : R extends { 200: { content: { 'text/csv': infer T } } }
+        ? T
+        : never;
 
 /** An operation's input: path and query parameters and body fields side by side, as MCP sends them. */
 export type OpInput<K extends OperationId> = PathOf<operations[K]> & QueryOf<operations[K]> & BodyOf<operations[K]>;

@@ -15,6 +15,8 @@ export interface OperationSpec {
     batch: { entries: string; failed: string } | null;
   } | null;
   successStatus: number;
+  /** `application/json`, or the media type of a text answer (`text/csv`): the handler then returns the text. */
+  successContentType: string;
   errorStatuses: number[];
   params: { name: string; in: string; required: boolean }[];
   paramsSchema: JsonSchema;

@@ -43,6 +43,9 @@ export type Downloads = Map<string, StoredImage | { error: string }>;
 
 const DOWNLOAD_CONCURRENCY = 4;
 
+/** What downloading and attaching needs of a call: the store, the settings, whose images they are (and a log for cleanup). */
+export type ImageContext = Pick<OperationContext, 'db' | 'config' | 'log'> & { principal: Pick<OperationContext['principal'], 'userId'> };
+
 /** What one call may still download: URLs, bytes (the per-call cap and the account's quota) and time. */
 interface DownloadBudget {
   urls: number;
@@ -58,7 +61,7 @@ interface DownloadBudget {
  * IMAGE_SECONDS_PER_REQUEST) and the account's storage left; what does not fit fails with a
  * reason that says which limit it met.
  */
-export async function downloadImages(ctx: OperationContext, urls: string[]): Promise<Downloads> {
+export async function downloadImages(ctx: ImageContext, urls: string[]): Promise<Downloads> {
   const pending = [...new Set(urls.filter((u) => !isBucketPath(u)))];
   const out: Downloads = new Map();
   if (pending.length === 0) return out;
@@ -78,7 +81,7 @@ export async function downloadImages(ctx: OperationContext, urls: string[]): Pro
   return out;
 }
 
-async function downloadOne(ctx: OperationContext, url: string, budget: DownloadBudget): Promise<StoredImage> {
+async function downloadOne(ctx: ImageContext, url: string, budget: DownloadBudget): Promise<StoredImage> {
   const limits = ctx.config.imageDownloads;
   if (budget.urls <= 0)
     throw new ImageRejected(`one call downloads at most ${limits.urlsPerRequest} image URLs (IMAGE_URLS_PER_REQUEST); send the others in another call.`);
@@ -129,7 +132,7 @@ function reasonOf(err: unknown): string {
 }
 
 /** Attaches each request's images to its item, in the caller's transaction. */
-export async function attachImages(ctx: OperationContext, trx: Knex, requests: ImageRequest[], downloads: Downloads = new Map()): Promise<ImageResult> {
+export async function attachImages(ctx: ImageContext, trx: Knex, requests: ImageRequest[], downloads: Downloads = new Map()): Promise<ImageResult> {
   const failures: ImageFailure[] = [];
   const rows: Record<string, unknown>[] = [];
   const paths = requests.flatMap((r) => r.urls.filter(isBucketPath));
@@ -170,7 +173,7 @@ export async function attachImages(ctx: OperationContext, trx: Knex, requests: I
  * Nobody else knows these paths (they are fresh and random), so no one else can use them.
  * A failure to delete is logged and leaves the file: the write itself succeeded or failed already.
  */
-export async function discardUnattached(ctx: OperationContext, downloads: Downloads, kept: ReadonlySet<string>): Promise<void> {
+export async function discardUnattached(ctx: ImageContext, downloads: Downloads, kept: ReadonlySet<string>): Promise<void> {
   const store = fileStore(ctx.config);
   for (const stored of downloads.values()) {
     if ('error' in stored || kept.has(stored.bucketPath)) continue;

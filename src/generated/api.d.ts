@@ -576,6 +576,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export your workspace
+         * @description Your whole workspace as one JSON document in the listkeeper export format (version 1,
+         *     `docs/export.schema.json` in the repository is its JSON Schema): every live list with
+         *     its properties and options, and every item on it (archived ones too) with body, values,
+         *     status, dates, its chat, and its attachments as signed links valid for a week. Items in
+         *     the trash are left out. create_import with `format: listkeeper` reads it back, here or on
+         *     another listkeeper.
+         */
+        get: operations["export_workspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/{id}/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The list's id (or `tasks` / `notes`). */
+                id: components["parameters"]["ListIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export a list as CSV
+         * @description One list as CSV (RFC 4180, UTF-8, a header row): `id`, the title column (under the
+         *     list's title label), `body`, then one column per property in the list's order (select
+         *     options by label, several joined with `, `, checkboxes as `true`/`false`, dates as
+         *     ISO 8601), then `externalId`, `createdAt` and `updatedAt`. Live items only, archived
+         *     ones included, oldest first. create_import with `format: csv` reads it back.
+         */
+        get: operations["export_list_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import lists and items
+         * @description Starts an import in the background and answers at once with its id; follow its
+         *     progress with get_import. Three formats:
+         *     - `listkeeper`: a document from export_workspace, in `document`. Each list goes into
+         *       your list of the same name (the Tasks, Notes and Life Admin lists into yours), or a
+         *       new one; properties are matched by id, then by name and type, else added. Items keep
+         *       their `externalId`; one without takes its exported id as its `externalId`, so
+         *       importing the same document again updates those items instead of adding them twice.
+         *       Chats come along (messages already there are not added again), and attachments are
+         *       fetched from their links while those are valid.
+         *     - `csv`: a CSV file with a header row, in `csv`, into the list `listId` or a new list
+         *       `listName`; `columns` maps each column (title, body, dueAt, taskStatus, externalId, a
+         *       property, or skip); columns left out are mapped as preview_import guesses them.
+         *     - `todoist`: a Todoist project exported as CSV (its TYPE, CONTENT, DESCRIPTION,
+         *       PRIORITY, INDENT, DATE … columns), in `csv`, into a new tasks list `listName`:
+         *       sections become the select property Section, priorities the select Priority (P1 to
+         *       P4), dates due dates, comments chat messages.
+         *     Each list is written all or nothing: a list that fails leaves nothing behind and the
+         *     import says why; the others still land. Check a file first with preview_import.
+         */
+        post: operations["create_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an import
+         * @description What create_import would do with the same input, with nothing written: each list it
+         *     would write into (new or existing), the properties it would add, how many items, the
+         *     first ten as they would be stored, and for CSV how each column is mapped (with the
+         *     type guessed for a new property from the column's values) and a few of its values.
+         */
+        post: operations["preview_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow an import
+         * @description An import's state and progress (items written of all it holds), and per list what it wrote or why it failed.
+         */
+        get: operations["get_import"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "task.awaitingAgent": {
@@ -1806,6 +1941,177 @@ export interface components {
         DeleteEventSubscriptionResult: {
             deleted: boolean;
             id: string;
+        };
+        /** @description A workspace in the listkeeper export format, version 1. */
+        WorkspaceExport: {
+            /** @enum {string} */
+            format: "listkeeper.export";
+            /** @enum {integer} */
+            version: 1;
+            /** Format: date-time */
+            exportedAt: string;
+            /** @description The person's IANA time zone; date-only due dates are days in it. */
+            timeZone: string;
+            lists: components["schemas"]["ExportList"][];
+        };
+        ExportList: {
+            id: string;
+            name: string;
+            icon?: string | null;
+            instructions?: string | null;
+            titleLabel?: string | null;
+            layout: components["schemas"]["Layout"];
+            /**
+             * @description Which of the hub's own lists this is; null for the person's own.
+             * @enum {string|null}
+             */
+            hubList: "tasks" | "notes" | "lifeAdmin" | null;
+            properties: {
+                id: string;
+                name: string;
+                type: components["schemas"]["PropertyType"];
+                options?: {
+                    id: string;
+                    label: string;
+                    color?: string | null;
+                }[];
+            }[];
+            items: components["schemas"]["ExportItem"][];
+        };
+        ExportItem: {
+            id: string;
+            externalId?: string | null;
+            title: string | null;
+            body: string | null;
+            taskStatus?: components["schemas"]["TaskStatus"] | null;
+            /** Format: date-time */
+            dueAt?: string | null;
+            hasDueTime?: boolean | null;
+            /** Format: date-time */
+            completedAt?: string | null;
+            /** Format: date-time */
+            archivedAt?: string | null;
+            favorited?: boolean;
+            assignedAgent?: string | null;
+            values: components["schemas"]["Values"];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            chat?: {
+                /** @enum {string} */
+                authorKind: "person" | "service" | "agent";
+                authorName: string;
+                text: string;
+                needsInput?: boolean;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            attachments?: {
+                /** @description How the body names it: `listkeeper-attachment://attachment/<bucketPath>`. */
+                bucketPath: string;
+                mimeType: string;
+                bytes?: number | null;
+                /** @description A signed link to the file, valid for a week from the export. */
+                url: string;
+            }[];
+        };
+        ImportColumn: {
+            /** @description The column's header. */
+            column: string;
+            /** @enum {string} */
+            to: "title" | "body" | "dueAt" | "taskStatus" | "externalId" | "property" | "skip";
+            /** @description With `to: property`: a property of the list by name or id, or the name of a new one (default: the header). */
+            property?: string;
+            /**
+             * @description A new property's type (default: guessed from the column's values).
+             * @enum {string}
+             */
+            type?: "text" | "number" | "select" | "multiSelect" | "date" | "checkbox" | "url" | "email";
+        };
+        ImportInput: {
+            /** @enum {string} */
+            format: "listkeeper" | "csv" | "todoist";
+            /** @description With `listkeeper`: the export document. */
+            document?: components["schemas"]["WorkspaceExport"];
+            /** @description With `csv` and `todoist`: the file's text. */
+            csv?: string;
+            /** @description With `csv`: an existing list to add the rows to. */
+            listId?: string;
+            /** @description With `csv` and `todoist`: the new list's name. */
+            listName?: string;
+            /** @description With `csv`: how columns map; a column left out is mapped as preview_import guesses. */
+            columns?: components["schemas"]["ImportColumn"][];
+        };
+        ImportListOutcome: {
+            name: string;
+            /** @description The list written into, once it is. */
+            listId: string | null;
+            /** @enum {string} */
+            status: "pending" | "imported" | "failed";
+            created: number;
+            updated: number;
+            /** @description Why the list failed; nothing of it was written. */
+            error: string | null;
+        };
+        Import: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            format: "listkeeper" | "csv" | "todoist";
+            /**
+             * @description `partial`: some lists failed (see `lists`); `failed`: every list did.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            progress: {
+                /** @description Items written so far. */
+                done: number;
+                total: number;
+            };
+            lists: components["schemas"]["ImportListOutcome"][];
+            /** @description What was read differently from the file, one sentence each (the first 100). */
+            warnings: string[];
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+        };
+        ImportPreview: {
+            /** @enum {string} */
+            format: "listkeeper" | "csv" | "todoist";
+            /** @description Items the import would write. */
+            total: number;
+            lists: {
+                name: string;
+                /** @description The existing list written into; null for a new list. */
+                listId: string | null;
+                items: number;
+                newProperties: {
+                    name: string;
+                    type: components["schemas"]["PropertyType"];
+                }[];
+                /** @description The first ten items as they would be written, values by property name. */
+                sample: {
+                    title: string | null;
+                    body?: string | null;
+                    taskStatus?: string | null;
+                    dueAt?: string | null;
+                    values: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            }[];
+            /** @description For CSV: how each column is read. */
+            columns: {
+                column: string;
+                /** @enum {string} */
+                to: "title" | "body" | "dueAt" | "taskStatus" | "externalId" | "property" | "skip";
+                property: string | null;
+                /** @description The property's type (guessed for a new one). */
+                type: string | null;
+                samples: string[];
+            }[];
+            warnings: string[];
         };
     };
     responses: {
@@ -3104,6 +3410,148 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    export_workspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceExport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    export_list_csv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The list's id (or `tasks` / `notes`). */
+                id: components["parameters"]["ListIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    create_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "format": "csv",
+                 *       "csv": "Name,Price\nMilk,1.20\n",
+                 *       "listName": "Groceries"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportInput"];
+            };
+        };
+        responses: {
+            /** @description The import was queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    preview_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportInput"];
+            };
+        };
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPreview"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ToolError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    get_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -62,6 +62,10 @@ export const openapiDocument: Record<string, unknown> = {
     {
       "name": "calendar",
       "description": "A calendar feed of your tasks (REST only)."
+    },
+    {
+      "name": "data",
+      "description": "Export and import of a workspace, lists as CSV, imports from Todoist (REST only)."
     }
   ],
   "paths": {
@@ -2210,6 +2214,236 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       }
+    },
+    "/export": {
+      "get": {
+        "operationId": "export_workspace",
+        "x-sdk": {
+          "method": "workspace.export"
+        },
+        "summary": "Export your workspace",
+        "tags": [
+          "data"
+        ],
+        "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.\n",
+        "responses": {
+          "200": {
+            "description": "The export document.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WorkspaceExport"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/lists/{id}/csv": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/ListIdPath"
+        }
+      ],
+      "get": {
+        "operationId": "export_list_csv",
+        "x-sdk": {
+          "method": "lists.exportCsv"
+        },
+        "summary": "Export a list as CSV",
+        "tags": [
+          "data"
+        ],
+        "description": "One list as CSV (RFC 4180, UTF-8, a header row): `id`, the title column (under the\nlist's title label), `body`, then one column per property in the list's order (select\noptions by label, several joined with `, `, checkboxes as `true`/`false`, dates as\nISO 8601), then `externalId`, `createdAt` and `updatedAt`. Live items only, archived\nones included, oldest first. create_import with `format: csv` reads it back.\n",
+        "responses": {
+          "200": {
+            "description": "The list as CSV.",
+            "content": {
+              "text/csv": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Invalid"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/imports": {
+      "post": {
+        "operationId": "create_import",
+        "x-sdk": {
+          "method": "imports.create"
+        },
+        "summary": "Import lists and items",
+        "tags": [
+          "data"
+        ],
+        "description": "Starts an import in the background and answers at once with its id; follow its\nprogress with get_import. Three formats:\n- `listkeeper`: a document from export_workspace, in `document`. Each list goes into\n  your list of the same name (the Tasks, Notes and Life Admin lists into yours), or a\n  new one; properties are matched by id, then by name and type, else added. Items keep\n  their `externalId`; one without takes its exported id as its `externalId`, so\n  importing the same document again updates those items instead of adding them twice.\n  Chats come along (messages already there are not added again), and attachments are\n  fetched from their links while those are valid.\n- `csv`: a CSV file with a header row, in `csv`, into the list `listId` or a new list\n  `listName`; `columns` maps each column (title, body, dueAt, taskStatus, externalId, a\n  property, or skip); columns left out are mapped as preview_import guesses them.\n- `todoist`: a Todoist project exported as CSV (its TYPE, CONTENT, DESCRIPTION,\n  PRIORITY, INDENT, DATE … columns), in `csv`, into a new tasks list `listName`:\n  sections become the select property Section, priorities the select Priority (P1 to\n  P4), dates due dates, comments chat messages.\nEach list is written all or nothing: a list that fails leaves nothing behind and the\nimport says why; the others still land. Check a file first with preview_import.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ImportInput"
+              },
+              "example": {
+                "format": "csv",
+                "csv": "Name,Price\nMilk,1.20\n",
+                "listName": "Groceries"
+              }
+            }
+          }
+        },
+        "responses": {
+          "202": {
+            "description": "The import was queued.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Import"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Invalid"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/imports/preview": {
+      "post": {
+        "operationId": "preview_import",
+        "x-sdk": {
+          "method": "imports.preview"
+        },
+        "summary": "Preview an import",
+        "tags": [
+          "data"
+        ],
+        "description": "What create_import would do with the same input, with nothing written: each list it\nwould write into (new or existing), the properties it would add, how many items, the\nfirst ten as they would be stored, and for CSV how each column is mapped (with the\ntype guessed for a new property from the column's values) and a few of its values.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ImportInput"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The preview.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ImportPreview"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Invalid"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/ToolError"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/imports/{id}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The import's id.",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "get_import",
+        "x-sdk": {
+          "method": "imports.get"
+        },
+        "summary": "Follow an import",
+        "tags": [
+          "data"
+        ],
+        "description": "An import's state and progress (items written of all it holds), and per list what it wrote or why it failed.",
+        "responses": {
+          "200": {
+            "description": "The import.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Import"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Invalid"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
     }
   },
   "webhooks": {
@@ -3825,7 +4059,10 @@ export const openapiDocument: Record<string, unknown> = {
       "Values": {
         "type": "object",
         "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
-        "additionalProperties": true
+        "additionalProperties": true,
+        "propertyNames": {
+          "pattern": "^[^\\x00]*$"
+        }
       },
       "Attachment": {
         "type": "object",
@@ -6728,6 +6965,788 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "id": {
             "type": "string"
+          }
+        }
+      },
+      "WorkspaceExport": {
+        "type": "object",
+        "description": "A workspace in the listkeeper export format, version 1.",
+        "required": [
+          "format",
+          "version",
+          "exportedAt",
+          "timeZone",
+          "lists"
+        ],
+        "properties": {
+          "format": {
+            "type": "string",
+            "enum": [
+              "listkeeper.export"
+            ]
+          },
+          "version": {
+            "type": "integer",
+            "enum": [
+              1
+            ]
+          },
+          "exportedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "timeZone": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "The person's IANA time zone; date-only due dates are days in it.",
+            "pattern": "^[^\\x00]*$"
+          },
+          "lists": {
+            "type": "array",
+            "maxItems": 1000,
+            "items": {
+              "$ref": "#/components/schemas/ExportList"
+            }
+          }
+        },
+        "propertyNames": {
+          "pattern": "^[^\\x00]*$"
+        }
+      },
+      "ExportList": {
+        "type": "object",
+        "required": [
+          "id",
+          "name",
+          "layout",
+          "hubList",
+          "properties",
+          "items"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "maxLength": 64,
+            "pattern": "^[^\\x00]*$"
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": "^[^\\x00]*$"
+          },
+          "icon": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 16,
+            "pattern": "^[^\\x00]*$"
+          },
+          "instructions": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 500,
+            "pattern": "^[^\\x00]*$"
+          },
+          "titleLabel": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 100,
+            "pattern": "^[^\\x00]*$"
+          },
+          "layout": {
+            "$ref": "#/components/schemas/Layout"
+          },
+          "hubList": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "tasks",
+              "notes",
+              "lifeAdmin",
+              null
+            ],
+            "description": "Which of the hub's own lists this is; null for the person's own."
+          },
+          "properties": {
+            "type": "array",
+            "maxItems": 60,
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "name",
+                "type"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 64,
+                  "pattern": "^[^\\x00]*$"
+                },
+                "name": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 100,
+                  "pattern": "^[^\\x00]*$"
+                },
+                "type": {
+                  "$ref": "#/components/schemas/PropertyType"
+                },
+                "options": {
+                  "type": "array",
+                  "maxItems": 200,
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "label"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 64,
+                        "pattern": "^[^\\x00]*$"
+                      },
+                      "label": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 100,
+                        "pattern": "^[^\\x00]*$"
+                      },
+                      "color": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 32,
+                        "pattern": "^[^\\x00]*$"
+                      }
+                    },
+                    "propertyNames": {
+                      "pattern": "^[^\\x00]*$"
+                    }
+                  }
+                }
+              },
+              "propertyNames": {
+                "pattern": "^[^\\x00]*$"
+              }
+            }
+          },
+          "items": {
+            "type": "array",
+            "maxItems": 100000,
+            "items": {
+              "$ref": "#/components/schemas/ExportItem"
+            }
+          }
+        },
+        "propertyNames": {
+          "pattern": "^[^\\x00]*$"
+        }
+      },
+      "ExportItem": {
+        "type": "object",
+        "required": [
+          "id",
+          "title",
+          "body",
+          "values"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "maxLength": 64,
+            "pattern": "^[^\\x00]*$"
+          },
+          "externalId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 200,
+            "pattern": "^[^\\x00]*$"
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 2000,
+            "pattern": "^[^\\x00]*$"
+          },
+          "body": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1000000,
+            "pattern": "^[^\\x00]*$"
+          },
+          "taskStatus": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/TaskStatus"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "dueAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "hasDueTime": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "completedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "archivedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "favorited": {
+            "type": "boolean"
+          },
+          "assignedAgent": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 100,
+            "pattern": "^[^\\x00]*$"
+          },
+          "values": {
+            "$ref": "#/components/schemas/Values"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "updatedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "chat": {
+            "type": "array",
+            "maxItems": 10000,
+            "items": {
+              "type": "object",
+              "required": [
+                "authorKind",
+                "authorName",
+                "text",
+                "createdAt"
+              ],
+              "properties": {
+                "authorKind": {
+                  "type": "string",
+                  "enum": [
+                    "person",
+                    "service",
+                    "agent"
+                  ]
+                },
+                "authorName": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 100,
+                  "pattern": "^[^\\x00]*$"
+                },
+                "text": {
+                  "type": "string",
+                  "maxLength": 20000,
+                  "pattern": "^[^\\x00]*$"
+                },
+                "needsInput": {
+                  "type": "boolean"
+                },
+                "createdAt": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "propertyNames": {
+                "pattern": "^[^\\x00]*$"
+              }
+            }
+          },
+          "attachments": {
+            "type": "array",
+            "maxItems": 100,
+            "items": {
+              "type": "object",
+              "required": [
+                "bucketPath",
+                "mimeType",
+                "url"
+              ],
+              "properties": {
+                "bucketPath": {
+                  "type": "string",
+                  "maxLength": 300,
+                  "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`.",
+                  "pattern": "^[^\\x00]*$"
+                },
+                "mimeType": {
+                  "type": "string",
+                  "maxLength": 100,
+                  "pattern": "^[^\\x00]*$"
+                },
+                "bytes": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ]
+                },
+                "url": {
+                  "type": "string",
+                  "maxLength": 2000,
+                  "description": "A signed link to the file, valid for a week from the export.",
+                  "pattern": "^[^\\x00]*$"
+                }
+              },
+              "propertyNames": {
+                "pattern": "^[^\\x00]*$"
+              }
+            }
+          }
+        },
+        "propertyNames": {
+          "pattern": "^[^\\x00]*$"
+        }
+      },
+      "ImportColumn": {
+        "type": "object",
+        "required": [
+          "column",
+          "to"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "column": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The column's header.",
+            "pattern": "^[^\\x00]*$"
+          },
+          "to": {
+            "type": "string",
+            "enum": [
+              "title",
+              "body",
+              "dueAt",
+              "taskStatus",
+              "externalId",
+              "property",
+              "skip"
+            ]
+          },
+          "property": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100,
+            "description": "With `to: property`: a property of the list by name or id, or the name of a new one (default: the header).",
+            "pattern": "^[^\\x00]*$"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "text",
+              "number",
+              "select",
+              "multiSelect",
+              "date",
+              "checkbox",
+              "url",
+              "email"
+            ],
+            "description": "A new property's type (default: guessed from the column's values)."
+          }
+        }
+      },
+      "ImportInput": {
+        "type": "object",
+        "required": [
+          "format"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "format": {
+            "type": "string",
+            "enum": [
+              "listkeeper",
+              "csv",
+              "todoist"
+            ]
+          },
+          "document": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/WorkspaceExport"
+              }
+            ],
+            "description": "With `listkeeper`: the export document."
+          },
+          "csv": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 5000000,
+            "description": "With `csv` and `todoist`: the file's text.",
+            "pattern": "^[^\\x00]*$"
+          },
+          "listId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "With `csv`: an existing list to add the rows to.",
+            "pattern": "^[^\\x00]*$"
+          },
+          "listName": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": "\\S",
+            "description": "With `csv` and `todoist`: the new list's name.",
+            "allOf": [
+              {
+                "pattern": "^[^\\x00]*$"
+              }
+            ]
+          },
+          "columns": {
+            "type": "array",
+            "maxItems": 100,
+            "description": "With `csv`: how columns map; a column left out is mapped as preview_import guesses.",
+            "items": {
+              "$ref": "#/components/schemas/ImportColumn"
+            }
+          }
+        }
+      },
+      "ImportListOutcome": {
+        "type": "object",
+        "required": [
+          "name",
+          "listId",
+          "status",
+          "created",
+          "updated",
+          "error"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "listId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The list written into, once it is."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "imported",
+              "failed"
+            ]
+          },
+          "created": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "updated": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the list failed; nothing of it was written."
+          }
+        }
+      },
+      "Import": {
+        "type": "object",
+        "required": [
+          "id",
+          "format",
+          "status",
+          "progress",
+          "lists",
+          "warnings",
+          "createdAt",
+          "startedAt",
+          "finishedAt"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "format": {
+            "type": "string",
+            "enum": [
+              "listkeeper",
+              "csv",
+              "todoist"
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "queued",
+              "running",
+              "succeeded",
+              "partial",
+              "failed"
+            ],
+            "description": "`partial`: some lists failed (see `lists`); `failed`: every list did."
+          },
+          "progress": {
+            "type": "object",
+            "required": [
+              "done",
+              "total"
+            ],
+            "properties": {
+              "done": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Items written so far."
+              },
+              "total": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "lists": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ImportListOutcome"
+            }
+          },
+          "warnings": {
+            "type": "array",
+            "description": "What was read differently from the file, one sentence each (the first 100).",
+            "items": {
+              "type": "string"
+            }
+          },
+          "createdAt": {
+            "type": "string"
+          },
+          "startedAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "finishedAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "ImportPreview": {
+        "type": "object",
+        "required": [
+          "format",
+          "total",
+          "lists",
+          "columns",
+          "warnings"
+        ],
+        "properties": {
+          "format": {
+            "type": "string",
+            "enum": [
+              "listkeeper",
+              "csv",
+              "todoist"
+            ]
+          },
+          "total": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Items the import would write."
+          },
+          "lists": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "name",
+                "listId",
+                "items",
+                "newProperties",
+                "sample"
+              ],
+              "properties": {
+                "name": {
+                  "type": "string"
+                },
+                "listId": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The existing list written into; null for a new list."
+                },
+                "items": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "newProperties": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "name",
+                      "type"
+                    ],
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "type": {
+                        "$ref": "#/components/schemas/PropertyType"
+                      }
+                    }
+                  }
+                },
+                "sample": {
+                  "type": "array",
+                  "description": "The first ten items as they would be written, values by property name.",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "title",
+                      "values"
+                    ],
+                    "properties": {
+                      "title": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "body": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "taskStatus": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "dueAt": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "values": {
+                        "type": "object",
+                        "additionalProperties": true
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "columns": {
+            "type": "array",
+            "description": "For CSV: how each column is read.",
+            "items": {
+              "type": "object",
+              "required": [
+                "column",
+                "to",
+                "property",
+                "type",
+                "samples"
+              ],
+              "properties": {
+                "column": {
+                  "type": "string"
+                },
+                "to": {
+                  "type": "string",
+                  "enum": [
+                    "title",
+                    "body",
+                    "dueAt",
+                    "taskStatus",
+                    "externalId",
+                    "property",
+                    "skip"
+                  ]
+                },
+                "property": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "type": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The property's type (guessed for a new one)."
+                },
+                "samples": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          },
+          "warnings": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
           }
         }
       }

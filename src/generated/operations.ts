@@ -22,6 +22,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -712,6 +713,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -956,6 +958,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -1389,6 +1392,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -2134,6 +2138,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -2244,6 +2249,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -3009,6 +3015,7 @@ export const operationTable: readonly OperationSpec[] = [
       }
     },
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -3919,6 +3926,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -4760,6 +4768,7 @@ export const operationTable: readonly OperationSpec[] = [
       }
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -4888,6 +4897,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -5582,6 +5592,7 @@ export const operationTable: readonly OperationSpec[] = [
       }
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -5923,6 +5934,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -6361,6 +6373,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -6477,6 +6490,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -6646,6 +6660,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -6777,6 +6792,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -6959,6 +6975,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -7145,6 +7162,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -7265,6 +7283,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       401,
       429
@@ -7601,6 +7620,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -8069,6 +8089,7 @@ export const operationTable: readonly OperationSpec[] = [
       "batch": null
     },
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -8150,6 +8171,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Your webhook subscriptions; secrets are never shown again.",
     "tool": null,
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       401,
       429
@@ -8276,6 +8298,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Registers an https callback for the event types in `events` (default\n`task.awaitingAgent`, sent when a task is assigned to an agent with update_items\n`assignedAgent` (reason `assigned`), or when the person writes in the chat of a task\nwhose agent last posted with `needsInput` (reason `reply`)); the `webhooks` section\ndescribes every type. The URL's host must resolve to public addresses, checked again at\nevery delivery; redirects are not followed. Before the first event the service POSTs\n`{\"type\": \"verification\", \"challenge\": \"…\"}`, signed like an event; answer 2xx with a\nJSON body echoing `challenge` (`{\"challenge\": \"…\"}`). Deliveries follow Standard\nWebhooks (`webhook-id`, the same on every retry of one event; `webhook-timestamp`;\n`webhook-signature`: `v1,` + base64 HMAC-SHA256 over `<id>.<timestamp>.<body>` with the\nsecret's base64 part) plus `X-MCP-Subscription-Id`, one event per request, body\n`{eventId, name, timestamp, data: {taskId, title, reason, agentName, occurredAt},\ncursor: null}`. A 2xx answer acknowledges; anything else (or no answer within 10 s) is\nretried, 5 attempts in all, with exponential backoff and jitter: about 10–20 s, 20–40 s,\n40–80 s and 80–160 s after each failure. A `410` answer retires the subscription. The\nminted `whsec_` secret is shown only here; your own `secret` is never shown back.\nA person holds at most 25 subscriptions (REST and MCP together). A URL this service\nwill not call (http, credentials in it, a host that does not resolve or resolves to a\nprivate address) answers 409 `toolError` naming `url`, as does a 26th subscription.",
     "tool": null,
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -8482,6 +8505,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Removes one subscription by id; no further event is sent to it.",
     "tool": null,
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       400,
       401,
@@ -8549,6 +8573,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Whether you have a calendar feed address, since when, and when a calendar last read it. The address itself is shown only when it is made.",
     "tool": null,
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       401,
       429
@@ -8603,6 +8628,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Makes a secret address serving your tasks that have a due date as an iCalendar (RFC 5545)\nfeed, for a phone or desktop calendar to subscribe to: one event per task, all day when\nthe due date has no time, titled by the task, linking to its page; open tasks, and those\ncompleted in the last 14 days marked as such. The address is shown only here; making a\nnew one retires the one before (it then answers 404), as does revoke_calendar_feed.\nAnyone who has the address can read the feed: share it as you would a password.",
     "tool": null,
     "successStatus": 201,
+    "successContentType": "application/json",
     "errorStatuses": [
       401,
       429
@@ -8646,6 +8672,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "The feed's address stops working (404) at once; calendars subscribed to it keep what they last read.",
     "tool": null,
     "successStatus": 200,
+    "successContentType": "application/json",
     "errorStatuses": [
       401,
       429
@@ -8672,6 +8699,2754 @@ export const operationTable: readonly OperationSpec[] = [
       "properties": {
         "revoked": {
           "type": "boolean"
+        }
+      }
+    }
+  },
+  {
+    "operationId": "export_workspace",
+    "method": "GET",
+    "path": "/export",
+    "summary": "Export your workspace",
+    "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      401,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "description": "A workspace in the listkeeper export format, version 1.",
+      "required": [
+        "format",
+        "version",
+        "exportedAt",
+        "timeZone",
+        "lists"
+      ],
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper.export"
+          ]
+        },
+        "version": {
+          "type": "integer",
+          "enum": [
+            1
+          ]
+        },
+        "exportedAt": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "timeZone": {
+          "type": "string",
+          "maxLength": 64,
+          "description": "The person's IANA time zone; date-only due dates are days in it."
+        },
+        "lists": {
+          "type": "array",
+          "maxItems": 1000,
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "layout",
+              "hubList",
+              "properties",
+              "items"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "maxLength": 64
+              },
+              "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "icon": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 16
+              },
+              "instructions": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 500
+              },
+              "titleLabel": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 100
+              },
+              "layout": {
+                "type": "string",
+                "enum": [
+                  "list",
+                  "kanban",
+                  "table"
+                ]
+              },
+              "hubList": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "tasks",
+                  "notes",
+                  "lifeAdmin",
+                  null
+                ],
+                "description": "Which of the hub's own lists this is; null for the person's own."
+              },
+              "properties": {
+                "type": "array",
+                "maxItems": 60,
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "name",
+                    "type"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 64
+                    },
+                    "name": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 100
+                    },
+                    "type": {
+                      "type": "string",
+                      "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                      "enum": [
+                        "text",
+                        "number",
+                        "select",
+                        "multiSelect",
+                        "date",
+                        "checkbox",
+                        "url",
+                        "email",
+                        "status"
+                      ]
+                    },
+                    "options": {
+                      "type": "array",
+                      "maxItems": 200,
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "id",
+                          "label"
+                        ],
+                        "properties": {
+                          "id": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 64
+                          },
+                          "label": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 100
+                          },
+                          "color": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "maxLength": 32
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "items": {
+                "type": "array",
+                "maxItems": 100000,
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "title",
+                    "body",
+                    "values"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "maxLength": 64
+                    },
+                    "externalId": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 200
+                    },
+                    "title": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 2000
+                    },
+                    "body": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 1000000
+                    },
+                    "taskStatus": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "enum": [
+                            "todo",
+                            "inProgress",
+                            "completed"
+                          ]
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "dueAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "format": "date-time"
+                    },
+                    "hasDueTime": {
+                      "type": [
+                        "boolean",
+                        "null"
+                      ]
+                    },
+                    "completedAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "format": "date-time"
+                    },
+                    "archivedAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "format": "date-time"
+                    },
+                    "favorited": {
+                      "type": "boolean"
+                    },
+                    "assignedAgent": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 100
+                    },
+                    "values": {
+                      "type": "object",
+                      "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
+                      "additionalProperties": true
+                    },
+                    "createdAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    },
+                    "updatedAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    },
+                    "chat": {
+                      "type": "array",
+                      "maxItems": 10000,
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "authorKind",
+                          "authorName",
+                          "text",
+                          "createdAt"
+                        ],
+                        "properties": {
+                          "authorKind": {
+                            "type": "string",
+                            "enum": [
+                              "person",
+                              "service",
+                              "agent"
+                            ]
+                          },
+                          "authorName": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 100
+                          },
+                          "text": {
+                            "type": "string",
+                            "maxLength": 20000
+                          },
+                          "needsInput": {
+                            "type": "boolean"
+                          },
+                          "createdAt": {
+                            "type": "string",
+                            "format": "date-time"
+                          }
+                        }
+                      }
+                    },
+                    "attachments": {
+                      "type": "array",
+                      "maxItems": 100,
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "bucketPath",
+                          "mimeType",
+                          "url"
+                        ],
+                        "properties": {
+                          "bucketPath": {
+                            "type": "string",
+                            "maxLength": 300,
+                            "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`."
+                          },
+                          "mimeType": {
+                            "type": "string",
+                            "maxLength": 100
+                          },
+                          "bytes": {
+                            "type": [
+                              "integer",
+                              "null"
+                            ]
+                          },
+                          "url": {
+                            "type": "string",
+                            "maxLength": 2000,
+                            "description": "A signed link to the file, valid for a week from the export."
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  {
+    "operationId": "export_list_csv",
+    "method": "GET",
+    "path": "/lists/{id}/csv",
+    "summary": "Export a list as CSV",
+    "description": "One list as CSV (RFC 4180, UTF-8, a header row): `id`, the title column (under the\nlist's title label), `body`, then one column per property in the list's order (select\noptions by label, several joined with `, `, checkboxes as `true`/`false`, dates as\nISO 8601), then `externalId`, `createdAt` and `updatedAt`. Live items only, archived\nones included, oldest first. create_import with `format: csv` reads it back.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "text/csv",
+    "errorStatuses": [
+      400,
+      401,
+      404,
+      409,
+      429
+    ],
+    "params": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true
+      }
+    ],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The list's id (or `tasks` / `notes`)."
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The list's id (or `tasks` / `notes`)."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "id"
+      ]
+    },
+    "outputSchema": {
+      "type": "string"
+    }
+  },
+  {
+    "operationId": "create_import",
+    "method": "POST",
+    "path": "/imports",
+    "summary": "Import lists and items",
+    "description": "Starts an import in the background and answers at once with its id; follow its\nprogress with get_import. Three formats:\n- `listkeeper`: a document from export_workspace, in `document`. Each list goes into\n  your list of the same name (the Tasks, Notes and Life Admin lists into yours), or a\n  new one; properties are matched by id, then by name and type, else added. Items keep\n  their `externalId`; one without takes its exported id as its `externalId`, so\n  importing the same document again updates those items instead of adding them twice.\n  Chats come along (messages already there are not added again), and attachments are\n  fetched from their links while those are valid.\n- `csv`: a CSV file with a header row, in `csv`, into the list `listId` or a new list\n  `listName`; `columns` maps each column (title, body, dueAt, taskStatus, externalId, a\n  property, or skip); columns left out are mapped as preview_import guesses them.\n- `todoist`: a Todoist project exported as CSV (its TYPE, CONTENT, DESCRIPTION,\n  PRIORITY, INDENT, DATE … columns), in `csv`, into a new tasks list `listName`:\n  sections become the select property Section, priorities the select Priority (P1 to\n  P4), dates due dates, comments chat messages.\nEach list is written all or nothing: a list that fails leaves nothing behind and the\nimport says why; the others still land. Check a file first with preview_import.",
+    "tool": null,
+    "successStatus": 202,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400,
+      401,
+      404,
+      409,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": {
+      "type": "object",
+      "required": [
+        "format"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "document": {
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A workspace in the listkeeper export format, version 1.",
+              "required": [
+                "format",
+                "version",
+                "exportedAt",
+                "timeZone",
+                "lists"
+              ],
+              "properties": {
+                "format": {
+                  "type": "string",
+                  "enum": [
+                    "listkeeper.export"
+                  ]
+                },
+                "version": {
+                  "type": "integer",
+                  "enum": [
+                    1
+                  ]
+                },
+                "exportedAt": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "timeZone": {
+                  "type": "string",
+                  "maxLength": 64,
+                  "description": "The person's IANA time zone; date-only due dates are days in it."
+                },
+                "lists": {
+                  "type": "array",
+                  "maxItems": 1000,
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "name",
+                      "layout",
+                      "hubList",
+                      "properties",
+                      "items"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "maxLength": 64
+                      },
+                      "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 200
+                      },
+                      "icon": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 16
+                      },
+                      "instructions": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 500
+                      },
+                      "titleLabel": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 100
+                      },
+                      "layout": {
+                        "type": "string",
+                        "enum": [
+                          "list",
+                          "kanban",
+                          "table"
+                        ]
+                      },
+                      "hubList": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "enum": [
+                          "tasks",
+                          "notes",
+                          "lifeAdmin",
+                          null
+                        ],
+                        "description": "Which of the hub's own lists this is; null for the person's own."
+                      },
+                      "properties": {
+                        "type": "array",
+                        "maxItems": 60,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "name",
+                            "type"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 64
+                            },
+                            "name": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 100
+                            },
+                            "type": {
+                              "type": "string",
+                              "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                              "enum": [
+                                "text",
+                                "number",
+                                "select",
+                                "multiSelect",
+                                "date",
+                                "checkbox",
+                                "url",
+                                "email",
+                                "status"
+                              ]
+                            },
+                            "options": {
+                              "type": "array",
+                              "maxItems": 200,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "id",
+                                  "label"
+                                ],
+                                "properties": {
+                                  "id": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 64
+                                  },
+                                  "label": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "color": {
+                                    "type": [
+                                      "string",
+                                      "null"
+                                    ],
+                                    "maxLength": 32
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "items": {
+                        "type": "array",
+                        "maxItems": 100000,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "title",
+                            "body",
+                            "values"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "maxLength": 64
+                            },
+                            "externalId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200
+                            },
+                            "title": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 2000
+                            },
+                            "body": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 1000000
+                            },
+                            "taskStatus": {
+                              "anyOf": [
+                                {
+                                  "type": "string",
+                                  "enum": [
+                                    "todo",
+                                    "inProgress",
+                                    "completed"
+                                  ]
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "dueAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "hasDueTime": {
+                              "type": [
+                                "boolean",
+                                "null"
+                              ]
+                            },
+                            "completedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "archivedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "favorited": {
+                              "type": "boolean"
+                            },
+                            "assignedAgent": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 100
+                            },
+                            "values": {
+                              "type": "object",
+                              "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
+                              "additionalProperties": true
+                            },
+                            "createdAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "updatedAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "chat": {
+                              "type": "array",
+                              "maxItems": 10000,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "authorKind",
+                                  "authorName",
+                                  "text",
+                                  "createdAt"
+                                ],
+                                "properties": {
+                                  "authorKind": {
+                                    "type": "string",
+                                    "enum": [
+                                      "person",
+                                      "service",
+                                      "agent"
+                                    ]
+                                  },
+                                  "authorName": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "text": {
+                                    "type": "string",
+                                    "maxLength": 20000
+                                  },
+                                  "needsInput": {
+                                    "type": "boolean"
+                                  },
+                                  "createdAt": {
+                                    "type": "string",
+                                    "format": "date-time"
+                                  }
+                                }
+                              }
+                            },
+                            "attachments": {
+                              "type": "array",
+                              "maxItems": 100,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "bucketPath",
+                                  "mimeType",
+                                  "url"
+                                ],
+                                "properties": {
+                                  "bucketPath": {
+                                    "type": "string",
+                                    "maxLength": 300,
+                                    "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`."
+                                  },
+                                  "mimeType": {
+                                    "type": "string",
+                                    "maxLength": 100
+                                  },
+                                  "bytes": {
+                                    "type": [
+                                      "integer",
+                                      "null"
+                                    ]
+                                  },
+                                  "url": {
+                                    "type": "string",
+                                    "maxLength": 2000,
+                                    "description": "A signed link to the file, valid for a week from the export."
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          ],
+          "description": "With `listkeeper`: the export document."
+        },
+        "csv": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 5000000,
+          "description": "With `csv` and `todoist`: the file's text."
+        },
+        "listId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "With `csv`: an existing list to add the rows to."
+        },
+        "listName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "With `csv` and `todoist`: the new list's name."
+        },
+        "columns": {
+          "type": "array",
+          "maxItems": 100,
+          "description": "With `csv`: how columns map; a column left out is mapped as preview_import guesses.",
+          "items": {
+            "type": "object",
+            "required": [
+              "column",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "column": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "The column's header."
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "title",
+                  "body",
+                  "dueAt",
+                  "taskStatus",
+                  "externalId",
+                  "property",
+                  "skip"
+                ]
+              },
+              "property": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "With `to: property`: a property of the list by name or id, or the name of a new one (default: the header)."
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "text",
+                  "number",
+                  "select",
+                  "multiSelect",
+                  "date",
+                  "checkbox",
+                  "url",
+                  "email"
+                ],
+                "description": "A new property's type (default: guessed from the column's values)."
+              }
+            }
+          }
+        }
+      }
+    },
+    "bodyRequired": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "document": {
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A workspace in the listkeeper export format, version 1.",
+              "required": [
+                "format",
+                "version",
+                "exportedAt",
+                "timeZone",
+                "lists"
+              ],
+              "properties": {
+                "format": {
+                  "type": "string",
+                  "enum": [
+                    "listkeeper.export"
+                  ]
+                },
+                "version": {
+                  "type": "integer",
+                  "enum": [
+                    1
+                  ]
+                },
+                "exportedAt": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "timeZone": {
+                  "type": "string",
+                  "maxLength": 64,
+                  "description": "The person's IANA time zone; date-only due dates are days in it."
+                },
+                "lists": {
+                  "type": "array",
+                  "maxItems": 1000,
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "name",
+                      "layout",
+                      "hubList",
+                      "properties",
+                      "items"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "maxLength": 64
+                      },
+                      "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 200
+                      },
+                      "icon": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 16
+                      },
+                      "instructions": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 500
+                      },
+                      "titleLabel": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 100
+                      },
+                      "layout": {
+                        "type": "string",
+                        "enum": [
+                          "list",
+                          "kanban",
+                          "table"
+                        ]
+                      },
+                      "hubList": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "enum": [
+                          "tasks",
+                          "notes",
+                          "lifeAdmin",
+                          null
+                        ],
+                        "description": "Which of the hub's own lists this is; null for the person's own."
+                      },
+                      "properties": {
+                        "type": "array",
+                        "maxItems": 60,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "name",
+                            "type"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 64
+                            },
+                            "name": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 100
+                            },
+                            "type": {
+                              "type": "string",
+                              "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                              "enum": [
+                                "text",
+                                "number",
+                                "select",
+                                "multiSelect",
+                                "date",
+                                "checkbox",
+                                "url",
+                                "email",
+                                "status"
+                              ]
+                            },
+                            "options": {
+                              "type": "array",
+                              "maxItems": 200,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "id",
+                                  "label"
+                                ],
+                                "properties": {
+                                  "id": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 64
+                                  },
+                                  "label": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "color": {
+                                    "type": [
+                                      "string",
+                                      "null"
+                                    ],
+                                    "maxLength": 32
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "items": {
+                        "type": "array",
+                        "maxItems": 100000,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "title",
+                            "body",
+                            "values"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "maxLength": 64
+                            },
+                            "externalId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200
+                            },
+                            "title": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 2000
+                            },
+                            "body": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 1000000
+                            },
+                            "taskStatus": {
+                              "anyOf": [
+                                {
+                                  "type": "string",
+                                  "enum": [
+                                    "todo",
+                                    "inProgress",
+                                    "completed"
+                                  ]
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "dueAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "hasDueTime": {
+                              "type": [
+                                "boolean",
+                                "null"
+                              ]
+                            },
+                            "completedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "archivedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "favorited": {
+                              "type": "boolean"
+                            },
+                            "assignedAgent": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 100
+                            },
+                            "values": {
+                              "type": "object",
+                              "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
+                              "additionalProperties": true
+                            },
+                            "createdAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "updatedAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "chat": {
+                              "type": "array",
+                              "maxItems": 10000,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "authorKind",
+                                  "authorName",
+                                  "text",
+                                  "createdAt"
+                                ],
+                                "properties": {
+                                  "authorKind": {
+                                    "type": "string",
+                                    "enum": [
+                                      "person",
+                                      "service",
+                                      "agent"
+                                    ]
+                                  },
+                                  "authorName": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "text": {
+                                    "type": "string",
+                                    "maxLength": 20000
+                                  },
+                                  "needsInput": {
+                                    "type": "boolean"
+                                  },
+                                  "createdAt": {
+                                    "type": "string",
+                                    "format": "date-time"
+                                  }
+                                }
+                              }
+                            },
+                            "attachments": {
+                              "type": "array",
+                              "maxItems": 100,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "bucketPath",
+                                  "mimeType",
+                                  "url"
+                                ],
+                                "properties": {
+                                  "bucketPath": {
+                                    "type": "string",
+                                    "maxLength": 300,
+                                    "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`."
+                                  },
+                                  "mimeType": {
+                                    "type": "string",
+                                    "maxLength": 100
+                                  },
+                                  "bytes": {
+                                    "type": [
+                                      "integer",
+                                      "null"
+                                    ]
+                                  },
+                                  "url": {
+                                    "type": "string",
+                                    "maxLength": 2000,
+                                    "description": "A signed link to the file, valid for a week from the export."
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          ],
+          "description": "With `listkeeper`: the export document."
+        },
+        "csv": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 5000000,
+          "description": "With `csv` and `todoist`: the file's text."
+        },
+        "listId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "With `csv`: an existing list to add the rows to."
+        },
+        "listName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "With `csv` and `todoist`: the new list's name."
+        },
+        "columns": {
+          "type": "array",
+          "maxItems": 100,
+          "description": "With `csv`: how columns map; a column left out is mapped as preview_import guesses.",
+          "items": {
+            "type": "object",
+            "required": [
+              "column",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "column": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "The column's header."
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "title",
+                  "body",
+                  "dueAt",
+                  "taskStatus",
+                  "externalId",
+                  "property",
+                  "skip"
+                ]
+              },
+              "property": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "With `to: property`: a property of the list by name or id, or the name of a new one (default: the header)."
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "text",
+                  "number",
+                  "select",
+                  "multiSelect",
+                  "date",
+                  "checkbox",
+                  "url",
+                  "email"
+                ],
+                "description": "A new property's type (default: guessed from the column's values)."
+              }
+            }
+          }
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "format"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "format",
+        "status",
+        "progress",
+        "lists",
+        "warnings",
+        "createdAt",
+        "startedAt",
+        "finishedAt"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "queued",
+            "running",
+            "succeeded",
+            "partial",
+            "failed"
+          ],
+          "description": "`partial`: some lists failed (see `lists`); `failed`: every list did."
+        },
+        "progress": {
+          "type": "object",
+          "required": [
+            "done",
+            "total"
+          ],
+          "properties": {
+            "done": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Items written so far."
+            },
+            "total": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        },
+        "lists": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "listId",
+              "status",
+              "created",
+              "updated",
+              "error"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "listId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The list written into, once it is."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "imported",
+                  "failed"
+                ]
+              },
+              "created": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "updated": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "error": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "Why the list failed; nothing of it was written."
+              }
+            }
+          }
+        },
+        "warnings": {
+          "type": "array",
+          "description": "What was read differently from the file, one sentence each (the first 100).",
+          "items": {
+            "type": "string"
+          }
+        },
+        "createdAt": {
+          "type": "string"
+        },
+        "startedAt": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "finishedAt": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      }
+    }
+  },
+  {
+    "operationId": "preview_import",
+    "method": "POST",
+    "path": "/imports/preview",
+    "summary": "Preview an import",
+    "description": "What create_import would do with the same input, with nothing written: each list it\nwould write into (new or existing), the properties it would add, how many items, the\nfirst ten as they would be stored, and for CSV how each column is mapped (with the\ntype guessed for a new property from the column's values) and a few of its values.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400,
+      401,
+      404,
+      409,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": {
+      "type": "object",
+      "required": [
+        "format"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "document": {
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A workspace in the listkeeper export format, version 1.",
+              "required": [
+                "format",
+                "version",
+                "exportedAt",
+                "timeZone",
+                "lists"
+              ],
+              "properties": {
+                "format": {
+                  "type": "string",
+                  "enum": [
+                    "listkeeper.export"
+                  ]
+                },
+                "version": {
+                  "type": "integer",
+                  "enum": [
+                    1
+                  ]
+                },
+                "exportedAt": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "timeZone": {
+                  "type": "string",
+                  "maxLength": 64,
+                  "description": "The person's IANA time zone; date-only due dates are days in it."
+                },
+                "lists": {
+                  "type": "array",
+                  "maxItems": 1000,
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "name",
+                      "layout",
+                      "hubList",
+                      "properties",
+                      "items"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "maxLength": 64
+                      },
+                      "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 200
+                      },
+                      "icon": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 16
+                      },
+                      "instructions": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 500
+                      },
+                      "titleLabel": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 100
+                      },
+                      "layout": {
+                        "type": "string",
+                        "enum": [
+                          "list",
+                          "kanban",
+                          "table"
+                        ]
+                      },
+                      "hubList": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "enum": [
+                          "tasks",
+                          "notes",
+                          "lifeAdmin",
+                          null
+                        ],
+                        "description": "Which of the hub's own lists this is; null for the person's own."
+                      },
+                      "properties": {
+                        "type": "array",
+                        "maxItems": 60,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "name",
+                            "type"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 64
+                            },
+                            "name": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 100
+                            },
+                            "type": {
+                              "type": "string",
+                              "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                              "enum": [
+                                "text",
+                                "number",
+                                "select",
+                                "multiSelect",
+                                "date",
+                                "checkbox",
+                                "url",
+                                "email",
+                                "status"
+                              ]
+                            },
+                            "options": {
+                              "type": "array",
+                              "maxItems": 200,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "id",
+                                  "label"
+                                ],
+                                "properties": {
+                                  "id": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 64
+                                  },
+                                  "label": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "color": {
+                                    "type": [
+                                      "string",
+                                      "null"
+                                    ],
+                                    "maxLength": 32
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "items": {
+                        "type": "array",
+                        "maxItems": 100000,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "title",
+                            "body",
+                            "values"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "maxLength": 64
+                            },
+                            "externalId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200
+                            },
+                            "title": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 2000
+                            },
+                            "body": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 1000000
+                            },
+                            "taskStatus": {
+                              "anyOf": [
+                                {
+                                  "type": "string",
+                                  "enum": [
+                                    "todo",
+                                    "inProgress",
+                                    "completed"
+                                  ]
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "dueAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "hasDueTime": {
+                              "type": [
+                                "boolean",
+                                "null"
+                              ]
+                            },
+                            "completedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "archivedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "favorited": {
+                              "type": "boolean"
+                            },
+                            "assignedAgent": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 100
+                            },
+                            "values": {
+                              "type": "object",
+                              "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
+                              "additionalProperties": true
+                            },
+                            "createdAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "updatedAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "chat": {
+                              "type": "array",
+                              "maxItems": 10000,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "authorKind",
+                                  "authorName",
+                                  "text",
+                                  "createdAt"
+                                ],
+                                "properties": {
+                                  "authorKind": {
+                                    "type": "string",
+                                    "enum": [
+                                      "person",
+                                      "service",
+                                      "agent"
+                                    ]
+                                  },
+                                  "authorName": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "text": {
+                                    "type": "string",
+                                    "maxLength": 20000
+                                  },
+                                  "needsInput": {
+                                    "type": "boolean"
+                                  },
+                                  "createdAt": {
+                                    "type": "string",
+                                    "format": "date-time"
+                                  }
+                                }
+                              }
+                            },
+                            "attachments": {
+                              "type": "array",
+                              "maxItems": 100,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "bucketPath",
+                                  "mimeType",
+                                  "url"
+                                ],
+                                "properties": {
+                                  "bucketPath": {
+                                    "type": "string",
+                                    "maxLength": 300,
+                                    "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`."
+                                  },
+                                  "mimeType": {
+                                    "type": "string",
+                                    "maxLength": 100
+                                  },
+                                  "bytes": {
+                                    "type": [
+                                      "integer",
+                                      "null"
+                                    ]
+                                  },
+                                  "url": {
+                                    "type": "string",
+                                    "maxLength": 2000,
+                                    "description": "A signed link to the file, valid for a week from the export."
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          ],
+          "description": "With `listkeeper`: the export document."
+        },
+        "csv": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 5000000,
+          "description": "With `csv` and `todoist`: the file's text."
+        },
+        "listId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "With `csv`: an existing list to add the rows to."
+        },
+        "listName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "With `csv` and `todoist`: the new list's name."
+        },
+        "columns": {
+          "type": "array",
+          "maxItems": 100,
+          "description": "With `csv`: how columns map; a column left out is mapped as preview_import guesses.",
+          "items": {
+            "type": "object",
+            "required": [
+              "column",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "column": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "The column's header."
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "title",
+                  "body",
+                  "dueAt",
+                  "taskStatus",
+                  "externalId",
+                  "property",
+                  "skip"
+                ]
+              },
+              "property": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "With `to: property`: a property of the list by name or id, or the name of a new one (default: the header)."
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "text",
+                  "number",
+                  "select",
+                  "multiSelect",
+                  "date",
+                  "checkbox",
+                  "url",
+                  "email"
+                ],
+                "description": "A new property's type (default: guessed from the column's values)."
+              }
+            }
+          }
+        }
+      }
+    },
+    "bodyRequired": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "document": {
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A workspace in the listkeeper export format, version 1.",
+              "required": [
+                "format",
+                "version",
+                "exportedAt",
+                "timeZone",
+                "lists"
+              ],
+              "properties": {
+                "format": {
+                  "type": "string",
+                  "enum": [
+                    "listkeeper.export"
+                  ]
+                },
+                "version": {
+                  "type": "integer",
+                  "enum": [
+                    1
+                  ]
+                },
+                "exportedAt": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "timeZone": {
+                  "type": "string",
+                  "maxLength": 64,
+                  "description": "The person's IANA time zone; date-only due dates are days in it."
+                },
+                "lists": {
+                  "type": "array",
+                  "maxItems": 1000,
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "name",
+                      "layout",
+                      "hubList",
+                      "properties",
+                      "items"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "maxLength": 64
+                      },
+                      "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 200
+                      },
+                      "icon": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 16
+                      },
+                      "instructions": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 500
+                      },
+                      "titleLabel": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "maxLength": 100
+                      },
+                      "layout": {
+                        "type": "string",
+                        "enum": [
+                          "list",
+                          "kanban",
+                          "table"
+                        ]
+                      },
+                      "hubList": {
+                        "type": [
+                          "string",
+                          "null"
+                        ],
+                        "enum": [
+                          "tasks",
+                          "notes",
+                          "lifeAdmin",
+                          null
+                        ],
+                        "description": "Which of the hub's own lists this is; null for the person's own."
+                      },
+                      "properties": {
+                        "type": "array",
+                        "maxItems": 60,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "name",
+                            "type"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 64
+                            },
+                            "name": {
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 100
+                            },
+                            "type": {
+                              "type": "string",
+                              "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                              "enum": [
+                                "text",
+                                "number",
+                                "select",
+                                "multiSelect",
+                                "date",
+                                "checkbox",
+                                "url",
+                                "email",
+                                "status"
+                              ]
+                            },
+                            "options": {
+                              "type": "array",
+                              "maxItems": 200,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "id",
+                                  "label"
+                                ],
+                                "properties": {
+                                  "id": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 64
+                                  },
+                                  "label": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "color": {
+                                    "type": [
+                                      "string",
+                                      "null"
+                                    ],
+                                    "maxLength": 32
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "items": {
+                        "type": "array",
+                        "maxItems": 100000,
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "id",
+                            "title",
+                            "body",
+                            "values"
+                          ],
+                          "properties": {
+                            "id": {
+                              "type": "string",
+                              "maxLength": 64
+                            },
+                            "externalId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200
+                            },
+                            "title": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 2000
+                            },
+                            "body": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 1000000
+                            },
+                            "taskStatus": {
+                              "anyOf": [
+                                {
+                                  "type": "string",
+                                  "enum": [
+                                    "todo",
+                                    "inProgress",
+                                    "completed"
+                                  ]
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "dueAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "hasDueTime": {
+                              "type": [
+                                "boolean",
+                                "null"
+                              ]
+                            },
+                            "completedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "archivedAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
+                            "favorited": {
+                              "type": "boolean"
+                            },
+                            "assignedAgent": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 100
+                            },
+                            "values": {
+                              "type": "object",
+                              "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
+                              "additionalProperties": true
+                            },
+                            "createdAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "updatedAt": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "chat": {
+                              "type": "array",
+                              "maxItems": 10000,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "authorKind",
+                                  "authorName",
+                                  "text",
+                                  "createdAt"
+                                ],
+                                "properties": {
+                                  "authorKind": {
+                                    "type": "string",
+                                    "enum": [
+                                      "person",
+                                      "service",
+                                      "agent"
+                                    ]
+                                  },
+                                  "authorName": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": 100
+                                  },
+                                  "text": {
+                                    "type": "string",
+                                    "maxLength": 20000
+                                  },
+                                  "needsInput": {
+                                    "type": "boolean"
+                                  },
+                                  "createdAt": {
+                                    "type": "string",
+                                    "format": "date-time"
+                                  }
+                                }
+                              }
+                            },
+                            "attachments": {
+                              "type": "array",
+                              "maxItems": 100,
+                              "items": {
+                                "type": "object",
+                                "required": [
+                                  "bucketPath",
+                                  "mimeType",
+                                  "url"
+                                ],
+                                "properties": {
+                                  "bucketPath": {
+                                    "type": "string",
+                                    "maxLength": 300,
+                                    "description": "How the body names it: `listkeeper-attachment://attachment/<bucketPath>`."
+                                  },
+                                  "mimeType": {
+                                    "type": "string",
+                                    "maxLength": 100
+                                  },
+                                  "bytes": {
+                                    "type": [
+                                      "integer",
+                                      "null"
+                                    ]
+                                  },
+                                  "url": {
+                                    "type": "string",
+                                    "maxLength": 2000,
+                                    "description": "A signed link to the file, valid for a week from the export."
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          ],
+          "description": "With `listkeeper`: the export document."
+        },
+        "csv": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 5000000,
+          "description": "With `csv` and `todoist`: the file's text."
+        },
+        "listId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "With `csv`: an existing list to add the rows to."
+        },
+        "listName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "pattern": "\\S",
+          "description": "With `csv` and `todoist`: the new list's name."
+        },
+        "columns": {
+          "type": "array",
+          "maxItems": 100,
+          "description": "With `csv`: how columns map; a column left out is mapped as preview_import guesses.",
+          "items": {
+            "type": "object",
+            "required": [
+              "column",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "column": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "The column's header."
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "title",
+                  "body",
+                  "dueAt",
+                  "taskStatus",
+                  "externalId",
+                  "property",
+                  "skip"
+                ]
+              },
+              "property": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "With `to: property`: a property of the list by name or id, or the name of a new one (default: the header)."
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "text",
+                  "number",
+                  "select",
+                  "multiSelect",
+                  "date",
+                  "checkbox",
+                  "url",
+                  "email"
+                ],
+                "description": "A new property's type (default: guessed from the column's values)."
+              }
+            }
+          }
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "format"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "format",
+        "total",
+        "lists",
+        "columns",
+        "warnings"
+      ],
+      "properties": {
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "total": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Items the import would write."
+        },
+        "lists": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "listId",
+              "items",
+              "newProperties",
+              "sample"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "listId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The existing list written into; null for a new list."
+              },
+              "items": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "newProperties": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "name",
+                    "type"
+                  ],
+                  "properties": {
+                    "name": {
+                      "type": "string"
+                    },
+                    "type": {
+                      "type": "string",
+                      "description": "`status` and `date` are also the types of the reserved task columns `status` and\n`dueDate`. A `status` property cannot be created by hand.\n",
+                      "enum": [
+                        "text",
+                        "number",
+                        "select",
+                        "multiSelect",
+                        "date",
+                        "checkbox",
+                        "url",
+                        "email",
+                        "status"
+                      ]
+                    }
+                  }
+                }
+              },
+              "sample": {
+                "type": "array",
+                "description": "The first ten items as they would be written, values by property name.",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "title",
+                    "values"
+                  ],
+                  "properties": {
+                    "title": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "body": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "taskStatus": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "dueAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "values": {
+                      "type": "object",
+                      "additionalProperties": true
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "columns": {
+          "type": "array",
+          "description": "For CSV: how each column is read.",
+          "items": {
+            "type": "object",
+            "required": [
+              "column",
+              "to",
+              "property",
+              "type",
+              "samples"
+            ],
+            "properties": {
+              "column": {
+                "type": "string"
+              },
+              "to": {
+                "type": "string",
+                "enum": [
+                  "title",
+                  "body",
+                  "dueAt",
+                  "taskStatus",
+                  "externalId",
+                  "property",
+                  "skip"
+                ]
+              },
+              "property": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "type": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The property's type (guessed for a new one)."
+              },
+              "samples": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
+  {
+    "operationId": "get_import",
+    "method": "GET",
+    "path": "/imports/{id}",
+    "summary": "Follow an import",
+    "description": "An import's state and progress (items written of all it holds), and per list what it wrote or why it failed.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400,
+      401,
+      404,
+      429
+    ],
+    "params": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true
+      }
+    ],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The import's id."
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The import's id."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "id"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "format",
+        "status",
+        "progress",
+        "lists",
+        "warnings",
+        "createdAt",
+        "startedAt",
+        "finishedAt"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "format": {
+          "type": "string",
+          "enum": [
+            "listkeeper",
+            "csv",
+            "todoist"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "queued",
+            "running",
+            "succeeded",
+            "partial",
+            "failed"
+          ],
+          "description": "`partial`: some lists failed (see `lists`); `failed`: every list did."
+        },
+        "progress": {
+          "type": "object",
+          "required": [
+            "done",
+            "total"
+          ],
+          "properties": {
+            "done": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Items written so far."
+            },
+            "total": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        },
+        "lists": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "listId",
+              "status",
+              "created",
+              "updated",
+              "error"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "listId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The list written into, once it is."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "imported",
+                  "failed"
+                ]
+              },
+              "created": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "updated": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "error": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "Why the list failed; nothing of it was written."
+              }
+            }
+          }
+        },
+        "warnings": {
+          "type": "array",
+          "description": "What was read differently from the file, one sentence each (the first 100).",
+          "items": {
+            "type": "string"
+          }
+        },
+        "createdAt": {
+          "type": "string"
+        },
+        "startedAt": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "finishedAt": {
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     }

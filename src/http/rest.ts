@@ -78,6 +78,8 @@ export async function handleRest(ctx: Context, options: RestOptions): Promise<vo
   const body = await readJsonBody(ctx, options.bodyLimitBytes);
   const output = await invoke(options.operationContext(ctx), spec.operationId, { params, body }, { validateOutput: options.validateResponses });
   ctx.status = spec.successStatus;
+  // A text answer (export_list_csv) is sent as the text it is, under its media type.
+  if (spec.successContentType !== 'application/json') ctx.type = `${spec.successContentType}; charset=utf-8`;
   ctx.body = output;
 }
 

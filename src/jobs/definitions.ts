@@ -8,6 +8,8 @@ import { purgeExpired } from '../domain/trash.js';
 import { removeExpiredUploads } from '../domain/storage.js';
 import { loadConfig, type Config } from '../core/config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
+import { IMPORT_JOB } from '../domain/imports.js';
+import { runImport } from '../domain/import-run.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';
@@ -66,6 +68,15 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
       queue: { retryLimit: 2, retryDelay: 30 },
       async handler(data) {
         await executeRun(deps.db, deps.config, (data as { runId: string }).runId, deps.now, deps.log);
+      },
+    },
+    {
+      name: IMPORT_JOB,
+      // The import is claimed before it starts and each list records its outcome as it lands,
+      // so a retry after a crash goes on where the last one stopped.
+      queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 3600 },
+      async handler(data) {
+        await runImport(deps, (data as { importId: string }).importId);
       },
     },
   ];

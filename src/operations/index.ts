@@ -30,6 +30,11 @@ import { move_items } from './move_items.js';
 import { get_calendar_feed } from './get_calendar_feed.js';
 import { create_calendar_feed } from './create_calendar_feed.js';
 import { revoke_calendar_feed } from './revoke_calendar_feed.js';
+import { export_workspace } from './export_workspace.js';
+import { export_list_csv } from './export_list_csv.js';
+import { create_import } from './create_import.js';
+import { preview_import } from './preview_import.js';
+import { get_import } from './get_import.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -62,4 +67,9 @@ export const handlers = {
   get_calendar_feed,
   create_calendar_feed,
   revoke_calendar_feed,
+  export_workspace,
+  export_list_csv,
+  create_import,
+  preview_import,
+  get_import,
 } satisfies { [K in OperationId]: Handler<K> } as unknown as Record<OperationId, AnyHandler>;

@@ -11,6 +11,7 @@ export const operations = [
       "focusListId"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -25,6 +26,7 @@ export const operations = [
       "suppressOptions"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -37,6 +39,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -51,6 +54,7 @@ export const operations = [
     ],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -65,6 +69,7 @@ export const operations = [
     ],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -97,6 +102,7 @@ export const operations = [
       "valuesBy"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
@@ -114,6 +120,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": {
       "items": "externalId"
@@ -128,6 +135,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -140,6 +148,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -152,6 +161,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
@@ -168,6 +178,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -186,6 +197,7 @@ export const operations = [
       "forEditing"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -198,6 +210,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -215,6 +228,7 @@ export const operations = [
       "limit"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
@@ -234,6 +248,7 @@ export const operations = [
     ],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -251,6 +266,7 @@ export const operations = [
       "before"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -267,6 +283,7 @@ export const operations = [
       "cursor"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
@@ -284,6 +301,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -296,6 +314,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -313,6 +332,7 @@ export const operations = [
       "cursor"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": {
@@ -332,6 +352,7 @@ export const operations = [
     ],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -344,6 +365,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -356,6 +378,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": true,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -370,6 +393,7 @@ export const operations = [
       "id"
     ],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -382,6 +406,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -394,6 +419,7 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
     "idempotent": false,
     "retryWhenEvery": null,
     "pagination": null
@@ -406,6 +432,76 @@ export const operations = [
     "pathParams": [],
     "queryParams": [],
     "hasBody": false,
+    "parseAs": "json",
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "export_workspace",
+    "sdkMethod": "workspace.export",
+    "method": "GET",
+    "path": "/export",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": false,
+    "parseAs": "json",
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "export_list_csv",
+    "sdkMethod": "lists.exportCsv",
+    "method": "GET",
+    "path": "/lists/{id}/csv",
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "hasBody": false,
+    "parseAs": "text",
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "create_import",
+    "sdkMethod": "imports.create",
+    "method": "POST",
+    "path": "/imports",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": true,
+    "parseAs": "json",
+    "idempotent": false,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "preview_import",
+    "sdkMethod": "imports.preview",
+    "method": "POST",
+    "path": "/imports/preview",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": true,
+    "parseAs": "json",
+    "idempotent": false,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
+    "operationId": "get_import",
+    "sdkMethod": "imports.get",
+    "method": "GET",
+    "path": "/imports/{id}",
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "hasBody": false,
+    "parseAs": "json",
     "idempotent": true,
     "retryWhenEvery": null,
     "pagination": null
@@ -444,6 +540,11 @@ export interface OperationOf {
   'calendarFeed.get': 'get_calendar_feed';
   'calendarFeed.create': 'create_calendar_feed';
   'calendarFeed.revoke': 'revoke_calendar_feed';
+  'workspace.export': 'export_workspace';
+  'lists.exportCsv': 'export_list_csv';
+  'imports.create': 'create_import';
+  'imports.preview': 'preview_import';
+  'imports.get': 'get_import';
 }
 
 /** The resource methods that page (x-sdk.pagination), each with the field of its answer that holds a page's entries; each has an `…All` iterator beside it. */

@@ -17,6 +17,7 @@ import * as feedWriteOrder from './20261124000500_feed_write_order.js';
 import * as changeEvents from './20261125000100_change_events.js';
 import * as hashOauthCredentials from './20261125000200_hash_oauth_credentials.js';
 import * as calendarFeeds from './20261125000300_calendar_feeds.js';
+import * as imports from './20261125000400_imports.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const migrations: [string, Migration][] = [
   ['20261125000100_change_events', changeEvents],
   ['20261125000200_hash_oauth_credentials', hashOauthCredentials],
   ['20261125000300_calendar_feeds', calendarFeeds],
+  ['20261125000400_imports', imports],
 ];
 
 /** A knex MigrationSource over the static list above. */

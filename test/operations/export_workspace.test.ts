@@ -1,0 +1,152 @@
+/**
+ * export_workspace and the round trip: a seeded workspace exports as a document that its JSON
+ * Schema (docs/export.schema.json) accepts; imported into a fresh account and exported again,
+ * it is the same document but for ids, the export's time and the times of the import; an
+ * import of the same document again updates instead of adding; another person's export never
+ * shows this person's data.
+ */
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { useTestServer, type TestAccount } from '../support/server.js';
+import { startTestJobs } from '../support/jobs.js';
+import { PNG } from '../support/images.js';
+import { importEnded, seedWorkspace } from '../support/import-sample.js';
+import type { Jobs } from '../../src/jobs/queue.js';
+import type { WorkspaceExport } from '../../src/domain/export.js';
+
+const schema = JSON.parse(readFileSync(new URL('../../docs/export.schema.json', import.meta.url), 'utf8')) as object;
+const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validate = ajv.compile(schema);
+
+/** The document with what differs between two workspaces taken out: ids, attachment paths and links, and the times an import sets. */
+function comparable(doc: WorkspaceExport, pathsOf: (path: string) => string) {
+  return doc.lists.map(({ id: _id, items, ...list }) => ({
+    ...list,
+    items: items.map(({ id: _itemId, externalId: _externalId, updatedAt: _updatedAt, attachments, body, ...item }) => ({
+      ...item,
+      body: body?.replace(/listkeeper-attachment:\/\/attachment\/(\S+?)\)/g, (_m, path: string) => `attachment:${pathsOf(path)})`) ?? null,
+      attachments: attachments?.map(({ bucketPath, url: _url, ...a }) => ({ ...a, bucketPath: pathsOf(bucketPath) })),
+    })),
+  }));
+}
+
+describe('export_workspace', () => {
+  const { server, ada, account } = useTestServer({
+    accounts: ['Ada', 'Bea', 'Cy'],
+    beforeClose: async () => {
+      await jobs.stop();
+    },
+  });
+  let jobs: Jobs;
+  let bea: TestAccount;
+  beforeAll(async () => {
+    jobs = await startTestJobs(server);
+    bea = account('Bea');
+    await seedWorkspace(ada);
+  });
+
+  const exportOf = async (who: TestAccount) => {
+    const got = await who.sdk.GET('/export', {});
+    expect(got.response.status).toBe(200);
+    return got.data as WorkspaceExport;
+  };
+
+  it('exports every list and item with values, chats and signed attachment links, in the documented format', async () => {
+    const doc = await exportOf(ada);
+    expect(validate(doc)).toBe(true);
+    expect(doc).toMatchObject({ format: 'listkeeper.export', version: 1, timeZone: 'Europe/London' });
+    expect(doc.lists.map((l) => [l.name, l.hubList, l.items.length])).toEqual([
+      ['Tasks', 'tasks', 4],
+      ['Notes', 'notes', 1],
+      ['Life Admin', 'lifeAdmin', 0],
+      ['Wines', null, 2],
+    ]);
+    const [tasks, notes, , wines] = doc.lists;
+    expect(tasks!.items.find((i) => i.title === 'Dentist')).toMatchObject({
+      taskStatus: 'inProgress',
+      dueAt: '2026-12-03T09:30:00.000Z',
+      hasDueTime: true,
+      favorited: true,
+      assignedAgent: 'Planner',
+      chat: [{ authorKind: 'agent', authorName: 'Planner', text: 'Booked for 9:30.', needsInput: false }],
+    });
+    expect(tasks!.items.find((i) => i.title === 'Old errand')).toMatchObject({ externalId: 'todo-42', archivedAt: expect.any(String) });
+    expect(tasks!.items.find((i) => i.title === 'Filed the taxes')!.completedAt).toEqual(expect.any(String));
+    const colour = wines!.properties.find((p) => p.name === 'Colour')!;
+    const red = colour.options!.find((o) => o.label === 'Red')!;
+    expect(red.color).toBe('red');
+    expect(wines!.items[0]!.values[colour.id]).toBe(red.id);
+    const [attachment] = notes!.items[0]!.attachments!;
+    expect(attachment).toMatchObject({ mimeType: 'image/png', bytes: PNG.length });
+    // The link works without a token, for a week.
+    const file = await fetch(attachment!.url);
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(PNG);
+    expect(Number(new URL(attachment!.url).searchParams.get('expires')) * 1000 - Date.now()).toBeGreaterThan(6.9 * 24 * 3600 * 1000);
+  });
+
+  it('round-trips: imported into a fresh account and exported again, the same document but for ids and import times', async () => {
+    const first = await exportOf(ada);
+    const started = await bea.sdk.POST('/imports', { body: { format: 'listkeeper', document: first } });
+    expect(started.response.status).toBe(202);
+    expect(started.data).toMatchObject({ status: 'queued', progress: { done: 0, total: 7 } });
+    const ended = await importEnded(bea, started.data!.id);
+    expect(ended).toMatchObject({ status: 'succeeded', progress: { done: 7, total: 7 }, warnings: [] });
+    expect(ended.lists.map((l) => [l.name, l.status, l.created, l.updated])).toEqual([
+      ['Tasks', 'imported', 4, 0],
+      ['Notes', 'imported', 1, 0],
+      ['Life Admin', 'imported', 0, 0],
+      ['Wines', 'imported', 2, 0],
+    ]);
+
+    const second = await exportOf(bea);
+    expect(validate(second)).toBe(true);
+    // Attachments are copies under Bea's own paths; the body names the copy.
+    const firstPaths = first.lists.flatMap((l) => l.items.flatMap((i) => (i.attachments ?? []).map((a) => a.bucketPath)));
+    const secondPaths = second.lists.flatMap((l) => l.items.flatMap((i) => (i.attachments ?? []).map((a) => a.bucketPath)));
+    expect(secondPaths).toHaveLength(1);
+    expect(secondPaths[0]).toMatch(new RegExp(`^u/${bea.userId}/`));
+    const copy = second.lists[1]!.items[0]!.attachments![0]!;
+    expect(Buffer.from(await (await fetch(copy.url)).arrayBuffer())).toEqual(PNG);
+    const pathsOf = (path: string) => (path === firstPaths[0] || path === secondPaths[0] ? 'the image' : path);
+    expect(comparable(second, pathsOf)).toEqual(comparable(first, pathsOf));
+    // Each item keeps its externalId, or takes its exported id as one.
+    const firstItems = first.lists.flatMap((l) => l.items);
+    const secondItems = second.lists.flatMap((l) => l.items);
+    expect(secondItems.map((i) => i.externalId)).toEqual(firstItems.map((i) => i.externalId ?? i.id));
+  });
+
+  it('merges on a second import of the same document: items are updated, not added twice, and chats not repeated', async () => {
+    const doc = await exportOf(ada);
+    const before = await exportOf(bea);
+    const ended = await importEnded(bea, (await bea.sdk.POST('/imports', { body: { format: 'listkeeper', document: doc } })).data!.id);
+    expect(ended.status).toBe('succeeded');
+    expect(ended.lists.map((l) => [l.created, l.updated])).toEqual([
+      [0, 4],
+      [0, 1],
+      [0, 0],
+      [0, 2],
+    ]);
+    const after = await exportOf(bea);
+    expect(after.lists.map((l) => l.items.length)).toEqual(before.lists.map((l) => l.items.length));
+    expect(after.lists.map((l) => l.items.map((i) => i.chat?.length ?? 0))).toEqual(before.lists.map((l) => l.items.map((i) => i.chat?.length ?? 0)));
+  });
+
+  it('merges an export into the workspace it came from without adding anything', async () => {
+    const doc = await exportOf(ada);
+    const ended = await importEnded(ada, (await ada.sdk.POST('/imports', { body: { format: 'listkeeper', document: doc } })).data!.id);
+    expect(ended.lists.map((l) => l.created)).toEqual([0, 0, 0, 0]);
+    expect((await exportOf(ada)).lists.map((l) => l.items.length)).toEqual(doc.lists.map((l) => l.items.length));
+  });
+
+  it("shows only the caller's workspace", async () => {
+    const doc = await exportOf(account('Cy'));
+    expect(doc.lists.map((l) => [l.name, l.items.length])).toEqual([
+      ['Tasks', 0],
+      ['Notes', 0],
+      ['Life Admin', 0],
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * preview_import: what an import would write, with nothing written: each column's mapping and
+ * guessed type with a few of its values, the new properties, the first items as they would be
+ * stored; for an export document, which lists it would merge into.
+ */
+import { describe, it, expect } from '@jest/globals';
+import { useTestServer } from '../support/server.js';
+
+describe('preview_import', () => {
+  const { server, ada } = useTestServer();
+
+  const countAll = async () => {
+    const [lists] = await server.db('lists').where({ owner_id: ada.userId }).count({ n: '*' });
+    const [items] = await server.db('items').where({ owner_id: ada.userId }).count({ n: '*' });
+    const [imports] = await server.db('imports').where({ owner_id: ada.userId }).count({ n: '*' });
+    return [Number(lists!.n), Number(items!.n), Number(imports!.n)];
+  };
+
+  it('shows how each CSV column is read and the first items, and writes nothing', async () => {
+    const before = await countAll();
+    const csv = 'Title,Price,Colour,Due,Website\nRioja,12.50,Red,2026-12-01,https://a.example\nCava,"1,200",White,,\nTawny,9,Red,,\nFino,7,White,soon-ish,\n';
+    const res = await ada.sdk.POST('/imports/preview', { body: { format: 'csv', csv, listName: 'Cellar', columns: [{ column: 'Website', to: 'skip' }] } });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual({
+      format: 'csv',
+      total: 4,
+      columns: [
+        { column: 'Title', to: 'title', property: null, type: null, samples: ['Rioja', 'Cava', 'Tawny'] },
+        { column: 'Price', to: 'property', property: 'Price', type: 'number', samples: ['12.50', '1,200', '9'] },
+        { column: 'Colour', to: 'property', property: 'Colour', type: 'select', samples: ['Red', 'White'] },
+        { column: 'Due', to: 'dueAt', property: null, type: null, samples: ['2026-12-01', 'soon-ish'] },
+        { column: 'Website', to: 'skip', property: null, type: null, samples: ['https://a.example'] },
+      ],
+      lists: [
+        {
+          name: 'Cellar',
+          listId: null,
+          items: 4,
+          newProperties: [
+            { name: 'Status', type: 'status' },
+            { name: 'Due date', type: 'date' },
+            { name: 'Price', type: 'number' },
+            { name: 'Colour', type: 'select' },
+          ],
+          sample: [
+            { title: 'Rioja', body: null, taskStatus: null, dueAt: '2026-12-01', values: { Price: '12.50', Colour: 'Red' } },
+            { title: 'Cava', body: null, taskStatus: null, dueAt: null, values: { Price: '1,200', Colour: 'White' } },
+            { title: 'Tawny', body: null, taskStatus: null, dueAt: null, values: { Price: '9', Colour: 'Red' } },
+            { title: 'Fino', body: null, taskStatus: null, dueAt: null, values: { Price: '7', Colour: 'White' } },
+          ],
+        },
+      ],
+      warnings: ["Row 5: 'soon-ish' is not a date; the task has no due date."],
+    });
+    expect(await countAll()).toEqual(before);
+  });
+
+  it('names the existing lists an export document would merge into', async () => {
+    const res = await ada.sdk.POST('/imports/preview', {
+      body: {
+        format: 'listkeeper',
+        document: {
+          format: 'listkeeper.export',
+          version: 1,
+          exportedAt: '2026-11-25T10:00:00Z',
+          timeZone: 'UTC',
+          lists: [
+            {
+              id: 'x',
+              name: 'Tasks',
+              layout: 'list',
+              hubList: 'tasks',
+              properties: [
+                { id: 'status', name: 'Status', type: 'status' },
+                { id: 'dueDate', name: 'Due date', type: 'date' },
+                { id: 'p_size', name: 'Size', type: 'select', options: [{ id: 'o_s', label: 'S' }] },
+              ],
+              items: [{ id: 'i1', title: 'Hang the picture', body: null, values: { p_size: 'o_s' }, taskStatus: 'todo' }],
+            },
+            { id: 'y', name: 'Films', layout: 'table', hubList: null, properties: [], items: [] },
+          ],
+        },
+      },
+    });
+    const tasksId = (await ada.sdk.GET('/lists', {})).data!.tasksListId;
+    expect(res.data!.lists).toEqual([
+      {
+        name: 'Tasks',
+        listId: tasksId,
+        items: 1,
+        newProperties: [{ name: 'Size', type: 'select' }],
+        sample: [{ title: 'Hang the picture', body: null, taskStatus: 'todo', dueAt: null, values: { Size: 'S' } }],
+      },
+      { name: 'Films', listId: null, items: 0, newProperties: [], sample: [] },
+    ]);
+  });
+});
