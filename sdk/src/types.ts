@@ -19,7 +19,11 @@ type SuccessOf<R> = R extends { 200: { content: { 'application/json': infer T } 
   ? T
   : R extends { 201: { content: { 'application/json': infer T } } }
     ? T
-    : never;
+    : R extends { 202: { content: { 'application/json': infer T } } }
+      ? T
+      : R extends { 200: { content: { 'text/csv': infer T } } }
+        ? T
+        : never;
 
 /** An operation's input as one object: path and query parameters and body fields side by side (as MCP tools take them). */
 export type Input<K extends OperationId> = PathOf<operations[K]> & QueryOf<operations[K]> & BodyOf<operations[K]>;

@@ -9,6 +9,7 @@ import { registerAccountCommands } from './admin-accounts.js';
 import { registerServiceCommands } from './admin-service.js';
 import { registerWorkspaceCommands } from './admin-workspace.js';
 import { registerCompletion } from './completion.js';
+import { registerDataCommands } from './data-commands.js';
 import { registerItemCommands } from './item-commands.js';
 import { CliError } from './output.js';
 import { describeServiceError } from './service-client.js';
@@ -26,6 +27,7 @@ program
 program.commandsGroup('Your lists, on a running service (sign in first with login):');
 registerSessionCommands(program, version);
 const search = registerItemCommands(program);
+registerDataCommands(program);
 program.commandsGroup("Running the service (on the server's database; run where the server runs):");
 registerAccountCommands(program);
 registerWorkspaceCommands(program);
