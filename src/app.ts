@@ -28,6 +28,7 @@ import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
 import { calendarFeed } from './http/calendar.js';
 import { settingsPages } from './web/automations.js';
+import { dataPages } from './web/data.js';
 import { webRoutes } from './web/routes.js';
 import { apiDocs } from './web/api-docs.js';
 
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.oauth) {
     app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
     app.use(settingsPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys }));
+    app.use(dataPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys, log }));
     app.use(webRoutes({ db: deps.db, config: deps.config, provider: deps.oauth.provider, cookieKeys: deps.oauth.cookieKeys, log }));
     app.use(deps.oauth.middleware);
   }

@@ -3,7 +3,6 @@
  * from its header (title, body, due date, status, externalId, a property of the list) and for
  * a new property its type from its values.
  */
-import { invalid } from '../core/errors.js';
 import { DUE_DATE_ID, isReserved, STATUS_ID, type PropertyType } from './properties.js';
 import { isIsoDate } from './values.js';
 import type { TaskStatus } from './rows.js';
@@ -86,7 +85,7 @@ export function planCsv(
     if (!header.includes(c.column))
       throw refuse(`columns[${i}] names the column '${c.column}', which the file does not have; its columns: ${header.join(', ')}.`, `columns[${i}].column`);
     if (c.to !== 'property' && (c.property !== undefined || c.type !== undefined))
-      throw invalid(`columns[${i}]: 'property' and 'type' go with to: property only.`, `columns[${i}]`);
+      throw refuse(`columns[${i}]: 'property' and 'type' go with to: property only.`, `columns[${i}]`);
   }
   const given = new Map(columns.map((c) => [c.column, c]));
   const taken = new Set<ColumnTarget>(columns.map((c) => c.to).filter((t) => t !== 'property' && t !== 'skip'));

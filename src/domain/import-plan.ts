@@ -8,7 +8,7 @@
  * @see openapi/openapi.yaml create_import, preview_import; docs/export.md
  */
 import { parse } from 'csv-parse/sync';
-import { ApiError, invalid } from '../core/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { OpInput } from '../core/context.js';
 import { parseDue } from './due-words.js';
 import type { Property, PropertyType } from './properties.js';
@@ -111,10 +111,10 @@ export function readCsv(text: string, field = 'csv'): { header: string[]; rows: 
   try {
     records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch (err) {
-    throw invalid(`The CSV does not parse: ${(err as Error).message}`, field);
+    throw refuse(`The CSV does not parse: ${(err as Error).message}`, field);
   }
   const [first, ...rows] = records;
-  if (!first || first.every((h) => h.trim() === '')) throw invalid('The CSV has no header row; its first line must name the columns.', field);
+  if (!first || first.every((h) => h.trim() === '')) throw refuse('The CSV has no header row; its first line must name the columns.', field);
   // Headers are names: blank ones are numbered, repeated ones get (2), (3), ….
   const seen = new Map<string, number>();
   const header = first.map((raw, i) => {

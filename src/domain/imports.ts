@@ -8,8 +8,8 @@
 import type { Knex } from 'knex';
 import type { Jobs } from '../core/services.js';
 import type { components } from '../generated/api.js';
-import { ApiError, invalid, notFound } from '../core/errors.js';
-import type { ExistingList, ImportInput, ImportPlan } from './import-plan.js';
+import { ApiError, notFound } from '../core/errors.js';
+import { refuse, type ExistingList, type ImportInput, type ImportPlan } from './import-plan.js';
 import { planDocument } from './import-document.js';
 import { planCsv } from './import-csv.js';
 import { planTodoist } from './import-todoist.js';
@@ -130,22 +130,22 @@ export async function recentImports(db: Knex, ownerId: string, limit = 10): Prom
 export function planImport(input: ImportInput, context: { timeZone: string; now: Date; existing?: ExistingList }): ImportPlan {
   switch (input.format) {
     case 'listkeeper':
-      if (!input.document) throw invalid("format 'listkeeper' reads the export document from 'document'; it is missing.", 'document');
+      if (!input.document) throw refuse("format 'listkeeper' reads the export document from 'document'; it is missing.", 'document');
       forbid(input, ['csv', 'listId', 'listName', 'columns'], 'listkeeper');
       return planDocument(input.document);
     case 'csv':
-      if (input.csv === undefined) throw invalid("format 'csv' reads the file's text from 'csv'; it is missing.", 'csv');
+      if (input.csv === undefined) throw refuse("format 'csv' reads the file's text from 'csv'; it is missing.", 'csv');
       forbid(input, ['document'], 'csv');
       if (input.listId !== undefined && input.listName !== undefined)
-        throw invalid("Give 'listId' (an existing list to add to) or 'listName' (a new list), not both.", 'listName');
+        throw refuse("Give 'listId' (an existing list to add to) or 'listName' (a new list), not both.", 'listName');
       return planCsv(input.csv, input.columns ?? [], input.listName ?? 'Imported', context);
     case 'todoist':
-      if (input.csv === undefined) throw invalid("format 'todoist' reads the exported project's CSV from 'csv'; it is missing.", 'csv');
+      if (input.csv === undefined) throw refuse("format 'todoist' reads the exported project's CSV from 'csv'; it is missing.", 'csv');
       forbid(input, ['document', 'listId', 'columns'], 'todoist');
       return planTodoist(input.csv, input.listName ?? 'Todoist', context);
   }
 }
 
 function forbid(input: ImportInput, fields: (keyof ImportInput)[], format: string): void {
-  for (const field of fields) if (input[field] !== undefined) throw invalid(`'${field}' does not go with format '${format}'; leave it out.`, field);
+  for (const field of fields) if (input[field] !== undefined) throw refuse(`'${field}' does not go with format '${format}'; leave it out.`, field);
 }

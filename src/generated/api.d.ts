@@ -657,6 +657,10 @@ export interface paths {
          *       P4), dates due dates, comments chat messages.
          *     Each list is written all or nothing: a list that fails leaves nothing behind and the
          *     import says why; the others still land. Check a file first with preview_import.
+         *     Refused with 409 `toolError`, naming the field, before anything is queued: a field the
+         *     format does not take or one it needs missing, `listId` beside `listName`, a CSV that
+         *     does not parse or names no columns, a column mapping naming a column the file lacks,
+         *     a new list's name that one of your lists has.
          */
         post: operations["create_import"];
         delete?: never;
@@ -694,7 +698,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @description The import's id. */
-                id: string;
+                id: components["parameters"]["ImportIdPath"];
             };
             cookie?: never;
         };
@@ -2202,6 +2206,8 @@ export interface components {
         ItemIdPath: string;
         /** @description The automation's id. */
         AutomationIdPath: string;
+        /** @description The import's id. */
+        ImportIdPath: string;
         /** @description `name`: `values` keyed by property name, select options as labels (writes take either). */
         ValuesBy: "id" | "name";
         /** @description Add a short-lived signed `url` to each attachment. */
@@ -3476,7 +3482,7 @@ export interface operations {
                  * @example {
                  *       "format": "csv",
                  *       "csv": "Name,Price\nMilk,1.20\n",
-                 *       "listName": "Groceries"
+                 *       "listId": "tasks"
                  *     }
                  */
                 "application/json": components["schemas"]["ImportInput"];
@@ -3508,6 +3514,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "format": "csv",
+                 *       "csv": "Name,Price\nMilk,1.20\n",
+                 *       "listId": "tasks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportInput"];
             };
         };
@@ -3534,7 +3547,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The import's id. */
-                id: string;
+                id: components["parameters"]["ImportIdPath"];
             };
             cookie?: never;
         };

@@ -95,7 +95,7 @@ export function settingsPages(deps: SettingsPagesDeps): Middleware {
   }
 
   const nav = (ctx: Context, user: WebUser): Html =>
-    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="${AUTOMATIONS_PATH}">Automations</a> · <a href="${MEMORY_PATH}">Memory</a></span><span class="muted">${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
+    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="${AUTOMATIONS_PATH}">Automations</a> · <a href="${MEMORY_PATH}">Memory</a> · <a href="/settings/data">Your data</a></span><span class="muted">${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
 
   const button = (ctx: Context, action: string, label: string, kind = '') =>
     html`<form method="post" action="${action}" style="display:inline"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button${kind ? html` class="${kind}"` : ''} type="submit">${label}</button></form>`;

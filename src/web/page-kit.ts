@@ -52,7 +52,7 @@ export function pageKit(deps: WebDeps): PageKit {
 
   const nav = (ctx: Context, user: WebUser | null): Html =>
     user
-      ? html`<nav><span><a href="/settings/automations">Automations</a> · <a href="/settings/memory">Memory</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`
+      ? html`<nav><span><a href="/settings/automations">Automations</a> · <a href="/settings/memory">Memory</a> · <a href="/settings/data">Your data</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`
       : html``;
 
   return { deps, csrf, checkedForm, nav };

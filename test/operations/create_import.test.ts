@@ -3,7 +3,8 @@
  * CSV written from Todoist's documented format (sections, priorities, labels, subtasks,
  * comments, dates in words), each list all or nothing (a list that fails half-way leaves no
  * row behind while the others land), progress readable while a list is written, and the
- * refusals of input the import cannot take.
+ * refusals of input the import cannot take (409 with the field at fault: the schema allows
+ * these combinations, the import does not).
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
@@ -215,11 +216,11 @@ describe('create_import', () => {
 
   it('refuses input it cannot take, naming the field, before anything is queued', async () => {
     const cases: [Record<string, unknown>, number, string, RegExp][] = [
-      [{ format: 'listkeeper' }, 400, 'document', /reads the export document from 'document'/],
-      [{ format: 'csv', listName: 'X' }, 400, 'csv', /reads the file's text from 'csv'/],
-      [{ format: 'csv', csv: 'a\n1\n', listId: 'tasks', listName: 'X' }, 400, 'listName', /not both/],
-      [{ format: 'todoist', csv: 'a\n1\n', columns: [] }, 400, 'columns', /does not go with format 'todoist'/],
-      [{ format: 'csv', csv: 'a,b\n"1,2\n' }, 400, 'csv', /does not parse/],
+      [{ format: 'listkeeper' }, 409, 'document', /reads the export document from 'document'/],
+      [{ format: 'csv', listName: 'X' }, 409, 'csv', /reads the file's text from 'csv'/],
+      [{ format: 'csv', csv: 'a\n1\n', listId: 'tasks', listName: 'X' }, 409, 'listName', /not both/],
+      [{ format: 'todoist', csv: 'a\n1\n', columns: [] }, 409, 'columns', /does not go with format 'todoist'/],
+      [{ format: 'csv', csv: 'a,b\n"1,2\n' }, 409, 'csv', /does not parse/],
       [
         { format: 'csv', csv: 'Title\nx\n', columns: [{ column: 'Price', to: 'skip' }] },
         409,

@@ -1,0 +1,311 @@
+/**
+ * Settings → Your data: download the workspace (JSON) or a list (CSV), and import a file:
+ * upload it, see the preview (for a CSV each column's mapping, which the person may change),
+ * start it, and watch its progress (the page reloads itself while an import runs; no
+ * JavaScript). Reads and writes go through the operations REST and MCP use, so the same
+ * schema checks and the same refusals apply.
+ * @see openapi/openapi.yaml export_workspace, export_list_csv, preview_import, create_import
+ */
+import type { Context, Middleware } from 'koa';
+import Router from '@koa/router';
+import busboy from 'busboy';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../core/config.js';
+import type { OperationContext } from '../core/context.js';
+import type { Services } from '../core/services.js';
+import { ApiError } from '../core/errors.js';
+import type { components } from '../generated/api.js';
+import { liveLists } from '../domain/lists.js';
+import { recentImports, type ImportDto } from '../domain/imports.js';
+import { invoke } from '../operations/dispatch.js';
+import { html, page, sendPage, type Html } from './html.js';
+import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
+
+export const DATA_PATH = '/settings/data';
+const FORMATS = ['listkeeper', 'csv', 'todoist'] as const;
+const TARGETS = ['title', 'body', 'dueAt', 'taskStatus', 'externalId', 'property', 'skip'] as const;
+const TYPES = ['', 'text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'] as const;
+type Preview = components['schemas']['ImportPreview'];
+
+export interface DataPagesDeps {
+  db: Knex;
+  config: Config;
+  services: Services;
+  cookieKeys: string[];
+  log: Logger;
+}
+
+/** The fields and the one file of a multipart form, within `limit` bytes; null when it is not one or too large. */
+function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
+  if (!ctx.is('multipart/form-data')) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const fields: Record<string, string> = {};
+    let file: { name: string; chunks: Buffer[] } | null = null;
+    let tooLarge = false;
+    const parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: limit, fieldSize: limit, fields: 400 } });
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) tooLarge = true;
+      if (!(name in fields)) fields[name] = value;
+    });
+    parser.on('file', (_name, stream, info) => {
+      const current = { name: info.filename ?? 'file', chunks: [] as Buffer[] };
+      file = current;
+      stream.on('data', (chunk: Buffer) => current.chunks.push(chunk));
+      stream.on('limit', () => (tooLarge = true));
+    });
+    parser.on('close', () => {
+      const got = file as { name: string; chunks: Buffer[] } | null;
+      resolve(tooLarge ? null : { fields, file: got?.chunks.length ? { name: got.name, text: Buffer.concat(got.chunks).toString('utf8') } : null });
+    });
+    parser.on('error', () => resolve(null));
+    ctx.req.pipe(parser);
+  });
+}
+
+function detectFormat(name: string, text: string): (typeof FORMATS)[number] {
+  if (name.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{')) return 'listkeeper';
+  return /^"?TYPE"?,"?CONTENT"?(,|$)/i.test(text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0]!) ? 'todoist' : 'csv';
+}
+
+export function dataPages(deps: DataPagesDeps): Middleware {
+  const { db, config } = deps;
+  const router = new Router();
+  const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
+  const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
+
+  /** The operations as the signed-in person calls them from their pages. */
+  const asPerson = (user: WebUser): OperationContext => ({
+    principal: { userId: user.id, via: 'apiKey', clientName: 'listkeeper web', tokenId: `web:${user.id}` },
+    db,
+    config,
+    services: deps.services,
+    log: deps.log,
+  });
+
+  async function signedIn(ctx: Context): Promise<WebUser | null> {
+    const user = await currentUser(ctx, db);
+    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(ctx.path + (ctx.search || ''))}`);
+    return user;
+  }
+
+  const nav = (ctx: Context, user: WebUser) =>
+    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="/settings/automations">Automations</a> · <a href="${DATA_PATH}">Your data</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
+
+  async function overview(ctx: Context, user: WebUser, problem?: string): Promise<void> {
+    const lists = await liveLists(db, user.id);
+    const imports = await recentImports(db, user.id);
+    const running = imports.some((i) => i.status === 'queued' || i.status === 'running');
+    const body = html`
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<section class="card" aria-labelledby="export-h">
+<h2 id="export-h">Export</h2>
+<p>Everything you keep, as one file in the listkeeper export format: lists, items, values, chats, and links to attachments (valid for a week).</p>
+<p><a href="${DATA_PATH}/export.json" download>Download everything (JSON)</a></p>
+<form method="get" action="${DATA_PATH}/list.csv">
+<label for="list">One list as CSV</label>
+<select id="list" name="list">${lists.map((l) => html`<option value="${l.id}">${l.name}</option>`)}</select>
+<button type="submit" class="secondary">Download CSV</button>
+</form>
+</section>
+<section class="card" aria-labelledby="import-h">
+<h2 id="import-h">Import</h2>
+<p>A listkeeper export (JSON), a CSV file, or a project exported from Todoist as CSV. You see what it would do before anything is written.</p>
+<form method="post" action="${DATA_PATH}/preview" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<label for="file">File</label>
+<input id="file" name="file" type="file" accept=".json,.csv,text/csv,application/json" required>
+<label for="format">Format</label>
+<select id="format" name="format"><option value="">Read it from the file</option>${FORMATS.map((f) => html`<option value="${f}">${f}</option>`)}</select>
+<label for="target">CSV: add to</label>
+<select id="target" name="listId"><option value="">A new list</option>${lists.map((l) => html`<option value="${l.id}">${l.name}</option>`)}</select>
+<label for="listName">New list's name</label>
+<input id="listName" name="listName" type="text" maxlength="200" placeholder="the file's name">
+<button type="submit">Preview</button>
+</form>
+</section>
+<section class="card" aria-labelledby="imports-h">
+<h2 id="imports-h">Recent imports</h2>
+${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html`<p class="muted">None yet.</p>`}
+</section>`;
+    const text = page('Your data', body, { nav: nav(ctx, user) });
+    // While an import runs, the page reloads itself every two seconds to show its progress.
+    sendPage(
+      ctx,
+      problem ? 400 : 200,
+      running ? text.replace('<meta name="referrer"', '<meta http-equiv="refresh" content="2">\n<meta name="referrer"') : text,
+    );
+  }
+
+  router.get(DATA_PATH, async (ctx) => {
+    const user = await signedIn(ctx);
+    if (user) await overview(ctx, user);
+  });
+
+  router.get(`${DATA_PATH}/export.json`, async (ctx) => {
+    const user = await signedIn(ctx);
+    if (!user) return;
+    const doc = await invoke(asPerson(user), 'export_workspace', { params: {}, body: undefined });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Disposition', `attachment; filename="listkeeper-export-${new Date().toISOString().slice(0, 10)}.json"`);
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(doc, null, 2);
+  });
+
+  router.get(`${DATA_PATH}/list.csv`, async (ctx) => {
+    const user = await signedIn(ctx);
+    if (!user) return;
+    try {
+      const csv = await invoke(asPerson(user), 'export_list_csv', { params: { id: String(ctx.query.list ?? '') }, body: undefined });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Disposition', 'attachment; filename="list.csv"');
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.body = csv;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      await overview(ctx, user, err.message);
+    }
+  });
+
+  /** A multipart POST from this site with this browser's CSRF token; else answers. */
+  async function upload(ctx: Context): Promise<{ user: WebUser; fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
+    const user = await signedIn(ctx);
+    if (!user) return null;
+    const form = await readMultipart(ctx, config.bodyLimitBytes);
+    const origin = ctx.get('origin');
+    if (!form || (origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.fields.csrf)) {
+      await overview(
+        ctx,
+        user,
+        form
+          ? 'This form expired or was sent from another site; send it again.'
+          : `The file could not be read: send one file of at most ${config.bodyLimitBytes} bytes.`,
+      );
+      return null;
+    }
+    return { user, ...form };
+  }
+
+  /** The import input a form describes: the file (or the text carried over from the preview) and the choices. */
+  function inputOf(fields: Record<string, string>, file: { name: string; text: string } | null): Record<string, unknown> {
+    const text = file?.text ?? fields.content ?? '';
+    const name = file?.name ?? fields.fileName ?? 'Imported';
+    const format = (FORMATS as readonly string[]).includes(fields.format ?? '') ? fields.format! : detectFormat(name, text);
+    if (format === 'listkeeper') {
+      let document: unknown;
+      try {
+        document = JSON.parse(text);
+      } catch (err) {
+        throw new ApiError('invalid', `The file is not JSON: ${(err as Error).message}`);
+      }
+      return { format, document };
+    }
+    const columns = Object.keys(fields)
+      .filter((k) => k.startsWith('to:'))
+      .map((k) => {
+        const column = k.slice(3);
+        const type = fields[`type:${column}`];
+        const property = fields[`property:${column}`]?.trim();
+        return {
+          column,
+          to: fields[k],
+          ...(fields[k] === 'property' && property ? { property } : {}),
+          ...(fields[k] === 'property' && type ? { type } : {}),
+        };
+      });
+    return {
+      format,
+      csv: text,
+      ...(fields.listId && format === 'csv' ? { listId: fields.listId } : { listName: fields.listName?.trim() || name.replace(/\.[^.]+$/, '') || 'Imported' }),
+      ...(columns.length && format === 'csv' ? { columns } : {}),
+    };
+  }
+
+  router.post(`${DATA_PATH}/preview`, async (ctx) => {
+    const got = await upload(ctx);
+    if (!got) return;
+    const { user, fields, file } = got;
+    try {
+      const input = inputOf(fields, file);
+      const preview = (await invoke(asPerson(user), 'preview_import', { params: {}, body: input })) as Preview;
+      const text = file?.text ?? fields.content ?? '';
+      sendPage(ctx, 200, page('Check the import', previewBody(ctx, input, preview, text, file?.name ?? fields.fileName ?? ''), { nav: nav(ctx, user) }));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      await overview(ctx, user, err.message);
+    }
+  });
+
+  router.post(`${DATA_PATH}/import`, async (ctx) => {
+    const got = await upload(ctx);
+    if (!got) return;
+    const { user, fields, file } = got;
+    try {
+      const started = (await invoke(asPerson(user), 'create_import', { params: {}, body: inputOf(fields, file) })) as ImportDto;
+      ctx.redirect(`${DATA_PATH}?import=${started.id}`);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      await overview(ctx, user, err.message);
+    }
+  });
+
+  function previewBody(ctx: Context, input: Record<string, unknown>, preview: Preview, text: string, fileName: string): Html {
+    const csv = input.format === 'csv';
+    return html`
+<form method="post" action="${DATA_PATH}/import" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="format" value="${String(input.format)}">
+<input type="hidden" name="fileName" value="${fileName}">
+${input.listId ? html`<input type="hidden" name="listId" value="${String(input.listId)}">` : ''}
+${input.listName ? html`<input type="hidden" name="listName" value="${String(input.listName)}">` : ''}
+<textarea name="content" hidden aria-hidden="true">${text}</textarea>
+<section class="card">
+<p>${preview.total} items in ${preview.lists.length === 1 ? 'one list' : `${preview.lists.length} lists`}. Nothing is written until you start the import.</p>
+${preview.warnings.length ? html`<ul>${preview.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+</section>
+${
+  csv
+    ? html`<section class="card"><h2>Columns</h2>${preview.columns.map(
+        (c, n) => html`<fieldset><legend>${c.column} <span class="muted">${c.samples.join(' | ')}</span></legend>
+<label for="to-${n}">Read as</label>
+<select id="to-${n}" name="to:${c.column}">${TARGETS.map((t) => html`<option value="${t}"${t === c.to ? html` selected` : ''}>${t}</option>`)}</select>
+<label for="property-${n}">Property</label>
+<input id="property-${n}" name="property:${c.column}" type="text" value="${c.property ?? ''}">
+<label for="type-${n}">Type of a new property</label>
+<select id="type-${n}" name="type:${c.column}">${TYPES.map((t) => html`<option value="${t}"${t === (c.type ?? '') ? html` selected` : ''}>${t || 'guess'}</option>`)}</select>
+</fieldset>`,
+      )}<button type="submit" formaction="${DATA_PATH}/preview" class="secondary">Preview again</button></section>`
+    : ''
+}
+${preview.lists.map(
+  (l) => html`<section class="card"><h2>${l.listId ? `Into your list ${l.name}` : `A new list: ${l.name}`}</h2>
+<p>${l.items} items${l.newProperties.length ? `; new properties: ${l.newProperties.map((p) => `${p.name} (${p.type})`).join(', ')}` : ''}.</p>
+${
+  l.sample.length
+    ? html`<ul>${l.sample.map(
+        (s) =>
+          html`<li>${s.title ?? '(no title)'}${s.dueAt ? html` <span class="muted">due ${s.dueAt}</span>` : ''}${
+            Object.keys(s.values).length
+              ? html` <span class="muted">${Object.entries(s.values)
+                  .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+                  .join('; ')}</span>`
+              : ''
+          }</li>`,
+      )}</ul>`
+    : ''
+}
+</section>`,
+)}
+<button type="submit">Start the import</button> <a href="${DATA_PATH}">Cancel</a>
+</form>`;
+  }
+
+  return router.routes() as Middleware;
+}
+
+function importLine(i: ImportDto): Html {
+  const when = i.createdAt.slice(0, 16).replace('T', ' ');
+  return html`<li id="import-${i.id}"><strong>${i.format}</strong> · ${i.status} · ${i.progress.done} of ${i.progress.total} items <span class="muted">${when} UTC</span>
+<ul>${i.lists.map((l) => html`<li>${l.name}: ${l.status === 'imported' ? html`${l.created} added, ${l.updated} updated` : l.status}${l.error ? html` <span class="error">${l.error}</span>` : ''}</li>`)}</ul>
+${i.warnings.length ? html`<details><summary>${i.warnings.length} notes</summary><ul>${i.warnings.map((w) => html`<li>${w}</li>`)}</ul></details>` : ''}</li>`;
+}
