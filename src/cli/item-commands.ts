@@ -42,17 +42,22 @@ export function registerItemCommands(program: Command): Command {
     .argument('<title...>', 'the title (quotes optional)')
     .option('--list <list>', 'the list, by name or id (default: Tasks)')
     .option('--due <when>', "a due date in words, read in your time zone: 'tomorrow 9am', 'next friday', 2026-12-01")
+    .option('--repeat <rule>', "repeat it: 'every weekday at 9', 'every 2 weeks on Monday', or an RRULE")
     .option('--json', 'print the created item as JSON')
-    .action(async (words: string[], opts: { list?: string; due?: string; json?: boolean }) => {
+    .action(async (words: string[], opts: { list?: string; due?: string; repeat?: string; json?: boolean }) => {
       const { service } = await connect();
-      const timeZone = opts.due ? await timeZoneOf(service) : undefined;
+      const timeZone = opts.due || opts.repeat ? await timeZoneOf(service) : undefined;
       const due = opts.due ? dueOrRefuse(opts.due, timeZone!) : undefined;
       const title = words.join(' ');
-      const made = await service.items.create({ ...(opts.list ? { listId: opts.list } : {}), items: [{ title, ...(due ? { dueAt: due.value } : {}) }] });
+      const made = await service.items.create({
+        ...(opts.list ? { listId: opts.list } : {}),
+        items: [{ title, ...(due ? { dueAt: due.value } : {}), ...(opts.repeat ? { recurrence: opts.repeat } : {}) }],
+      });
       if (made.failed.length > 0) throw new CliError(made.failed[0]!.reason);
       const item = made.items[0]!;
       if (opts.json) return printJson(item);
-      say(`Added ${named(item)} to ${made.listName} (${item.id})${timeZone ? `, ${dueSentence(item, timeZone)}` : ''}.`);
+      const repeats = item.recurrence ? `, repeats ${item.recurrence.text}` : '';
+      say(`Added ${named(item)} to ${made.listName} (${item.id})${timeZone ? `, ${dueSentence(item, timeZone)}` : ''}${repeats}.`);
     });
 
   program

@@ -28,6 +28,8 @@ export interface FeedTask {
   completed: boolean;
   listName: string;
   updatedAt: Date;
+  /** The RRULE it repeats by (its due date is the next occurrence), or null. */
+  recurrence: string | null;
 }
 
 /** Makes the person's feed token (replacing any earlier one, which stops working) and returns it. */
@@ -56,7 +58,7 @@ export async function feedState(db: Knex, userId: string): Promise<FeedState> {
  * What the feed at `token` serves, noting the read: the owner's tasks with a due date, by due
  * date; undefined for a token that is not (or no longer) a feed's.
  */
-export async function readFeed(db: Knex, token: string, now: Date): Promise<FeedTask[] | undefined> {
+export async function readFeed(db: Knex, token: string, now: Date): Promise<{ timeZone: string; tasks: FeedTask[] } | undefined> {
   if (!token.startsWith(TOKEN_PREFIX)) return undefined;
   const owner = (
     await db.raw<{ rows: { user_id: string; timezone: string }[] }>(
@@ -79,16 +81,17 @@ export async function readFeed(db: Knex, token: string, now: Date): Promise<Feed
     .where((q) => q.whereNull('i.completed_at').orWhere('i.completed_at', '>=', since))
     .orderBy('i.due_at')
     .limit(5000)
-    .select('i.id', 'i.title', 'i.due_at', 'i.has_due_time', 'i.completed_at', 'i.updated_at', 'l.name as list_name')) as {
+    .select('i.id', 'i.title', 'i.due_at', 'i.has_due_time', 'i.completed_at', 'i.updated_at', 'i.recurrence', 'l.name as list_name')) as {
     id: string;
     title: string | null;
     due_at: Date;
     has_due_time: boolean | null;
     completed_at: Date | null;
     updated_at: Date;
+    recurrence: string | null;
     list_name: string;
   }[];
-  return rows.map((r) => ({
+  const tasks = rows.map((r) => ({
     id: r.id,
     title: r.title ?? '',
     // A date alone is stored as the start of that day in the person's zone: its date there.
@@ -96,5 +99,7 @@ export async function readFeed(db: Knex, token: string, now: Date): Promise<Feed
     completed: r.completed_at !== null,
     listName: r.list_name,
     updatedAt: r.updated_at,
+    recurrence: r.recurrence,
   }));
+  return { timeZone: owner.timezone, tasks };
 }

@@ -3,7 +3,8 @@ import type { OperationContext, OpInput, OpOutput, Principal } from '../core/con
 import { keepsDueDate, keepsStatus, propertyDto, resolveList, type ListRow } from './lists.js';
 import { findProperty, propertyNames } from './properties.js';
 import { isEmptyValue, resolveValues, ValueError, withNewOptions, type StoredValues } from './values.js';
-import { itemRowDto, parseDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, type TaskStatus } from './items.js';
+import { itemRowDto, readDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, type TaskStatus } from './items.js';
+import { firstDue, parseRecurrence } from './recurrence.js';
 import { recordActivity } from './activity.js';
 import { linkRoots } from './links.js';
 import { ApiError, notFound } from '../core/errors.js';
@@ -13,7 +14,7 @@ import { enqueueEnrich } from './enrich.js';
 type Output = OpOutput<'create_items'>;
 type Entry = OpInput<'create_items'>['items'][number];
 
-const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'externalId', 'imageUrls', 'enrich']);
+const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'externalId', 'imageUrls', 'enrich']);
 
 interface Prepared {
   index: number;
@@ -180,10 +181,24 @@ function prepareEntry(
   }
   if (dueText !== null) {
     if (!keepsDueDate(list)) throw new ValueError(`dueAt: list '${list.name}' keeps no due date; leave it out or use a list with task columns.`);
-    const due = parseDueAt(dueText, timeZone);
-    if (!due) throw new ValueError(`dueAt '${dueText}' is not an ISO 8601 date or date-time such as 2026-12-01 or 2026-12-01T09:00:00Z.`);
+    const due = readDueAt(dueText, timeZone, now);
+    if (!due)
+      throw new ValueError(
+        `dueAt '${dueText}' is not an ISO 8601 date or date-time such as 2026-12-01 or 2026-12-01T09:00:00Z, nor a date in words such as 'tomorrow 5pm'.`,
+      );
     insert.due_at = due.dueAt;
     insert.has_due_time = due.hasDueTime;
+  }
+  if (entry.recurrence !== undefined && entry.recurrence !== null && entry.recurrence.trim() !== '') {
+    if (!keepsDueDate(list))
+      throw new ValueError(`recurrence: list '${list.name}' keeps no due date, so nothing there can repeat; use a list with task columns.`);
+    const { rule } = parseRecurrence(entry.recurrence);
+    insert.recurrence = rule;
+    // A repeating task without a due date starts at the rule's first occurrence from now.
+    if (insert.due_at === undefined) {
+      const first = firstDue(rule, null, now, timeZone);
+      if (first) Object.assign(insert, { due_at: first.at, has_due_time: first.hasTime });
+    }
   }
   const values: StoredValues = {};
   for (const [id, value] of Object.entries(resolved.set)) if (value !== null) values[id] = value;

@@ -93,6 +93,7 @@ export async function exportWorkspace(db: Knex, ownerId: string, baseUrl: string
           archivedAt: iso(row.archived_at),
           favorited: row.favorited,
           assignedAgent: row.assigned_agent,
+          recurrence: row.recurrence,
           values: row.values,
           createdAt: row.created_at.toISOString(),
           updatedAt: row.updated_at.toISOString(),

@@ -159,6 +159,7 @@ export function planCsv(
       archivedAt: null,
       favorited: false,
       assignedAgent: null,
+      recurrence: null,
       values: {},
       createdAt: null,
       chat: [],

@@ -60,6 +60,7 @@ export function planDocument(doc: WorkspaceExport): ImportPlan {
           archivedAt: item.archivedAt ?? null,
           favorited: item.favorited ?? false,
           assignedAgent: item.assignedAgent ?? null,
+          recurrence: item.recurrence ?? null,
           values,
           createdAt: item.createdAt ?? null,
           chat: (item.chat ?? []).map((m) => ({

@@ -49,6 +49,8 @@ export interface PlanItem {
   archivedAt: string | null;
   favorited: boolean;
   assignedAgent: string | null;
+  /** The RRULE it repeats by. */
+  recurrence: string | null;
   /** By PlanProperty key; select options by label. */
   values: Record<string, unknown>;
   createdAt: string | null;

@@ -21,6 +21,7 @@ import { isUuid, shortId } from './ids.js';
 import { parseDueAt, TASK_STATUSES, type ItemDbRow } from './items.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import { buildOptions, isSelectType, taskColumns, type Property } from './properties.js';
+import { parseRecurrence } from './recurrence.js';
 import { quotaMessage, storageLeft } from './storage.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath } from './uploads.js';
 import { resolveValues, ValueError, withNewOptions, type StoredValues } from './values.js';
@@ -278,6 +279,14 @@ async function writeList(
         const due = item.due ? ('at' in item.due ? { dueAt: new Date(item.due.at), hasDueTime: true } : parseDueAt(item.due.date, w.timeZone)) : null;
         record.due_at = due?.dueAt ?? null;
         record.has_due_time = due ? due.hasDueTime : null;
+        if (item.recurrence) {
+          try {
+            record.recurrence = parseRecurrence(item.recurrence).rule;
+          } catch (err) {
+            if (!(err instanceof ValueError)) throw err;
+            w.warnings.push(`'${list.name}', '${label}': ${err.message} It does not repeat.`);
+          }
+        }
       }
       const match = matches.get(item.externalId ?? '') ?? matches.get(`id:${sourceIdOf(item)}`);
       if (match) {

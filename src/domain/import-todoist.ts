@@ -3,6 +3,16 @@
  * an import plan.
  */
 import { dueFromText, readCsv, refuse, Warnings, type ImportPlan, type PlanItem, type PlanList, type PlanProperty } from './import-plan.js';
+import { firstDue, parseRecurrence } from './recurrence.js';
+import { localNow } from './time.js';
+import { ValueError } from './values.js';
+
+/** The first occurrence of a rule from now, as a plan's due date. */
+function nextOccurrenceDue(rule: string, timeZone: string, now: Date): PlanItem['due'] {
+  const first = firstDue(rule, null, now, timeZone);
+  if (!first) return null;
+  return first.hasTime ? { at: first.at.toISOString() } : { date: localNow(first.at, timeZone).today };
+}
 
 const TODOIST_COLUMNS = ['TYPE', 'CONTENT'];
 export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
@@ -12,7 +22,7 @@ export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
  * of the tasks after them, `note` rows are comments on the task above, PRIORITY 1–4 is p1
  * (highest) to p4, INDENT 2 and more is a subtask (kept as the text property Parent task:
  * listkeeper has no subtasks yet), `@label`s in CONTENT go to the multi-select Labels, DATE is
- * read in words in TIMEZONE (a recurring date keeps its next day and says so in the body).
+ * read in words in TIMEZONE (a repeating one, "every monday", becomes the task's recurrence).
  */
 export function planTodoist(text: string, listName: string, context: { timeZone: string; now: Date }): ImportPlan {
   const { header, rows } = readCsv(text);
@@ -91,15 +101,28 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
     }
     let body = at(row, 'DESCRIPTION') || null;
     let due: PlanItem['due'] = null;
+    let recurrence: string | null = null;
     const dateText = at(row, 'DATE');
     if (dateText) {
       const zone = validZone(at(row, 'TIMEZONE')) ?? context.timeZone;
       const recurring = /^(every!?|ev!?|each)\s+/i.exec(dateText);
-      due = dueFromText(recurring ? dateText.slice(recurring[0].length) : dateText, zone, context.now);
       if (recurring) {
-        body = `${body ? `${body}\n\n` : ''}Repeats in Todoist: ${dateText}`;
-        warnings.add(`Row ${r + 2}: '${title}' repeats (${dateText}); listkeeper keeps its next due date, and the rule is in its body.`);
-      } else if (!due) warnings.add(`Row ${r + 2}: DATE '${dateText}' is not a date listkeeper reads; '${title}' has no due date.`);
+        // A repeating date: its rule (from the words) and its next occurrence as the due date.
+        try {
+          recurrence = parseRecurrence(dateText.replace(/^(every!|ev!?)\s+/i, 'every ')).rule;
+          due = nextOccurrenceDue(recurrence, zone, context.now);
+        } catch (err) {
+          if (!(err instanceof ValueError)) throw err;
+          due = dueFromText(dateText.slice(recurring[0].length), zone, context.now);
+          body = `${body ? `${body}\n\n` : ''}Repeats in Todoist: ${dateText}`;
+          warnings.add(
+            `Row ${r + 2}: '${title}' repeats (${dateText}), a rule listkeeper does not read; it keeps its next due date, and the rule is in its body.`,
+          );
+        }
+      } else {
+        due = dueFromText(dateText, zone, context.now);
+        if (!due) warnings.add(`Row ${r + 2}: DATE '${dateText}' is not a date listkeeper reads; '${title}' has no due date.`);
+      }
     }
     items.push({
       externalId: null,
@@ -111,6 +134,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       archivedAt: null,
       favorited: false,
       assignedAgent: null,
+      recurrence,
       values,
       createdAt: null,
       chat: [],

@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
+import { parseDue } from './due-words.js';
+import { describe } from './recurrence.js';
 import type { AttachmentRow, ChatRow, ItemDbRow, ItemRowDto, TaskStatus } from './rows.js';
 
 export { TASK_STATUSES, type ItemDbRow, type ItemRowDto, type TaskStatus } from './rows.js';
@@ -129,9 +131,35 @@ export function itemRowDto(row: ItemDbRow, list: Pick<ListRow, 'properties'>, ex
     externalId: row.external_id,
     isSharedWithMe: extra.isSharedWithMe ?? false,
     assignedAgent: row.assigned_agent ?? null,
+    ...(due ? { recurrence: recurrenceDto(row) } : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/** How a task repeats, as the API shows it; null when it does not. */
+function recurrenceDto(row: ItemDbRow): ItemRowDto['recurrence'] {
+  if (!row.recurrence) return null;
+  return {
+    rule: row.recurrence,
+    text: describe(row.recurrence),
+    completions: row.recurrence_completions ?? 0,
+    lastCompletedAt: iso(row.last_completed_at ?? null),
+  };
+}
+
+/**
+ * A due date as callers write it: ISO 8601 (a date alone is the start of that day in
+ * `timeZone`), else words read in `timeZone` at `now` ("tomorrow 5pm", "next Friday");
+ * null when it is neither.
+ */
+export function readDueAt(value: string, timeZone: string, now: Date): { dueAt: Date; hasDueTime: boolean } | null {
+  const iso8601 = parseDueAt(value, timeZone);
+  if (iso8601) return iso8601;
+  // Text that starts like an ISO date and is not one (a 30th of February, an offset of 24 hours) is refused, not guessed at.
+  if (/^\s*[+-]?\d{4,6}-\d/.test(value) || /^\s*\d+\s*$/.test(value)) return null;
+  const words = parseDue(value, timeZone, now);
+  return words ? { dueAt: words.at, hasDueTime: words.hasTime } : null;
 }
 
 /**

@@ -24,6 +24,10 @@ export interface ItemDbRow {
   guidance_note: string | null;
   /** The agent a task is assigned to, by name (migration 20261122000400_events). */
   assigned_agent: string | null;
+  /** The RRULE a task repeats by, its completions and the last one (migration 20261125000500_recurrence). */
+  recurrence: string | null;
+  recurrence_completions: number;
+  last_completed_at: Date | null;
   archived_at: Date | null;
   deleted_at: Date | null;
   purges_at: Date | null;

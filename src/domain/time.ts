@@ -40,8 +40,8 @@ function zoneOffsetMs(at: Date, timeZone: string): number {
   return utcDate(p.year, p.month, p.day, p.hour, p.minute, p.second).getTime() - (at.getTime() - at.getUTCMilliseconds());
 }
 
-/** The wall-clock fields of `at` in `timeZone`, as numbers (astronomical years: 1 BC is 0). */
-function localParts(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+/** The wall-clock fields of `at` in `timeZone`, as numbers (month 1-12; astronomical years: 1 BC is 0). */
+export function localParts(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',

@@ -6,6 +6,7 @@ import {
   listsById,
   loadAccessible,
   parseDueAt,
+  readDueAt,
   statusColumns,
   TASK_STATUSES,
   type AccessibleItem,
@@ -20,6 +21,7 @@ import { attachImages, clearImages, type Downloads } from './images.js';
 import { ApiError, invalid, toolError } from '../core/errors.js';
 import { emitAwaitingAgent } from './events.js';
 import { prepareBody } from './body-outlines.js';
+import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -43,20 +45,22 @@ export interface UpdateSettings {
   mode: LegacyMode;
   /** The call-wide due date: undefined to leave, null to clear. */
   due: { dueAt: Date; hasDueTime: boolean } | null | undefined;
+  /** The person's time zone: due dates in words and the occurrences of repeating tasks are read in it. */
+  timeZone: string;
 }
 
 /** Checks the call-wide options of update_items before anything is read; throws the refusal. */
-export function updateSettings(input: Input, timeZone: string): UpdateSettings {
+export function updateSettings(input: Input, timeZone: string, now: Date): UpdateSettings {
   const mode = (input.mode ?? 'append') as LegacyMode;
   if (mode === 'replace' && input.confirmReplace !== true) {
     throw toolError('mode replace overwrites whole bodies: send confirmReplace: true to do it, or use block edits (get_item with forEditing, then edits).');
   }
   if (mode === 'insertAfter' && !input.anchor) throw invalid('mode insertAfter needs an anchor: a verbatim snippet of the line to insert after.', 'anchor');
   const due =
-    input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : parseDueAt(input.dueAt, timeZone);
+    input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : readDueAt(input.dueAt, timeZone, now);
   if (due === null && input.dueAt!.trim().toLowerCase() !== 'none')
-    throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none'.`, 'dueAt');
-  return { mode, due };
+    throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none', nor a date in words such as 'next Friday 9am'.`, 'dueAt');
+  return { mode, due, timeZone };
 }
 
 export interface UpdateOutcome {
@@ -79,7 +83,7 @@ export async function updateItems(
   settings: UpdateSettings & { now: Date; downloads: Downloads; attached: Set<string> },
 ): Promise<UpdateOutcome> {
   const { principal } = ctx;
-  const { mode, due, now, downloads, attached } = settings;
+  const { mode, due, now, downloads, attached, timeZone } = settings;
   const ids = input.items.map((e) => e.itemId);
   const outcome: UpdateOutcome = { written: [], imagesAttached: 0, imageFailures: [], refusal: null };
   const { accessible, lists } = await lockTargets(
@@ -94,7 +98,7 @@ export async function updateItems(
   }
   for (const [index, entry] of input.items.entries()) {
     try {
-      const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now });
+      const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now, timeZone });
       outcome.written.push(result.item);
       if (entry.clearImages) await clearImages(trx, entry.itemId);
       const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : [], downloads);
@@ -167,6 +171,7 @@ interface UpdateArgs {
   mode: LegacyMode;
   due: { dueAt: Date; hasDueTime: boolean } | null | undefined;
   now: Date;
+  timeZone: string;
 }
 
 async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Promise<{ item: ResultItem }> {
@@ -231,6 +236,17 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
       dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime },
     );
   }
+  const repeat = repeatPatch(row, list, entry, patch, args);
+  if (repeat) {
+    Object.assign(patch, repeat.patch);
+    if (repeat.completed)
+      await recordActivity(trx, ctx.principal, {
+        action: 'item.completed',
+        summary: `Completed '${row.title ?? '(untitled)'}' (${repeat.completed}); it repeats, next due ${(patch.due_at as Date).toISOString()}`,
+        itemId: row.id,
+        listId: row.list_id,
+      });
+  }
   const assigned = assignment(row, list, entry);
   if (assigned !== undefined) patch.assigned_agent = assigned;
   if (input.archived !== undefined && input.archived !== null) patch.archived_at = input.archived ? (row.archived_at ?? now) : null;
@@ -257,6 +273,61 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
   if (assigned && updated.task_status !== 'completed') await emitAwaitingAgent(trx, updated, 'assigned', assigned, now);
   const dto = itemRowDto(updated, { properties }, { isSharedWithMe: access !== 'own', favorited: access === 'own' ? updated.favorited : favorited });
   return { item: bodyResult ? { ...dto, ...bodyResult } : dto };
+}
+
+/**
+ * What the entry's `recurrence` and a completion do to a repeating task: a new rule (with a
+ * first due date when the task has none), no rule (`""`), or, when the task is completed,
+ * its next occurrence instead: reopened, due then, the completion counted. `completed` names
+ * the occurrence completed, for the activity log.
+ */
+function repeatPatch(
+  row: ItemDbRow,
+  list: ListRow,
+  entry: Entry,
+  patch: Record<string, unknown>,
+  args: UpdateArgs,
+): { patch: Record<string, unknown>; completed: string | null } | null {
+  const out: Record<string, unknown> = {};
+  let rule = row.recurrence;
+  if (entry.recurrence !== undefined && entry.recurrence !== null) {
+    if (entry.recurrence.trim() === '') rule = null;
+    else {
+      if (!keepsDueDate(list))
+        throw new Refusal('toolError', `list '${list.name}' keeps no due date, so this item cannot repeat; move it to a list with task columns first.`);
+      try {
+        rule = parseRecurrence(entry.recurrence).rule;
+      } catch (err) {
+        if (err instanceof ValueError) throw new Refusal('toolError', err.message);
+        throw err;
+      }
+    }
+    out.recurrence = rule;
+  }
+  if (!rule || !keepsDueDate(list)) return Object.keys(out).length ? { patch: out, completed: null } : null;
+  const dueAt = (patch.due_at !== undefined ? patch.due_at : row.due_at) as Date | null;
+  const hasTime = (patch.has_due_time !== undefined ? patch.has_due_time : row.has_due_time) as boolean | null;
+  const due = dueAt ? { at: dueAt, hasTime: hasTime ?? false } : null;
+  if (!due) {
+    const first = firstDue(rule, null, args.now, args.timeZone);
+    if (first) Object.assign(out, { due_at: first.at, has_due_time: first.hasTime });
+  }
+  // Completing a repeating task that was open moves it on instead (a rule that has ended lets it complete).
+  if (patch.task_status === 'completed' && row.task_status !== 'completed') {
+    const next = nextOccurrence(rule, due, args.now, args.timeZone);
+    if (next) {
+      Object.assign(out, {
+        task_status: 'todo',
+        completed_at: null,
+        due_at: next.at,
+        has_due_time: next.hasTime,
+        recurrence_completions: (row.recurrence_completions ?? 0) + 1,
+        last_completed_at: args.now,
+      });
+      return { patch: out, completed: due ? `due ${due.at.toISOString()}` : 'no due date' };
+    }
+  }
+  return Object.keys(out).length ? { patch: out, completed: null } : null;
 }
 
 /** The new `assigned_agent` when the entry changes it ("" unassigns), else undefined. Tasks only. */

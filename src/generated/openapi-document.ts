@@ -4111,6 +4111,48 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "RecurrenceInput": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "maxLength": 200,
+        "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops.",
+        "pattern": "^[^\\x00]*$"
+      },
+      "Recurrence": {
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+        "required": [
+          "rule",
+          "text",
+          "completions",
+          "lastCompletedAt"
+        ],
+        "properties": {
+          "rule": {
+            "type": "string",
+            "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+          },
+          "text": {
+            "type": "string",
+            "description": "The rule in words, as understood."
+          },
+          "completions": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "lastCompletedAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
       "AssignedAgent": {
         "type": [
           "string",
@@ -4221,6 +4263,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "assignedAgent": {
             "$ref": "#/components/schemas/AssignedAgent"
+          },
+          "recurrence": {
+            "$ref": "#/components/schemas/Recurrence"
           },
           "attachments": {
             "type": "array",
@@ -4387,6 +4432,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "assignedAgent": {
             "$ref": "#/components/schemas/AssignedAgent"
+          },
+          "recurrence": {
+            "$ref": "#/components/schemas/Recurrence"
           },
           "editable": {
             "type": "string",
@@ -4684,8 +4732,11 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 64,
-            "description": "ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry.",
+            "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry.",
             "pattern": "^[^\\x00]*$"
+          },
+          "recurrence": {
+            "$ref": "#/components/schemas/RecurrenceInput"
           },
           "externalId": {
             "type": [
@@ -5038,6 +5089,9 @@ export const openapiDocument: Record<string, unknown> = {
             "maxLength": 60,
             "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns.",
             "pattern": "^[^\\x00]*$"
+          },
+          "recurrence": {
+            "$ref": "#/components/schemas/RecurrenceInput"
           }
         }
       },
@@ -5118,26 +5172,14 @@ export const openapiDocument: Record<string, unknown> = {
             ]
           },
           "dueAt": {
-            "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
-            "anyOf": [
-              {
-                "type": "string",
-                "format": "date-time"
-              },
-              {
-                "type": "string",
-                "format": "date"
-              },
-              {
-                "type": "string",
-                "enum": [
-                  "none"
-                ]
-              },
-              {
-                "type": "null"
-              }
-            ]
+            "description": "ISO 8601, words (`next Friday 9am`), or `none` to clear the due date and its reminder.",
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 64,
+            "pattern": "^[^\\x00]*$"
           },
           "archived": {
             "type": [
@@ -7255,6 +7297,15 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 100,
+            "pattern": "^[^\\x00]*$"
+          },
+          "recurrence": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 200,
+            "description": "The RRULE the task repeats by.",
             "pattern": "^[^\\x00]*$"
           },
           "values": {

@@ -2862,6 +2862,39 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -3148,7 +3181,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 64,
-                "description": "ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry."
+                "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry."
+              },
+              "recurrence": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 200,
+                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
               },
               "externalId": {
                 "type": [
@@ -3314,7 +3355,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 64,
-                "description": "ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry."
+                "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry."
+              },
+              "recurrence": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 200,
+                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
               },
               "externalId": {
                 "type": [
@@ -3582,6 +3631,39 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -3780,6 +3862,39 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
+              },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
               },
               "attachments": {
                 "type": "array",
@@ -4150,6 +4265,14 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 60,
                 "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
+              },
+              "recurrence": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 200,
+                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
               }
             }
           }
@@ -4199,26 +4322,13 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date-time"
-            },
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "string",
-              "enum": [
-                "none"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "description": "ISO 8601, words (`next Friday 9am`), or `none` to clear the due date and its reminder.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "maxLength": 64
         },
         "archived": {
           "type": [
@@ -4419,6 +4529,14 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 60,
                 "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
+              },
+              "recurrence": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 200,
+                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
               }
             }
           }
@@ -4468,26 +4586,13 @@ export const operationTable: readonly OperationSpec[] = [
           ]
         },
         "dueAt": {
-          "description": "ISO 8601 date or date-time, or `none` to clear the due date and its reminder.",
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date-time"
-            },
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "string",
-              "enum": [
-                "none"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "description": "ISO 8601, words (`next Friday 9am`), or `none` to clear the due date and its reminder.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "minLength": 1,
+          "maxLength": 64
         },
         "archived": {
           "type": [
@@ -4637,6 +4742,39 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
+              },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
               },
               "attachments": {
                 "type": "array",
@@ -5506,6 +5644,39 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
               },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -5809,6 +5980,39 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
+              },
+              "recurrence": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+                "required": [
+                  "rule",
+                  "text",
+                  "completions",
+                  "lastCompletedAt"
+                ],
+                "properties": {
+                  "rule": {
+                    "type": "string",
+                    "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The rule in words, as understood."
+                  },
+                  "completions": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lastCompletedAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
               },
               "attachments": {
                 "type": "array",
@@ -6146,6 +6350,39 @@ export const operationTable: readonly OperationSpec[] = [
             "null"
           ],
           "description": "The agent this task is assigned to, by the name it posts under (`agentName`); null when\nnone. Setting it on a task with update_items (the person handing the task to an agent)\nemits `task.awaitingAgent` with reason `assigned`. Only tasks (items on a list that\nkeeps a status) can be assigned.\n"
+        },
+        "recurrence": {
+          "type": [
+            "object",
+            "null"
+          ],
+          "description": "How the task repeats; null when it does not. Completing it moves it to its next\noccurrence after the later of its due date and now (missed ones are skipped), at the\nsame local time in the person's time zone, and reopens it; the completion is counted\nand logged. Absent on items of lists without a due date.\n",
+          "required": [
+            "rule",
+            "text",
+            "completions",
+            "lastCompletedAt"
+          ],
+          "properties": {
+            "rule": {
+              "type": "string",
+              "description": "The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`."
+            },
+            "text": {
+              "type": "string",
+              "description": "The rule in words, as understood."
+            },
+            "completions": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "lastCompletedAt": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
         },
         "editable": {
           "type": "string",
@@ -8985,6 +9222,14 @@ export const operationTable: readonly OperationSpec[] = [
                       ],
                       "maxLength": 100
                     },
+                    "recurrence": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 200,
+                      "description": "The RRULE the task repeats by."
+                    },
                     "values": {
                       "type": "object",
                       "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
@@ -9434,6 +9679,14 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 100
                             },
+                            "recurrence": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200,
+                              "description": "The RRULE the task repeats by."
+                            },
                             "values": {
                               "type": "object",
                               "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
@@ -9873,6 +10126,14 @@ export const operationTable: readonly OperationSpec[] = [
                                 "null"
                               ],
                               "maxLength": 100
+                            },
+                            "recurrence": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200,
+                              "description": "The RRULE the task repeats by."
                             },
                             "values": {
                               "type": "object",
@@ -10473,6 +10734,14 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 100
                             },
+                            "recurrence": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200,
+                              "description": "The RRULE the task repeats by."
+                            },
                             "values": {
                               "type": "object",
                               "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
@@ -10912,6 +11181,14 @@ export const operationTable: readonly OperationSpec[] = [
                                 "null"
                               ],
                               "maxLength": 100
+                            },
+                            "recurrence": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 200,
+                              "description": "The RRULE the task repeats by."
                             },
                             "values": {
                               "type": "object",

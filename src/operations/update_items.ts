@@ -14,7 +14,7 @@ import { refusalError, updateItems, updateSettings, type UpdateOutcome } from '.
 export const update_items: Handler<'update_items'> = async (ctx, input) => {
   const { db, principal, services, config } = ctx;
   const user = await getUser(db, principal.userId);
-  const settings = updateSettings(input, user.timezone);
+  const settings = updateSettings(input, user.timezone, services.now());
   const downloads = await downloadImages(
     ctx,
     input.items.flatMap((e) => e.imageUrls ?? []),

@@ -126,10 +126,12 @@ describe('bad input', () => {
         { method: 'POST', path: '/items/query', body: JSON.stringify({ listId: 'tasks', createdBefore: value }) },
         { status: 400, code: 'invalid', field: 'createdBefore' },
       );
-      await refused(
-        { method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], dueAt: value }) },
-        { status: 400, code: 'invalid', field: 'dueAt' },
-      );
+      // A due date to set may be written in words ("yesterday" is read); a broken ISO date never is.
+      if (_case !== 'words')
+        await refused(
+          { method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], dueAt: value }) },
+          { status: 400, code: 'invalid', field: 'dueAt' },
+        );
       await refused({ method: 'GET', path: `/items?changedSince=${encodeURIComponent(value)}` }, { status: 400, code: 'invalid', field: 'changedSince' });
     });
 

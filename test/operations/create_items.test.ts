@@ -85,7 +85,7 @@ describe('create_items', () => {
   });
 
   it('refuses an unreadable dueAt for that entry only', async () => {
-    const result = await create_items(ctx(), { items: [{ title: 'x', dueAt: 'next tuesday' }, { title: 'y' }] });
+    const result = await create_items(ctx(), { items: [{ title: 'x', dueAt: 'whenever suits' }, { title: 'y' }] });
     expect(result.failed).toEqual([{ index: 0, reason: expect.stringMatching(/not an ISO 8601/), externalId: null }]);
     expect(result.added).toBe(1);
   });

@@ -74,6 +74,7 @@ describe('export_workspace', () => {
       chat: [{ authorKind: 'agent', authorName: 'Planner', text: 'Booked for 9:30.', needsInput: false }],
     });
     expect(tasks!.items.find((i) => i.title === 'Old errand')).toMatchObject({ externalId: 'todo-42', archivedAt: expect.any(String) });
+    expect(tasks!.items.find((i) => i.title === 'Pay rent')).toMatchObject({ recurrence: 'FREQ=MONTHLY', hasDueTime: false });
     expect(tasks!.items.find((i) => i.title === 'Filed the taxes')!.completedAt).toEqual(expect.any(String));
     const colour = wines!.properties.find((p) => p.name === 'Colour')!;
     const red = colour.options!.find((o) => o.label === 'Red')!;

@@ -1258,6 +1258,22 @@ export interface components {
             /** @description Short-lived signed URL, with `includeImageUrls`. */
             url?: string;
         };
+        /** @description Repeats it: an RRULE or words (`every weekday at 9`); `""` stops. */
+        RecurrenceInput: string | null;
+        /**
+         * @description How the task repeats; null when it does not. Completing it moves it to its next
+         *     occurrence after the later of its due date and now (missed ones are skipped), at the
+         *     same local time in the person's time zone, and reopens it; the completion is counted
+         *     and logged. Absent on items of lists without a due date.
+         */
+        Recurrence: {
+            /** @description The RRULE, e.g. `FREQ=WEEKLY;BYDAY=MO`. */
+            rule: string;
+            /** @description The rule in words, as understood. */
+            text: string;
+            completions: number;
+            lastCompletedAt: string | null;
+        } | null;
         /**
          * @description The agent this task is assigned to, by the name it posts under (`agentName`); null when
          *     none. Setting it on a task with update_items (the person handing the task to an agent)
@@ -1287,6 +1303,7 @@ export interface components {
             externalId: string | null;
             isSharedWithMe: boolean;
             assignedAgent: components["schemas"]["AssignedAgent"];
+            recurrence?: components["schemas"]["Recurrence"];
             attachments?: components["schemas"]["Attachment"][];
             createdAt: string;
             updatedAt: string;
@@ -1326,6 +1343,7 @@ export interface components {
             };
             isSharedWithMe: boolean;
             assignedAgent: components["schemas"]["AssignedAgent"];
+            recurrence?: components["schemas"]["Recurrence"];
             /**
              * @description On a shared row only. `titleAndBody`: shared one by one; status, due date, values and images belong to the owner. `all`: on a shared list; every field but the owner's favorite.
              * @enum {string}
@@ -1392,8 +1410,9 @@ export interface components {
             values?: components["schemas"]["ValuesInput"];
             /** @description `todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails). */
             taskStatus?: "todo" | "inProgress" | "completed" | null;
-            /** @description ISO 8601 date or instant; only on a list that keeps a due date. An unreadable value fails the entry. */
+            /** @description ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry. */
             dueAt?: string | null;
+            recurrence?: components["schemas"]["RecurrenceInput"];
             /** @description Your own id; sending it again returns the item already made. */
             externalId?: string | null;
             imageUrls?: string[] | null;
@@ -1465,6 +1484,7 @@ export interface components {
             clearImages?: boolean | null;
             /** @description Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `""` unassigns. */
             assignedAgent?: string | null;
+            recurrence?: components["schemas"]["RecurrenceInput"];
         };
         UpdateItemsInput: {
             items: components["schemas"]["UpdateItemEntry"][];
@@ -1478,8 +1498,8 @@ export interface components {
             /** @description Must be true for mode `replace`. */
             confirmReplace?: boolean | null;
             taskStatus?: components["schemas"]["TaskStatus"] | null;
-            /** @description ISO 8601 date or date-time, or `none` to clear the due date and its reminder. */
-            dueAt?: string | "none" | null;
+            /** @description ISO 8601, words (`next Friday 9am`), or `none` to clear the due date and its reminder. */
+            dueAt?: string | null;
             archived?: boolean | null;
             favorited?: boolean | null;
         };
@@ -1997,6 +2017,8 @@ export interface components {
             archivedAt?: string | null;
             favorited?: boolean;
             assignedAgent?: string | null;
+            /** @description The RRULE the task repeats by. */
+            recurrence?: string | null;
             values: components["schemas"]["Values"];
             /** Format: date-time */
             createdAt?: string;

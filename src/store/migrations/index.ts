@@ -18,6 +18,7 @@ import * as changeEvents from './20261125000100_change_events.js';
 import * as hashOauthCredentials from './20261125000200_hash_oauth_credentials.js';
 import * as calendarFeeds from './20261125000300_calendar_feeds.js';
 import * as imports from './20261125000400_imports.js';
+import * as recurrence from './20261125000500_recurrence.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: [string, Migration][] = [
   ['20261125000200_hash_oauth_credentials', hashOauthCredentials],
   ['20261125000300_calendar_feeds', calendarFeeds],
   ['20261125000400_imports', imports],
+  ['20261125000500_recurrence', recurrence],
 ];
 
 /** A knex MigrationSource over the static list above. */

@@ -1,0 +1,124 @@
+/**
+ * Repeating tasks and due dates in words, over REST, MCP and the SDK: a rule in words is said
+ * back as rule and text; completing a repeating task five times moves it each time to its next
+ * occurrence (reopened, counted, logged, in the changes feed); "" stops it; a list without a
+ * due date refuses it; dueAt in words is read in the person's zone and answered as the instant
+ * understood; the calendar feed writes a repeating task as an RRULE in the person's zone.
+ */
+import { describe, it, expect } from '@jest/globals';
+import ICAL from 'ical.js';
+import { useTestServer } from '../support/server.js';
+import { localNow } from '../../src/domain/time.js';
+
+describe('repeating tasks and due dates in words', () => {
+  const { server, ada } = useTestServer();
+
+  const getItem = async (id: string) => (await ada.sdk.GET('/items/{id}', { params: { path: { id } } })).data!;
+  const complete = (id: string) => ada.sdk.PATCH('/items', { body: { items: [{ itemId: id }], taskStatus: 'completed' } });
+
+  it('moves a repeating task to its next occurrence each time it is completed, five times', async () => {
+    const made = await ada.sdk.POST('/items', {
+      body: { listId: 'tasks', items: [{ title: 'Water plants', dueAt: '2026-12-07T08:00:00Z', recurrence: 'every 2 weeks on Monday at 8' }] },
+    });
+    expect(made.data!.failed).toEqual([]);
+    const task = made.data!.items[0]!;
+    expect(task.recurrence).toEqual({
+      rule: 'INTERVAL=2;FREQ=WEEKLY;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      text: 'every 2 weeks on Monday at 08:00',
+      completions: 0,
+      lastCompletedAt: null,
+    });
+    const before = (await ada.sdk.GET('/items', { params: { query: { listId: 'tasks', changedSince: new Date(Date.now() - 60_000).toISOString() } } })).data!;
+    const dues: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const done = await complete(task.id);
+      expect(done.response.status).toBe(200);
+      const item = done.data!.items[0]!;
+      expect(item).toMatchObject({ taskStatus: 'todo', completedAt: null, recurrence: { completions: i, lastCompletedAt: expect.any(String) } });
+      dues.push(item.dueAt!);
+    }
+    // Two weeks apart, Mondays at 08:00 London time (GMT in winter).
+    expect(dues).toEqual([
+      '2026-12-21T08:00:00.000Z',
+      '2027-01-04T08:00:00.000Z',
+      '2027-01-18T08:00:00.000Z',
+      '2027-02-01T08:00:00.000Z',
+      '2027-02-15T08:00:00.000Z',
+    ]);
+    const read = await getItem(task.id);
+    expect(read).toMatchObject({ taskStatus: 'todo', dueAt: '2027-02-15T08:00:00.000Z', recurrence: { completions: 5 } });
+    // Each completion is in the activity log, and the changes feed shows the task moved.
+    const log = await server.db('activity').where({ user_id: ada.userId, action: 'item.completed', item_id: task.id });
+    expect(log).toHaveLength(5);
+    expect(log[0].summary).toContain("Completed 'Water plants' (due 2026-12-07T08:00:00.000Z); it repeats, next due 2026-12-21T08:00:00.000Z");
+    const feed = (await ada.sdk.GET('/items', { params: { query: { listId: 'tasks', changedSince: before.nextChangedSince! } } })).data!;
+    expect(feed.items.find((i) => i.id === task.id)).toMatchObject({ dueAt: '2027-02-15T08:00:00.000Z' });
+  });
+
+  it('starts a repeating task without a due date at its first occurrence, and stops it with ""', async () => {
+    const made = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Stand-up', recurrence: 'every weekday at 9' }] } })).data!
+      .items[0]!;
+    expect(made.hasDueTime).toBe(true);
+    expect(localNow(new Date(made.dueAt!), 'Europe/London').localTime).toBe('09:00');
+    expect(new Date(made.dueAt!).getTime()).toBeGreaterThan(Date.now());
+    const stopped = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.id, recurrence: '' }] } });
+    expect(stopped.data!.items[0]!.recurrence).toBeNull();
+    const done = await complete(made.id);
+    expect(done.data!.items[0]).toMatchObject({ taskStatus: 'completed', dueAt: made.dueAt });
+  });
+
+  it('refuses a rule on a list without a due date, and one it cannot read, naming what to do', async () => {
+    const onNotes = (await ada.sdk.POST('/items', { body: { listId: 'notes', items: [{ title: 'Idea', recurrence: 'every day' }] } })).data!;
+    expect(onNotes.failed).toEqual([
+      { index: 0, externalId: null, reason: "recurrence: list 'Notes' keeps no due date, so nothing there can repeat; use a list with task columns." },
+    ]);
+    const task = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Gym' }] } })).data!.items[0]!;
+    const bad = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: task.id, recurrence: 'when the moon is full' }] } });
+    expect(bad.response.status).toBe(409);
+    expect(bad.error).toMatchObject({ code: 'toolError', error: expect.stringContaining("recurrence 'when the moon is full' is not a rule listkeeper reads") });
+  });
+
+  it('reads dueAt in words in the person’s zone and answers the instant understood', async () => {
+    const made = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Call the bank', dueAt: 'tomorrow 5pm' }] } })).data!.items[0]!;
+    const tomorrow = localNow(new Date(Date.now() + 24 * 3600 * 1000), 'Europe/London').today;
+    expect(made.hasDueTime).toBe(true);
+    expect(localNow(new Date(made.dueAt!), 'Europe/London')).toEqual({ today: tomorrow, localTime: '17:00' });
+    const moved = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.id }], dueAt: 'next friday' } });
+    expect(moved.response.status).toBe(200);
+    const due = moved.data!.items[0]!;
+    expect(due.hasDueTime).toBe(false);
+    expect(new Date(`${localNow(new Date(due.dueAt!), 'Europe/London').today}T12:00:00Z`).getUTCDay()).toBe(5);
+    const unreadable = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.id }], dueAt: 'when pigs fly' } });
+    expect(unreadable.error).toMatchObject({ code: 'invalid', field: 'dueAt' });
+  });
+
+  it('takes the same over MCP, and answers the rule in the tool result', async () => {
+    const client = await server.mcp(ada);
+    const created = await client.callTool({
+      name: 'create_items',
+      arguments: { listId: 'tasks', items: [{ title: 'Pay rent', recurrence: 'monthly on the last Friday' }] },
+    });
+    const item = (created.structuredContent as { items: { id: string; recurrence: unknown; hasDueTime: boolean }[] }).items[0]!;
+    expect(item).toMatchObject({ hasDueTime: false, recurrence: { rule: 'FREQ=MONTHLY;BYDAY=-1FR', text: 'every month on the last Friday', completions: 0 } });
+    const done = await client.callTool({ name: 'update_items', arguments: { items: [{ itemId: item.id }], taskStatus: 'completed' } });
+    expect((done.structuredContent as { items: { recurrence: { completions: number }; taskStatus: string }[] }).items[0]).toMatchObject({
+      taskStatus: 'todo',
+      recurrence: { completions: 1 },
+    });
+    await client.close();
+  });
+
+  it('writes a repeating task into the calendar feed as an RRULE in the person’s zone', async () => {
+    await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Daily review', dueAt: '2026-10-23T08:00:00Z', recurrence: 'every day' }] } });
+    const url = (await ada.sdk.POST('/calendar-feed', {})).data!.url;
+    const calendar = new ICAL.Component(ICAL.parse(await (await fetch(url)).text()));
+    for (const tz of calendar.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(tz);
+    const event = new ICAL.Event(calendar.getAllSubcomponents('vevent').find((e) => e.getFirstPropertyValue('summary') === 'Daily review')!);
+    expect(event.isRecurring()).toBe(true);
+    expect(event.component.getFirstProperty('dtstart')!.getParameter('tzid')).toBe('Europe/London');
+    const it = event.iterator();
+    const starts = Array.from({ length: 4 }, () => it.next()!.toJSDate().toISOString());
+    // 09:00 London each day: 08:00Z in summer time, 09:00Z once the clocks go back on 25 Oct.
+    expect(starts).toEqual(['2026-10-23T08:00:00.000Z', '2026-10-24T08:00:00.000Z', '2026-10-25T09:00:00.000Z', '2026-10-26T09:00:00.000Z']);
+  });
+});
