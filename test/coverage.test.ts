@@ -24,7 +24,7 @@ const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
 );
 
 describe('operation coverage', () => {
-  it('has 21 MCP tools and 11 REST-only routes (event subscriptions, the calendar feed, export and import)', () => {
+  it('has 21 MCP tools and 12 REST-only routes (event subscriptions, the calendar feed, export and import, the label catalogue)', () => {
     expect(operations.filter((o) => o.isTool)).toHaveLength(21);
     expect(
       operations
@@ -41,6 +41,7 @@ describe('operation coverage', () => {
       'get_calendar_feed',
       'get_import',
       'list_event_subscriptions',
+      'list_labels',
       'preview_import',
       'revoke_calendar_feed',
     ]);

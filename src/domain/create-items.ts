@@ -5,6 +5,7 @@ import { findProperty, propertyNames } from './properties.js';
 import { isEmptyValue, resolveValues, ValueError, withNewOptions, type StoredValues } from './values.js';
 import { itemRowDto, readDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, type TaskStatus } from './items.js';
 import { firstDue, parseRecurrence } from './recurrence.js';
+import { labelSpellings, normalizeLabels } from './labels.js';
 import { recordActivity } from './activity.js';
 import { linkRoots } from './links.js';
 import { ApiError, notFound } from '../core/errors.js';
@@ -14,7 +15,7 @@ import { enqueueEnrich } from './enrich.js';
 type Output = OpOutput<'create_items'>;
 type Entry = OpInput<'create_items'>['items'][number];
 
-const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'externalId', 'imageUrls', 'enrich']);
+const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'labels', 'externalId', 'imageUrls', 'enrich']);
 
 interface Prepared {
   index: number;
@@ -48,10 +49,12 @@ export async function createItems(
   let properties = list.properties;
   const prepared: Prepared[] = [];
 
+  // Labels take the spelling the person already uses: one read for the call, when any entry has labels.
+  const spellings = input.items.some((e) => e.labels?.length) ? await labelSpellings(trx, principal.userId) : new Map<string, string>();
   input.items.forEach((entry, index) => {
     for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
     try {
-      const { item, newProperties } = prepareEntry(entry, index, { ...list, properties }, context.timeZone, now, input.enrich === true);
+      const { item, newProperties } = prepareEntry(entry, index, { ...list, properties }, context.timeZone, now, input.enrich === true, spellings);
       properties = newProperties;
       prepared.push(item);
     } catch (err) {
@@ -166,6 +169,7 @@ function prepareEntry(
   timeZone: string,
   now: Date,
   enrichAll: boolean,
+  spellings: Map<string, string>,
 ): { item: Prepared; newProperties: ListRow['properties'] } {
   const resolved = resolveValues(list.properties, entry.values);
   const taskStatus = entry.taskStatus ?? resolved.taskStatus ?? null;
@@ -189,6 +193,7 @@ function prepareEntry(
     insert.due_at = due.dueAt;
     insert.has_due_time = due.hasDueTime;
   }
+  if (entry.labels?.length) insert.labels = normalizeLabels(entry.labels, spellings);
   if (entry.recurrence !== undefined && entry.recurrence !== null && entry.recurrence.trim() !== '') {
     if (!keepsDueDate(list))
       throw new ValueError(`recurrence: list '${list.name}' keeps no due date, so nothing there can repeat; use a list with task columns.`);

@@ -160,6 +160,7 @@ export function planCsv(
       favorited: false,
       assignedAgent: null,
       recurrence: null,
+      labels: [],
       values: {},
       createdAt: null,
       chat: [],

@@ -22,6 +22,7 @@ import { parseDueAt, TASK_STATUSES, type ItemDbRow } from './items.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import { buildOptions, isSelectType, taskColumns, type Property } from './properties.js';
 import { parseRecurrence } from './recurrence.js';
+import { labelSpellings, normalizeLabels } from './labels.js';
 import { quotaMessage, storageLeft } from './storage.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath } from './uploads.js';
 import { resolveValues, ValueError, withNewOptions, type StoredValues } from './values.js';
@@ -234,6 +235,7 @@ async function writeList(
   let created = 0;
   let updated = 0;
   let droppedStatus = false;
+  const spellings = list.items.some((i) => i.labels.length) ? await labelSpellings(trx, ownerId) : new Map<string, string>();
   const seen = new Set<string>();
   for (let start = 0; start < list.items.length; start += CHUNK) {
     const chunk = list.items.slice(start, start + CHUNK);
@@ -269,6 +271,14 @@ async function writeList(
         favorited: item.favorited,
         archived_at: item.archivedAt,
       };
+      if (item.labels.length) {
+        try {
+          record.labels = normalizeLabels(item.labels, spellings);
+        } catch (err) {
+          if (!(err instanceof ValueError)) throw err;
+          w.warnings.push(`'${list.name}', '${label}': ${err.message} Its labels were left out.`);
+        }
+      }
       if (withStatus) {
         const status = item.taskStatus && TASK_STATUSES.includes(item.taskStatus) ? item.taskStatus : 'todo';
         record.task_status = status;

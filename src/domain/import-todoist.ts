@@ -21,7 +21,7 @@ export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
  * A Todoist project's CSV (its documented template format): `section` rows name the Section
  * of the tasks after them, `note` rows are comments on the task above, PRIORITY 1–4 is p1
  * (highest) to p4, INDENT 2 and more is a subtask (kept as the text property Parent task:
- * listkeeper has no subtasks yet), `@label`s in CONTENT go to the multi-select Labels, DATE is
+ * listkeeper has no subtasks yet), `@label`s in CONTENT become the task's labels, DATE is
  * read in words in TIMEZONE (a repeating one, "every monday", becomes the task's recurrence).
  */
 export function planTodoist(text: string, listName: string, context: { timeZone: string; now: Date }): ImportPlan {
@@ -34,7 +34,6 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
   const warnings = new Warnings();
   const items: PlanItem[] = [];
   const sections: string[] = [];
-  const labels = new Set<string>();
   const parents: string[] = [];
   let section: string | null = null;
   let layout: PlanList['layout'] = null;
@@ -70,10 +69,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
     const values: Record<string, unknown> = {};
     const taskLabels = [...content.matchAll(/(?:^|\s)@([\p{L}\p{N}_-]+)/gu)].map((m) => m[1]!);
     const title = taskLabels.length ? content.replace(/(?:^|\s)@[\p{L}\p{N}_-]+/gu, '').trim() : content;
-    if (taskLabels.length) {
-      values.labels = taskLabels;
-      for (const l of taskLabels) labels.add(l);
-    }
+
     if (section) values.section = section;
     const priority = at(row, 'PRIORITY');
     if (/^[1-4]$/.test(priority)) values.priority = `P${priority}`;
@@ -135,6 +131,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       favorited: false,
       assignedAgent: null,
       recurrence,
+      labels: taskLabels,
       values,
       createdAt: null,
       chat: [],
@@ -143,7 +140,6 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
   });
   const properties: PlanProperty[] = [{ key: 'priority', name: 'Priority', type: 'select', options: TODOIST_PRIORITIES.map((label) => ({ label })) }];
   if (sections.length) properties.push({ key: 'section', name: 'Section', type: 'select', options: sections.map((label) => ({ label })) });
-  if (labels.size) properties.push({ key: 'labels', name: 'Labels', type: 'multiSelect', options: [...labels].map((label) => ({ label })) });
   if (hasParent) {
     properties.push({ key: 'parent', name: 'Parent task', type: 'text' });
     warnings.add('Subtasks (INDENT 2 and more) are tasks of their own here, with their parent task named in Parent task: listkeeper has no subtasks yet.');

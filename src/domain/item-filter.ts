@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { OpInput } from '../core/context.js';
 import { TASK_STATUSES, type ItemDbRow } from './rows.js';
 import { decodeCursor, encodeCursor, SHAPES } from './cursors.js';
+import { whereLabel } from './labels.js';
 
 export type ItemFilter = Omit<OpInput<'list_items'>, 'changedSince' | 'listId' | 'includeImageUrls' | 'scope'>;
 
@@ -25,6 +26,7 @@ export async function filterItems(db: Knex, listIds: string[], input: ItemFilter
   if (listIds.length === 0) return { rows: [], hasMore: false, nextCursor: null };
   const q = db('items').whereIn('list_id', listIds).whereNull('deleted_at').whereNull('archived_at').where('is_template', false);
   if (input.ids?.length) q.whereIn('id', input.ids);
+  if (input.label) whereLabel(q, input.label);
   if (input.query) {
     for (const word of input.query.split(/\s+/).filter(Boolean).slice(0, 10)) {
       const like = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -132,6 +132,7 @@ export function itemRowDto(row: ItemDbRow, list: Pick<ListRow, 'properties'>, ex
     isSharedWithMe: extra.isSharedWithMe ?? false,
     assignedAgent: row.assigned_agent ?? null,
     ...(due ? { recurrence: recurrenceDto(row) } : {}),
+    labels: row.labels ?? [],
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -5,6 +5,7 @@
  * @see openapi/openapi.yaml query_items
  */
 import type { Knex } from 'knex';
+import { whereLabel } from './labels.js';
 import type { OpInput } from '../core/context.js';
 import { toolError } from '../core/errors.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
@@ -29,6 +30,7 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
   const base = () => {
     const q = db('items').where({ list_id: list.id }).whereNull('deleted_at').where('is_template', false);
     if (!input.includeArchived) q.whereNull('archived_at');
+    if (input.label) whereLabel(q, input.label);
     if (input.createdAfter) q.where('created_at', '>=', input.createdAfter);
     if (input.createdBefore) q.where('created_at', '<', input.createdBefore);
     if (input.updatedAfter) q.where('updated_at', '>=', input.updatedAfter);

@@ -28,6 +28,8 @@ export interface ItemDbRow {
   recurrence: string | null;
   recurrence_completions: number;
   last_completed_at: Date | null;
+  /** Free labels (migration 20261125000600_labels). */
+  labels: string[];
   archived_at: Date | null;
   deleted_at: Date | null;
   purges_at: Date | null;

@@ -22,6 +22,7 @@ import { ApiError, invalid, toolError } from '../core/errors.js';
 import { emitAwaitingAgent } from './events.js';
 import { prepareBody } from './body-outlines.js';
 import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
+import { labelSpellings, normalizeLabels } from './labels.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -39,7 +40,7 @@ export class Refusal extends Error {
 }
 
 /** Fields the owner keeps on an item shared one by one (`editable: titleAndBody`). */
-const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent'] as const;
+const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent', 'labels', 'recurrence'] as const;
 
 export interface UpdateSettings {
   mode: LegacyMode;
@@ -96,9 +97,10 @@ export async function updateItems(
     const found = accessible.get(entry.itemId);
     if (found && entry.edits?.length) await prepareBody(trx, found.row.id, found.row.body ?? '', { store: false });
   }
+  const spellings = input.items.some((e) => e.labels) ? await labelSpellings(trx, principal.userId) : new Map<string, string>();
   for (const [index, entry] of input.items.entries()) {
     try {
-      const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now, timeZone });
+      const result = await updateOne(ctx, trx, { entry, index, item: accessible.get(entry.itemId), lists, input, mode, due, now, timeZone, spellings });
       outcome.written.push(result.item);
       if (entry.clearImages) await clearImages(trx, entry.itemId);
       const images = await attachImages(ctx, trx, entry.imageUrls?.length ? [{ index, itemId: entry.itemId, urls: entry.imageUrls }] : [], downloads);
@@ -172,6 +174,7 @@ interface UpdateArgs {
   due: { dueAt: Date; hasDueTime: boolean } | null | undefined;
   now: Date;
   timeZone: string;
+  spellings: Map<string, string>;
 }
 
 async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Promise<{ item: ResultItem }> {
@@ -235,6 +238,14 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
       patch,
       dueChange === null ? { due_at: null, has_due_time: null, reminder_at: null } : { due_at: dueChange.dueAt, has_due_time: dueChange.hasDueTime },
     );
+  }
+  if (entry.labels !== undefined && entry.labels !== null) {
+    try {
+      patch.labels = normalizeLabels(entry.labels, args.spellings);
+    } catch (err) {
+      if (err instanceof ValueError) throw new Refusal('toolError', err.message);
+      throw err;
+    }
   }
   const repeat = repeatPatch(row, list, entry, patch, args);
   if (repeat) {

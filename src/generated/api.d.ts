@@ -576,6 +576,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your labels
+         * @description Every label on your live items, with how many carry it, most used first; filter any list or the Tasks set by one with `label` on list_items.
+         */
+        get: operations["list_labels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/export": {
         parameters: {
             query?: never;
@@ -1258,6 +1278,15 @@ export interface components {
             /** @description Short-lived signed URL, with `includeImageUrls`. */
             url?: string;
         };
+        /** @description Replaces the labels. */
+        LabelsInput: string[] | null;
+        /** @description Free labels, on items of any list; a label written in another case than one you use takes its spelling. */
+        Labels: string[];
+        LabelCount: {
+            name: string;
+            /** @description Live items with the label. */
+            items: number;
+        };
         /** @description Repeats it: an RRULE or words (`every weekday at 9`); `""` stops. */
         RecurrenceInput: string | null;
         /**
@@ -1304,6 +1333,7 @@ export interface components {
             isSharedWithMe: boolean;
             assignedAgent: components["schemas"]["AssignedAgent"];
             recurrence?: components["schemas"]["Recurrence"];
+            labels?: components["schemas"]["Labels"];
             attachments?: components["schemas"]["Attachment"][];
             createdAt: string;
             updatedAt: string;
@@ -1344,6 +1374,7 @@ export interface components {
             isSharedWithMe: boolean;
             assignedAgent: components["schemas"]["AssignedAgent"];
             recurrence?: components["schemas"]["Recurrence"];
+            labels?: components["schemas"]["Labels"];
             /**
              * @description On a shared row only. `titleAndBody`: shared one by one; status, due date, values and images belong to the owner. `all`: on a shared list; every field but the owner's favorite.
              * @enum {string}
@@ -1393,7 +1424,7 @@ export interface components {
             nextChangedSince?: string;
             links: components["schemas"]["LinkRoots"];
         };
-        /** @description A select: its label or option id; a multiSelect: an array of them; "" clears. */
+        /** @description Select: label or option id; multiSelect: an array of them; "" clears. */
         ValueInput: string | number | boolean | (string | number)[] | null;
         /** @description Values as pairs `[{"property": "<id or name>", "value": …}]`, or an object keyed by property id or name. */
         ValuesInput: {
@@ -1408,11 +1439,12 @@ export interface components {
             /** @description Markdown. */
             body?: string | null;
             values?: components["schemas"]["ValuesInput"];
-            /** @description `todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails). */
+            /** @description `todo`, `inProgress` or `completed`; on a list without status the entry fails. */
             taskStatus?: "todo" | "inProgress" | "completed" | null;
-            /** @description ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry. */
+            /** @description ISO 8601 or words (`tomorrow 5pm`); only on a list that keeps a due date; unreadable fails the entry. */
             dueAt?: string | null;
             recurrence?: components["schemas"]["RecurrenceInput"];
+            labels?: components["schemas"]["LabelsInput"];
             /** @description Your own id; sending it again returns the item already made. */
             externalId?: string | null;
             imageUrls?: string[] | null;
@@ -1485,6 +1517,7 @@ export interface components {
             /** @description Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `""` unassigns. */
             assignedAgent?: string | null;
             recurrence?: components["schemas"]["RecurrenceInput"];
+            labels?: components["schemas"]["LabelsInput"];
         };
         UpdateItemsInput: {
             items: components["schemas"]["UpdateItemEntry"][];
@@ -1554,6 +1587,8 @@ export interface components {
             /** Format: date-time */
             updatedBefore?: string | null;
             includeArchived?: boolean | null;
+            /** @description Items with this label. */
+            label?: string | null;
             limit?: number | null;
             offset?: number | null;
             includeImageUrls?: boolean | null;
@@ -2019,6 +2054,7 @@ export interface components {
             assignedAgent?: string | null;
             /** @description The RRULE the task repeats by. */
             recurrence?: string | null;
+            labels?: string[];
             values: components["schemas"]["Values"];
             /** Format: date-time */
             createdAt?: string;
@@ -2533,6 +2569,8 @@ export interface operations {
                 listId?: string;
                 /** @description `tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`. */
                 scope?: "tasks" | "workspace";
+                /** @description Items with this label. */
+                label?: string;
                 /** @description The previous page's `nextCursor`, with the same other parameters. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Switches on the changes feed. An ISO 8601 instant (exclusive) or a previous `nextChangedSince`, verbatim. */
@@ -3435,6 +3473,44 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RevokeCalendarFeedResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    list_labels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "labels": [
+                     *         {
+                     *           "name": "errands",
+                     *           "items": 4
+                     *         },
+                     *         {
+                     *           "name": "home",
+                     *           "items": 2
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        labels: components["schemas"]["LabelCount"][];
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -568,6 +568,17 @@ export const openapiDocument: Record<string, unknown> = {
             }
           },
           {
+            "name": "label",
+            "in": "query",
+            "description": "Items with this label.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 50,
+              "pattern": "^[^\\x00]*$"
+            }
+          },
+          {
             "$ref": "#/components/parameters/Cursor"
           },
           {
@@ -903,7 +914,7 @@ export const openapiDocument: Record<string, unknown> = {
         "description": "Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:\nonly the properties sent change; \"\" clears one; an unknown property is refused naming\nthe valid ones), `imageUrls`, `clearImages`, `assignedAgent` (hands a task to an agent\nby name and emits `task.awaitingAgent` with reason `assigned`; `\"\"` unassigns), and a\nbody change: either block `edits`\nagainst the handles of a `get_item` read with `forEditing: true` (preferred for long\nbodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,\n`insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.\nCall-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and\n`favorited` apply to every item in the call. Items are written in order; a refusal\nstops the batch with a 409 whose `details.writtenItemIds` names the items already\nwritten (a refused body edit also returns that item's current body with fresh\nhandles in `details`).\nEdit ops (each an object with `op`): `replace {handle, markdown}`, `insert {position:\nbefore|after, handle, markdown}` or `insert {position: start|end, markdown}`,\n`delete {handle}`, `setChecked {handle, checked}`, `move {handle, position:\nbefore|after, target}` or `move {handle, position: start|end}`, `replaceText {handle,\nfind, replace}` (`find` must occur once in that block), `rewrite {baseVersion,\nmarkdown}` (whole body, only if `baseVersion` equals the current `bodyVersion`).\nEdits apply in order, all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\",\n\"handle\": \"k3f\", \"checked\": true}]}]}`.\n",
         "x-mcp": {
           "title": "Change items",
-          "description": "Changes up to 200 items. Per entry, `itemId` and any of `title`, `values` (merged: only the\nproperties sent change; \"\" clears one), `imageUrls`, `clearImages`, `assignedAgent`, and a body\nchange: block `edits` on the handles of get_item `forEditing: true` (best for long bodies), or\n`body` with the call's `mode` (`append` default, `prepend`, `insertAfter` + `anchor`, `replace`\nwith `confirmReplace: true`). `taskStatus`, `dueAt` (`none` clears), `archived` and `favorited`\napply to every item of the call. A refusal stops the batch with a 409 whose\n`details.writtenItemIds` names the items already written.\nEdit ops: `replace {handle, markdown}`, `insert {position: before|after, handle, markdown}` or\n`insert {position: start|end, markdown}`, `delete {handle}`, `setChecked {handle, checked}`,\n`move {handle, position, target}`, `replaceText {handle, find, replace}`, `rewrite {baseVersion,\nmarkdown}`; all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\", \"handle\": \"k3f\", \"checked\": true}]}]}`.\n",
+          "description": "Changes up to 200 items. Per entry, `itemId` and any of `title`, `values` (merged: only the\nproperties sent change; \"\" clears one), `imageUrls`, `clearImages`, `assignedAgent`, and a body\nchange: block `edits` on the handles of get_item `forEditing: true` (best for long bodies), or\n`body` with the call's `mode` (`append` default, `prepend`, `insertAfter` + `anchor`, `replace`\nwith `confirmReplace: true`). `taskStatus`, `dueAt` (`none` clears), `archived` and `favorited`\napply to every item of the call. A refusal stops the batch with a 409 whose\n`details.writtenItemIds` names the items already written.\nEdit ops: `replace {handle, markdown}`, `insert {position: before|after, handle, markdown}` or\n`insert {position: start|end, markdown}`, `delete {handle}`, `setChecked {handle, checked}`,\n`move {handle, position, target}`, `replaceText {handle, find, replace}`, `rewrite {baseVersion,\nmarkdown}`; all or nothing per item. Completing a repeating task moves it to its next occurrence.\n",
           "readOnlyHint": false,
           "destructiveHint": true,
           "idempotentHint": false,
@@ -2202,6 +2213,60 @@ export const openapiDocument: Record<string, unknown> = {
                 },
                 "example": {
                   "revoked": true
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/labels": {
+      "get": {
+        "operationId": "list_labels",
+        "x-sdk": {
+          "method": "labels.list"
+        },
+        "summary": "Your labels",
+        "tags": [
+          "items"
+        ],
+        "description": "Every label on your live items, with how many carry it, most used first; filter any list or the Tasks set by one with `label` on list_items.",
+        "responses": {
+          "200": {
+            "description": "The labels.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "labels"
+                  ],
+                  "properties": {
+                    "labels": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/LabelCount"
+                      }
+                    }
+                  }
+                },
+                "example": {
+                  "labels": [
+                    {
+                      "name": "errands",
+                      "items": 4
+                    },
+                    {
+                      "name": "home",
+                      "items": 2
+                    }
+                  ]
                 }
               }
             }
@@ -4111,6 +4176,44 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "LabelsInput": {
+        "type": [
+          "array",
+          "null"
+        ],
+        "maxItems": 20,
+        "description": "Replaces the labels.",
+        "items": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "pattern": "^[^\\x00]*$"
+        }
+      },
+      "Labels": {
+        "type": "array",
+        "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+        "items": {
+          "type": "string"
+        }
+      },
+      "LabelCount": {
+        "type": "object",
+        "required": [
+          "name",
+          "items"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "items": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Live items with the label."
+          }
+        }
+      },
       "RecurrenceInput": {
         "type": [
           "string",
@@ -4266,6 +4369,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recurrence": {
             "$ref": "#/components/schemas/Recurrence"
+          },
+          "labels": {
+            "$ref": "#/components/schemas/Labels"
           },
           "attachments": {
             "type": "array",
@@ -4435,6 +4541,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recurrence": {
             "$ref": "#/components/schemas/Recurrence"
+          },
+          "labels": {
+            "$ref": "#/components/schemas/Labels"
           },
           "editable": {
             "type": "string",
@@ -4631,7 +4740,7 @@ export const openapiDocument: Record<string, unknown> = {
         }
       },
       "ValueInput": {
-        "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+        "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
         "type": [
           "string",
           "number",
@@ -4723,7 +4832,7 @@ export const openapiDocument: Record<string, unknown> = {
               "inProgress",
               "completed"
             ],
-            "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails).",
+            "description": "`todo`, `inProgress` or `completed`; on a list without status the entry fails.",
             "pattern": "^[^\\x00]*$"
           },
           "dueAt": {
@@ -4732,11 +4841,14 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 64,
-            "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry.",
+            "description": "ISO 8601 or words (`tomorrow 5pm`); only on a list that keeps a due date; unreadable fails the entry.",
             "pattern": "^[^\\x00]*$"
           },
           "recurrence": {
             "$ref": "#/components/schemas/RecurrenceInput"
+          },
+          "labels": {
+            "$ref": "#/components/schemas/LabelsInput"
           },
           "externalId": {
             "type": [
@@ -5092,6 +5204,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recurrence": {
             "$ref": "#/components/schemas/RecurrenceInput"
+          },
+          "labels": {
+            "$ref": "#/components/schemas/LabelsInput"
           }
         }
       },
@@ -5421,6 +5536,15 @@ export const openapiDocument: Record<string, unknown> = {
               "boolean",
               "null"
             ]
+          },
+          "label": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 50,
+            "description": "Items with this label.",
+            "pattern": "^[^\\x00]*$"
           },
           "limit": {
             "type": [
@@ -7307,6 +7431,16 @@ export const openapiDocument: Record<string, unknown> = {
             "maxLength": 200,
             "description": "The RRULE the task repeats by.",
             "pattern": "^[^\\x00]*$"
+          },
+          "labels": {
+            "type": "array",
+            "maxItems": 20,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 50,
+              "pattern": "^[^\\x00]*$"
+            }
           },
           "values": {
             "$ref": "#/components/schemas/Values"

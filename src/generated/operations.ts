@@ -2269,6 +2269,11 @@ export const operationTable: readonly OperationSpec[] = [
         "required": false
       },
       {
+        "name": "label",
+        "in": "query",
+        "required": false
+      },
+      {
         "name": "cursor",
         "in": "query",
         "required": false
@@ -2371,6 +2376,12 @@ export const operationTable: readonly OperationSpec[] = [
           ],
           "default": "tasks",
           "description": "`tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`."
+        },
+        "label": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "Items with this label."
         },
         "cursor": {
           "type": "string",
@@ -2517,6 +2528,12 @@ export const operationTable: readonly OperationSpec[] = [
           ],
           "default": "tasks",
           "description": "`tasks` (default): the Tasks set; `workspace`: every list you own. Not with `listId`."
+        },
+        "label": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "Items with this label."
         },
         "cursor": {
           "type": "string",
@@ -2895,6 +2912,13 @@ export const operationTable: readonly OperationSpec[] = [
                   }
                 }
               },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -3119,7 +3143,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3143,7 +3167,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3173,7 +3197,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "inProgress",
                   "completed"
                 ],
-                "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails)."
+                "description": "`todo`, `inProgress` or `completed`; on a list without status the entry fails."
               },
               "dueAt": {
                 "type": [
@@ -3181,7 +3205,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 64,
-                "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry."
+                "description": "ISO 8601 or words (`tomorrow 5pm`); only on a list that keeps a due date; unreadable fails the entry."
               },
               "recurrence": {
                 "type": [
@@ -3190,6 +3214,19 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 200,
                 "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "labels": {
+                "type": [
+                  "array",
+                  "null"
+                ],
+                "maxItems": 20,
+                "description": "Replaces the labels.",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 50
+                }
               },
               "externalId": {
                 "type": [
@@ -3293,7 +3330,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3317,7 +3354,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3347,7 +3384,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "inProgress",
                   "completed"
                 ],
-                "description": "`todo`, `inProgress` or `completed`; only on a list that keeps a status (otherwise the entry fails)."
+                "description": "`todo`, `inProgress` or `completed`; on a list without status the entry fails."
               },
               "dueAt": {
                 "type": [
@@ -3355,7 +3392,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 64,
-                "description": "ISO 8601 date or instant, or words (`tomorrow 5pm`); only on a list that keeps a due date. An unreadable value fails the entry."
+                "description": "ISO 8601 or words (`tomorrow 5pm`); only on a list that keeps a due date; unreadable fails the entry."
               },
               "recurrence": {
                 "type": [
@@ -3364,6 +3401,19 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 200,
                 "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "labels": {
+                "type": [
+                  "array",
+                  "null"
+                ],
+                "maxItems": 20,
+                "description": "Replaces the labels.",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 50
+                }
               },
               "externalId": {
                 "type": [
@@ -3664,6 +3714,13 @@ export const operationTable: readonly OperationSpec[] = [
                   }
                 }
               },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -3896,6 +3953,13 @@ export const operationTable: readonly OperationSpec[] = [
                   }
                 }
               },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -4030,7 +4094,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Changes up to 200 items. Per entry: `itemId` and any of `title`, `values` (MERGE:\nonly the properties sent change; \"\" clears one; an unknown property is refused naming\nthe valid ones), `imageUrls`, `clearImages`, `assignedAgent` (hands a task to an agent\nby name and emits `task.awaitingAgent` with reason `assigned`; `\"\"` unassigns), and a\nbody change: either block `edits`\nagainst the handles of a `get_item` read with `forEditing: true` (preferred for long\nbodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,\n`insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.\nCall-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and\n`favorited` apply to every item in the call. Items are written in order; a refusal\nstops the batch with a 409 whose `details.writtenItemIds` names the items already\nwritten (a refused body edit also returns that item's current body with fresh\nhandles in `details`).\nEdit ops (each an object with `op`): `replace {handle, markdown}`, `insert {position:\nbefore|after, handle, markdown}` or `insert {position: start|end, markdown}`,\n`delete {handle}`, `setChecked {handle, checked}`, `move {handle, position:\nbefore|after, target}` or `move {handle, position: start|end}`, `replaceText {handle,\nfind, replace}` (`find` must occur once in that block), `rewrite {baseVersion,\nmarkdown}` (whole body, only if `baseVersion` equals the current `bodyVersion`).\nEdits apply in order, all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\",\n\"handle\": \"k3f\", \"checked\": true}]}]}`.",
     "tool": {
       "title": "Change items",
-      "description": "Changes up to 200 items. Per entry, `itemId` and any of `title`, `values` (merged: only the\nproperties sent change; \"\" clears one), `imageUrls`, `clearImages`, `assignedAgent`, and a body\nchange: block `edits` on the handles of get_item `forEditing: true` (best for long bodies), or\n`body` with the call's `mode` (`append` default, `prepend`, `insertAfter` + `anchor`, `replace`\nwith `confirmReplace: true`). `taskStatus`, `dueAt` (`none` clears), `archived` and `favorited`\napply to every item of the call. A refusal stops the batch with a 409 whose\n`details.writtenItemIds` names the items already written.\nEdit ops: `replace {handle, markdown}`, `insert {position: before|after, handle, markdown}` or\n`insert {position: start|end, markdown}`, `delete {handle}`, `setChecked {handle, checked}`,\n`move {handle, position, target}`, `replaceText {handle, find, replace}`, `rewrite {baseVersion,\nmarkdown}`; all or nothing per item.\nExample: `update_items {\"items\": [{\"itemId\": \"…\", \"edits\": [{\"op\": \"setChecked\", \"handle\": \"k3f\", \"checked\": true}]}]}`.",
+      "description": "Changes up to 200 items. Per entry, `itemId` and any of `title`, `values` (merged: only the\nproperties sent change; \"\" clears one), `imageUrls`, `clearImages`, `assignedAgent`, and a body\nchange: block `edits` on the handles of get_item `forEditing: true` (best for long bodies), or\n`body` with the call's `mode` (`append` default, `prepend`, `insertAfter` + `anchor`, `replace`\nwith `confirmReplace: true`). `taskStatus`, `dueAt` (`none` clears), `archived` and `favorited`\napply to every item of the call. A refusal stops the batch with a 409 whose\n`details.writtenItemIds` names the items already written.\nEdit ops: `replace {handle, markdown}`, `insert {position: before|after, handle, markdown}` or\n`insert {position: start|end, markdown}`, `delete {handle}`, `setChecked {handle, checked}`,\n`move {handle, position, target}`, `replaceText {handle, find, replace}`, `rewrite {baseVersion,\nmarkdown}`; all or nothing per item. Completing a repeating task moves it to its next occurrence.",
       "annotations": {
         "title": "Change items",
         "readOnlyHint": false,
@@ -4196,7 +4260,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4220,7 +4284,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4273,6 +4337,19 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 200,
                 "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "labels": {
+                "type": [
+                  "array",
+                  "null"
+                ],
+                "maxItems": 20,
+                "description": "Replaces the labels.",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 50
+                }
               }
             }
           }
@@ -4460,7 +4537,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4484,7 +4561,7 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4537,6 +4614,19 @@ export const operationTable: readonly OperationSpec[] = [
                 ],
                 "maxLength": 200,
                 "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "labels": {
+                "type": [
+                  "array",
+                  "null"
+                ],
+                "maxItems": 20,
+                "description": "Replaces the labels.",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 50
+                }
               }
             }
           }
@@ -4774,6 +4864,13 @@ export const operationTable: readonly OperationSpec[] = [
                       "null"
                     ]
                   }
+                }
+              },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
                 }
               },
               "attachments": {
@@ -5107,7 +5204,7 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5204,6 +5301,14 @@ export const operationTable: readonly OperationSpec[] = [
             "boolean",
             "null"
           ]
+        },
+        "label": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 50,
+          "description": "Items with this label."
         },
         "limit": {
           "type": [
@@ -5283,7 +5388,7 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "A select: its label or option id; a multiSelect: an array of them; \"\" clears.",
+                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5380,6 +5485,14 @@ export const operationTable: readonly OperationSpec[] = [
             "boolean",
             "null"
           ]
+        },
+        "label": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 50,
+          "description": "Items with this label."
         },
         "limit": {
           "type": [
@@ -5675,6 +5788,13 @@ export const operationTable: readonly OperationSpec[] = [
                       "null"
                     ]
                   }
+                }
+              },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
                 }
               },
               "attachments": {
@@ -6012,6 +6132,13 @@ export const operationTable: readonly OperationSpec[] = [
                       "null"
                     ]
                   }
+                }
+              },
+              "labels": {
+                "type": "array",
+                "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+                "items": {
+                  "type": "string"
                 }
               },
               "attachments": {
@@ -6382,6 +6509,13 @@ export const operationTable: readonly OperationSpec[] = [
                 "null"
               ]
             }
+          }
+        },
+        "labels": {
+          "type": "array",
+          "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
+          "items": {
+            "type": "string"
           }
         },
         "editable": {
@@ -8941,6 +9075,62 @@ export const operationTable: readonly OperationSpec[] = [
     }
   },
   {
+    "operationId": "list_labels",
+    "method": "GET",
+    "path": "/labels",
+    "summary": "Your labels",
+    "description": "Every label on your live items, with how many carry it, most used first; filter any list or the Tasks set by one with `label` on list_items.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      401,
+      429
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "labels"
+      ],
+      "properties": {
+        "labels": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "items"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "items": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Live items with the label."
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  {
     "operationId": "export_workspace",
     "method": "GET",
     "path": "/export",
@@ -9229,6 +9419,15 @@ export const operationTable: readonly OperationSpec[] = [
                       ],
                       "maxLength": 200,
                       "description": "The RRULE the task repeats by."
+                    },
+                    "labels": {
+                      "type": "array",
+                      "maxItems": 20,
+                      "items": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 50
+                      }
                     },
                     "values": {
                       "type": "object",
@@ -9687,6 +9886,15 @@ export const operationTable: readonly OperationSpec[] = [
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
                             },
+                            "labels": {
+                              "type": "array",
+                              "maxItems": 20,
+                              "items": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 50
+                              }
+                            },
                             "values": {
                               "type": "object",
                               "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
@@ -10134,6 +10342,15 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
+                            },
+                            "labels": {
+                              "type": "array",
+                              "maxItems": 20,
+                              "items": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 50
+                              }
                             },
                             "values": {
                               "type": "object",
@@ -10742,6 +10959,15 @@ export const operationTable: readonly OperationSpec[] = [
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
                             },
+                            "labels": {
+                              "type": "array",
+                              "maxItems": 20,
+                              "items": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 50
+                              }
+                            },
                             "values": {
                               "type": "object",
                               "description": "Values keyed by property id; a select value is an option id, a multiSelect value an array of option ids.",
@@ -11189,6 +11415,15 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
+                            },
+                            "labels": {
+                              "type": "array",
+                              "maxItems": 20,
+                              "items": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 50
+                              }
                             },
                             "values": {
                               "type": "object",

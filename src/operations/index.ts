@@ -35,6 +35,7 @@ import { export_list_csv } from './export_list_csv.js';
 import { create_import } from './create_import.js';
 import { preview_import } from './preview_import.js';
 import { get_import } from './get_import.js';
+import { list_labels } from './list_labels.js';
 
 type AnyHandler = Handler<OperationId>;
 
@@ -72,4 +73,5 @@ export const handlers = {
   create_import,
   preview_import,
   get_import,
+  list_labels,
 } satisfies { [K in OperationId]: Handler<K> } as unknown as Record<OperationId, AnyHandler>;

@@ -307,5 +307,5 @@ function importLine(i: ImportDto): Html {
   const when = i.createdAt.slice(0, 16).replace('T', ' ');
   return html`<li id="import-${i.id}"><strong>${i.format}</strong> · ${i.status} · ${i.progress.done} of ${i.progress.total} items <span class="muted">${when} UTC</span>
 <ul>${i.lists.map((l) => html`<li>${l.name}: ${l.status === 'imported' ? html`${l.created} added, ${l.updated} updated` : l.status}${l.error ? html` <span class="error">${l.error}</span>` : ''}</li>`)}</ul>
-${i.warnings.length ? html`<details><summary>${i.warnings.length} notes</summary><ul>${i.warnings.map((w) => html`<li>${w}</li>`)}</ul></details>` : ''}</li>`;
+${i.warnings.length ? html`<details><summary>${i.warnings.length} ${i.warnings.length === 1 ? 'note' : 'notes'}</summary><ul>${i.warnings.map((w) => html`<li>${w}</li>`)}</ul></details>` : ''}</li>`;
 }

@@ -12,6 +12,7 @@ import type { Config } from '../core/config.js';
 import { getUser } from '../domain/accounts.js';
 import { listsById, loadAccessible } from '../domain/items.js';
 import { keepsDueDate, keepsStatus } from '../domain/lists.js';
+import { describe } from '../domain/recurrence.js';
 import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat.js';
 import { Html, html, page, sendPage } from './html.js';
 import { readForm } from './forms.js';
@@ -100,6 +101,8 @@ export function itemPages(deps: ItemPagesDeps): Middleware {
     if (keepsStatus(list)) facts.push(html`<span>Status: <strong>${STATUS_TEXT[row.task_status ?? 'todo']}</strong></span>`);
     if (keepsDueDate(list))
       facts.push(html`<span>Due: ${row.due_at ? (row.has_due_time ? when(row.due_at) : formatDay(row.due_at, timezone)) : 'no due date'}</span>`);
+    if (keepsDueDate(list) && row.recurrence) facts.push(html`<span>Repeats ${describe(row.recurrence)}</span>`);
+    if (row.labels?.length) facts.push(html`<span>Labels: ${row.labels.join(', ')}</span>`);
     if (row.assigned_agent) facts.push(html`<span>Assigned to ${row.assigned_agent}</span>`);
     const body = row.body?.trim() ? html`<div class="markdown">${new Html(renderMarkdown(row.body))}</div>` : html`<p class="muted">No notes yet.</p>`;
     const chat = messages.length

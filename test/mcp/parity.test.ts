@@ -99,7 +99,7 @@ describe('REST and MCP give the same answer for every operation', () => {
     served = new Map((await probe.listTools()).tools.map((t) => [t.name, t]));
   });
 
-  it('covers every MCP tool; the operations without one are the REST-only event subscriptions, calendar feed, export and import', () => {
+  it('covers every MCP tool; the operations without one are the REST-only event subscriptions, calendar feed, label catalogue, export and import', () => {
     expect(tooled.map((op) => op.operationId).sort()).toEqual([...served.keys()].sort());
     expect(operationTable.filter((op) => !op.tool).map((op) => op.path)).toEqual([
       '/event-subscriptions',
@@ -108,6 +108,7 @@ describe('REST and MCP give the same answer for every operation', () => {
       '/calendar-feed',
       '/calendar-feed',
       '/calendar-feed',
+      '/labels',
       '/export',
       '/lists/{id}/csv',
       '/imports',

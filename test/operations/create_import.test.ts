@@ -98,7 +98,6 @@ describe('create_import', () => {
       ['Due date', 'date', undefined],
       ['Priority', 'select', ['P1', 'P2', 'P3', 'P4']],
       ['Section', 'select', ['Groceries', 'Home']],
-      ['Labels', 'multiSelect', ['errands', 'home', 'weekly']],
       ['Parent task', 'text', undefined],
       ['Responsible', 'text', undefined],
       ['Duration (minutes)', 'number', undefined],
@@ -110,12 +109,14 @@ describe('create_import', () => {
     expect(byTitle.get('Buy milk')).toMatchObject({
       body: 'Semi-skimmed',
       hasDueTime: false,
-      values: { Priority: 'P1', Section: 'Groceries', Labels: ['errands'] },
+      labels: ['errands'],
+      values: { Priority: 'P1', Section: 'Groceries' },
     });
     expect(localNow(new Date(byTitle.get('Buy milk')!.dueAt!), 'Europe/London').today).toBe(tomorrow);
     expect(byTitle.get('Ask for the receipt')!.values).toEqual({ Priority: 'P4', Section: 'Groceries', 'Parent task': 'Buy milk' });
     const plants = byTitle.get('Water plants')!;
-    expect(plants.values).toEqual({ Priority: 'P2', Section: 'Home', Labels: ['home', 'weekly'], Responsible: 'Bea', 'Duration (minutes)': 15 });
+    expect(plants.values).toEqual({ Priority: 'P2', Section: 'Home', Responsible: 'Bea', 'Duration (minutes)': 15 });
+    expect(plants.labels).toEqual(['home', 'weekly']);
     // A repeating date is the task's recurrence, due at its next occurrence.
     expect(plants).toMatchObject({ body: null, hasDueTime: false, recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', text: 'every week on Monday', completions: 0 } });
     expect(new Date(plants.dueAt!).getUTCDay()).toBe(1);

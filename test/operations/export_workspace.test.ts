@@ -71,6 +71,7 @@ describe('export_workspace', () => {
       hasDueTime: true,
       favorited: true,
       assignedAgent: 'Planner',
+      labels: ['health', 'errands'],
       chat: [{ authorKind: 'agent', authorName: 'Planner', text: 'Booked for 9:30.', needsInput: false }],
     });
     expect(tasks!.items.find((i) => i.title === 'Old errand')).toMatchObject({ externalId: 'todo-42', archivedAt: expect.any(String) });
@@ -80,6 +81,8 @@ describe('export_workspace', () => {
     const red = colour.options!.find((o) => o.label === 'Red')!;
     expect(red.color).toBe('red');
     expect(wines!.items[0]!.values[colour.id]).toBe(red.id);
+    // A label written in another case takes the spelling already in use.
+    expect(wines!.items[1]!.labels).toEqual(['errands']);
     const [attachment] = notes!.items[0]!.attachments!;
     expect(attachment).toMatchObject({ mimeType: 'image/png', bytes: PNG.length });
     // The link works without a token, for a week.

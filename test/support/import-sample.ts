@@ -15,7 +15,7 @@ export async function seedWorkspace(who: TestAccount): Promise<void> {
     body: {
       listId: 'tasks',
       items: [
-        { title: 'Dentist', dueAt: '2026-12-03T09:30:00Z', body: 'Bring the **card**' },
+        { title: 'Dentist', dueAt: '2026-12-03T09:30:00Z', body: 'Bring the **card**', labels: ['health', 'errands'] },
         { title: 'Pay rent', dueAt: '2026-12-01', recurrence: 'monthly' },
         { title: 'Filed the taxes', taskStatus: 'completed' },
         { title: 'Old errand', externalId: 'todo-42' },
@@ -64,7 +64,7 @@ export async function seedWorkspace(who: TestAccount): Promise<void> {
             Region: 'La Rioja',
           },
         },
-        { title: 'Riesling', values: { Colour: 'White', Notes: ['Fruity'], Price: 9, Tasted: false } },
+        { title: 'Riesling', values: { Colour: 'White', Notes: ['Fruity'], Price: 9, Tasted: false }, labels: ['Errands'] },
       ],
     },
   });

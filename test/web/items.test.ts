@@ -45,7 +45,16 @@ describe('item page and main conversation', () => {
   it("shows title, rendered body, status and due date, and an agent's post as unread once", async () => {
     const id = (
       await create_items(ctx(), {
-        items: [{ title: 'Renew passport', body: 'Bring **two** photos.\n\n- [ ] form', taskStatus: 'inProgress', dueAt: '2026-12-24' }],
+        items: [
+          {
+            title: 'Renew passport',
+            body: 'Bring **two** photos.\n\n- [ ] form',
+            taskStatus: 'inProgress',
+            dueAt: '2026-12-24',
+            recurrence: 'every year',
+            labels: ['admin', 'travel'],
+          },
+        ],
       })
     ).items[0]!.id;
     await post_chat_message(ctx(), { id, message: 'Shall I book the *appointment*?', agentName: 'Errand bot', needsInput: true });
@@ -58,6 +67,8 @@ describe('item page and main conversation', () => {
     expect(page).toContain('<input type="checkbox" disabled="" />');
     expect(page).toMatch(/Status: <strong>In progress<\/strong>/);
     expect(page).toContain('Due: 24 Dec 2026');
+    expect(page).toContain('<span>Repeats every year</span>');
+    expect(page).toContain('<span>Labels: admin, travel</span>');
     expect(page).toContain('Shall I book the <em>appointment</em>?');
     expect(page).toMatch(/class="agent unread"[\s\S]*Errand bot[\s\S]*Unread[\s\S]*Waiting for your answer/);
     const again = await (await web.request(`/artifacts/${id}`)).text();

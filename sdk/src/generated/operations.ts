@@ -83,6 +83,7 @@ export const operations = [
     "queryParams": [
       "listId",
       "scope",
+      "label",
       "cursor",
       "changedSince",
       "ids",
@@ -438,6 +439,19 @@ export const operations = [
     "pagination": null
   },
   {
+    "operationId": "list_labels",
+    "sdkMethod": "labels.list",
+    "method": "GET",
+    "path": "/labels",
+    "pathParams": [],
+    "queryParams": [],
+    "hasBody": false,
+    "parseAs": "json",
+    "idempotent": true,
+    "retryWhenEvery": null,
+    "pagination": null
+  },
+  {
     "operationId": "export_workspace",
     "sdkMethod": "workspace.export",
     "method": "GET",
@@ -540,6 +554,7 @@ export interface OperationOf {
   'calendarFeed.get': 'get_calendar_feed';
   'calendarFeed.create': 'create_calendar_feed';
   'calendarFeed.revoke': 'revoke_calendar_feed';
+  'labels.list': 'list_labels';
   'workspace.export': 'export_workspace';
   'lists.exportCsv': 'export_list_csv';
   'imports.create': 'create_import';

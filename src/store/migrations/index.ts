@@ -19,6 +19,7 @@ import * as hashOauthCredentials from './20261125000200_hash_oauth_credentials.j
 import * as calendarFeeds from './20261125000300_calendar_feeds.js';
 import * as imports from './20261125000400_imports.js';
 import * as recurrence from './20261125000500_recurrence.js';
+import * as labels from './20261125000600_labels.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const migrations: [string, Migration][] = [
   ['20261125000300_calendar_feeds', calendarFeeds],
   ['20261125000400_imports', imports],
   ['20261125000500_recurrence', recurrence],
+  ['20261125000600_labels', labels],
 ];
 
 /** A knex MigrationSource over the static list above. */
