@@ -24,8 +24,10 @@ describe('backup and restore of the embedded default', () => {
     await chmod(dir, 0o755);
   });
   afterAll(async () => {
-    for (const service of running) await service.stop('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
+    // SIGTERM: the service stops its embedded Postgres too (a SIGKILL leaves it writing into
+    // the folder being removed); the retries cover a Postgres still exiting.
+    for (const service of running) await service.stop('SIGTERM');
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
   });
 
   it('restores items, bodies and images from a copy of the data folder', async () => {

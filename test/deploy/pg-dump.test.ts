@@ -64,7 +64,7 @@ describe('backup and restore with pg_dump', () => {
   afterAll(async () => {
     for (const service of running) await service.stop('SIGKILL');
     if (cluster) await pg('pg_ctl', ['-D', cluster, '-m', 'immediate', 'stop']).catch(() => undefined);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
   }, 60_000);
 
   it('restores items, bodies and images from a dump and a copy of the file store', async () => {
