@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml get_context
  */
 import type { Knex } from 'knex';
+import { describe } from './recurrence.js';
 import type { OpOutput } from '../core/context.js';
 import { keepsTasks, type ListRow } from './lists.js';
 import { iso, startOfLocalDay } from './time.js';
@@ -41,7 +42,7 @@ export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZo
       .where('is_template', false)
       .whereRaw(`task_status IS DISTINCT FROM 'completed'`)
       .limit(SECTION_LIMIT)
-      .select('id', 'title', 'task_status', 'due_at', 'list_id');
+      .select('id', 'title', 'task_status', 'due_at', 'list_id', 'recurrence', 'labels');
   const [overdue, dueToday, inProgress, upcoming, unsorted] = await Promise.all([
     open().where('due_at', '<', dayStart).orderBy('due_at'),
     open().where('due_at', '>=', dayStart).where('due_at', '<', dayEnd).orderBy('due_at'),
@@ -52,13 +53,23 @@ export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZo
       .orderBy('due_at'),
     open().whereNull('due_at').orderBy('created_at', 'desc'),
   ]);
-  const toTask = (r: { id: string; title: string | null; task_status: ContextTask['taskStatus']; due_at: Date | null; list_id: string }): ContextTask => ({
+  const toTask = (r: {
+    id: string;
+    title: string | null;
+    task_status: ContextTask['taskStatus'];
+    due_at: Date | null;
+    list_id: string;
+    recurrence: string | null;
+    labels: string[] | null;
+  }): ContextTask => ({
     id: r.id,
     title: r.title,
     taskStatus: r.task_status ?? 'todo',
     dueAt: iso(r.due_at),
     listId: r.list_id,
     listName: names.get(r.list_id) ?? '',
+    ...(r.recurrence ? { repeats: describe(r.recurrence) } : {}),
+    ...(r.labels?.length ? { labels: r.labels } : {}),
   });
   return {
     overdue: overdue.map(toTask),

@@ -6625,6 +6625,17 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "listName": {
             "type": "string"
+          },
+          "repeats": {
+            "type": "string",
+            "description": "How it repeats, in words; absent when it does not."
+          },
+          "labels": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Absent when it has none."
           }
         }
       },
@@ -6646,6 +6657,13 @@ export const openapiDocument: Record<string, unknown> = {
           "links"
         ],
         "properties": {
+          "labels": {
+            "type": "array",
+            "description": "Your most used labels (up to 20), with how many live items carry each.",
+            "items": {
+              "$ref": "#/components/schemas/LabelCount"
+            }
+          },
           "about": {
             "type": "array",
             "items": {

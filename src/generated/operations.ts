@@ -80,6 +80,27 @@ export const operationTable: readonly OperationSpec[] = [
         "links"
       ],
       "properties": {
+        "labels": {
+          "type": "array",
+          "description": "Your most used labels (up to 20), with how many live items carry each.",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "items"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "items": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Live items with the label."
+              }
+            }
+          }
+        },
         "about": {
           "type": "array",
           "items": {
@@ -309,6 +330,17 @@ export const operationTable: readonly OperationSpec[] = [
                   },
                   "listName": {
                     "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
                   }
                 }
               }
@@ -361,6 +393,17 @@ export const operationTable: readonly OperationSpec[] = [
                   },
                   "listName": {
                     "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
                   }
                 }
               }
@@ -413,6 +456,17 @@ export const operationTable: readonly OperationSpec[] = [
                   },
                   "listName": {
                     "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
                   }
                 }
               }
@@ -465,6 +519,17 @@ export const operationTable: readonly OperationSpec[] = [
                   },
                   "listName": {
                     "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
                   }
                 }
               }
@@ -518,6 +583,17 @@ export const operationTable: readonly OperationSpec[] = [
                   },
                   "listName": {
                     "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
                   }
                 }
               }

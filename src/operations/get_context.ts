@@ -5,6 +5,7 @@ import { localNow } from '../domain/time.js';
 import { linkRoots } from '../domain/links.js';
 import { listMemory } from '../domain/memory.js';
 import { storageOf } from '../domain/storage.js';
+import { labelCatalogue } from '../domain/labels.js';
 import { automationsOf, recentActivity, recentNotesOf, taskSections } from '../domain/overview.js';
 
 const ABOUT = [
@@ -12,6 +13,7 @@ const ABOUT = [
   'Every list has properties with stable ids; item values are keyed by property id. Lists with role "tasks" keep status (todo, inProgress, completed) and due date.',
   'Read items with list_items (filters, changes feed), query_items (count, sum, where clauses on one list) or get_item (one item, with forEditing for block handles).',
   'Write with create_items and update_items in batches; edit long bodies block by block with update_items edits instead of resending them.',
+  'Tasks can repeat (recurrence: "every weekday at 9"; completing one moves it to its next occurrence) and any item can carry labels (filter list_items by label); dueAt also takes words such as "tomorrow 5pm".',
   'Deletes go to the trash for about 30 days; restore_deleted brings them back.',
   "Talk to the person in an item's chat with post_chat_message; read their answers with read_chat_messages.",
 ];
@@ -27,13 +29,14 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
     lists.map((l) => l.id),
   );
   const taskLists = focus ? [focus] : lists.filter(keepsTasks);
-  const [memory, tasks, recentNotes, automations, activity, storage] = await Promise.all([
+  const [memory, tasks, recentNotes, automations, activity, storage, labels] = await Promise.all([
     listMemory(db, user.id),
     taskSections(db, taskLists, now, user.timezone),
     recentNotesOf(db, lists),
     automationsOf(db, user.id),
     recentActivity(db, user.id, now),
     storageOf(db, config, user.id),
+    labelCatalogue(db, user.id),
   ]);
   return {
     about: ABOUT,
@@ -52,6 +55,7 @@ export const get_context: Handler<'get_context'> = async ({ db, principal, servi
     activity,
     unavailable: ['email', 'connected apps'],
     storage,
+    labels: labels.slice(0, 20),
     links: linkRoots(config),
   };
 };

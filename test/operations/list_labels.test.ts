@@ -35,6 +35,10 @@ describe('labels', () => {
         { name: 'post', items: 1 },
       ],
     });
+    // get_context shows the same catalogue, and each task's labels.
+    const context = (await ada.sdk.GET('/context', {})).data!;
+    expect(context.labels).toEqual(got.data!.labels);
+    expect(context.tasks.unsorted.find((t) => t.title === 'Buy stamps')).toMatchObject({ labels: ['errands', 'post'] });
   });
 
   it('filters the Tasks set and every list by a label, in any case', async () => {

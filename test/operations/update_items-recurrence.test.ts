@@ -61,6 +61,10 @@ describe('repeating tasks and due dates in words', () => {
     expect(made.hasDueTime).toBe(true);
     expect(localNow(new Date(made.dueAt!), 'Europe/London').localTime).toBe('09:00');
     expect(new Date(made.dueAt!).getTime()).toBeGreaterThan(Date.now());
+    // The overview says how it repeats, for an agent planning the week.
+    const context = (await ada.sdk.GET('/context', {})).data!;
+    const listed = [...context.tasks.dueToday, ...context.tasks.upcoming].find((t) => t.id === made.id);
+    expect(listed).toMatchObject({ repeats: 'every weekday at 09:00' });
     const stopped = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.id, recurrence: '' }] } });
     expect(stopped.data!.items[0]!.recurrence).toBeNull();
     const done = await complete(made.id);

@@ -1870,8 +1870,14 @@ export interface components {
             dueAt: string | null;
             listId: string;
             listName: string;
+            /** @description How it repeats, in words; absent when it does not. */
+            repeats?: string;
+            /** @description Absent when it has none. */
+            labels?: string[];
         };
         Context: {
+            /** @description Your most used labels (up to 20), with how many live items carry each. */
+            labels?: components["schemas"]["LabelCount"][];
             about: string[];
             user: {
                 id: string;
