@@ -15,6 +15,7 @@ import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxPump } from './jobs/outbox.js';
 import { startSequencer } from './jobs/feed-sequencer.js';
+import { startReminders } from './jobs/reminders.js';
 import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
@@ -53,6 +54,7 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
   );
   installSystemReader(() => readSystem(database.db));
   const sequencer = startSequencer(database.db, log);
+  const reminders = startReminders(database.db, log, config.reminderPollSeconds * 1000, () => services.now());
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({
     db: database.db,
@@ -96,6 +98,7 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
     await rebuild.stop();
     await outbox.stop();
     await sequencer.stop();
+    await reminders.stop();
     await services.jobs?.stop();
     await database.close();
     log.info('stopped');

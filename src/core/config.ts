@@ -44,6 +44,7 @@ const schema = {
     WEBHOOK_RETRY_BASE_SECONDS: { type: 'integer', minimum: 1, default: 10 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     JOB_MAINTENANCE_SECONDS: { type: 'integer', minimum: 1, maximum: 3600, default: 120 },
+    REMINDER_POLL_SECONDS: { type: 'integer', minimum: 1, maximum: 300, default: 15 },
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
@@ -111,6 +112,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How often the job queue retries jobs a stopped process left running, and archives old ones. */
   jobMaintenanceSeconds: number;
+  /** How often each process looks for reminders whose time came (src/jobs/reminders.ts). */
+  reminderPollSeconds: number;
   /** Longest lifetime granted to an MCP events/subscribe before it must be refreshed. */
   mcpEventsTtlSeconds: number;
   /** Runs of one automation a day (the person's local day), scheduled runs included. */
@@ -198,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryBaseSeconds: raw.WEBHOOK_RETRY_BASE_SECONDS as number,
     webhookTimeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
     jobMaintenanceSeconds: raw.JOB_MAINTENANCE_SECONDS as number,
+    reminderPollSeconds: raw.REMINDER_POLL_SECONDS as number,
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,

@@ -6,6 +6,7 @@ import { isEmptyValue, resolveValues, ValueError, withNewOptions, type StoredVal
 import { itemRowDto, readDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, type TaskStatus } from './items.js';
 import { firstDue, parseRecurrence } from './recurrence.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
+import { readReminder } from './reminders.js';
 import { recordActivity } from './activity.js';
 import { linkRoots } from './links.js';
 import { ApiError, notFound } from '../core/errors.js';
@@ -15,7 +16,7 @@ import { enqueueEnrich } from './enrich.js';
 type Output = OpOutput<'create_items'>;
 type Entry = OpInput<'create_items'>['items'][number];
 
-const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'labels', 'externalId', 'imageUrls', 'enrich']);
+const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'reminderAt', 'labels', 'externalId', 'imageUrls', 'enrich']);
 
 interface Prepared {
   index: number;
@@ -204,6 +205,11 @@ function prepareEntry(
       const first = firstDue(rule, null, now, timeZone);
       if (first) Object.assign(insert, { due_at: first.at, has_due_time: first.hasTime });
     }
+  }
+  if (entry.reminderAt !== undefined && entry.reminderAt !== null && entry.reminderAt.trim() !== '') {
+    if (!keepsDueDate(list))
+      throw new ValueError(`reminderAt: list '${list.name}' keeps no due date, so nothing there takes a reminder; use a list with task columns.`);
+    Object.assign(insert, readReminder(entry.reminderAt, (insert.due_at as Date | undefined) ?? null, timeZone, now));
   }
   const values: StoredValues = {};
   for (const [id, value] of Object.entries(resolved.set)) if (value !== null) values[id] = value;

@@ -12,6 +12,7 @@ import { emit } from './outbox.js';
 import { itemRowDto, listsById, type ItemDbRow, type ItemRowDto } from './items.js';
 
 export const AWAITING_AGENT = 'task.awaitingAgent';
+export const REMINDER = 'task.reminder';
 /** Outbox topic of event occurrences; subject is the task id. */
 export const EVENT_TOPIC = 'event';
 
@@ -93,6 +94,25 @@ export const EVENT_CATALOG = [
         title: { type: ['string', 'null'] },
         reason: { type: 'string', enum: ['assigned', 'reply'] },
         agentName: { type: 'string', description: 'The agent the task waits on: its assignedAgent, or the agent whose question the person answered.' },
+        occurredAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+  {
+    name: REMINDER,
+    description:
+      "A task's reminder time came (its reminderAt, set by the person or an agent). Sent once, to subscriptions that chose it; not for completed or deleted tasks.",
+    delivery: ['webhook'],
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    payloadSchema: {
+      type: 'object',
+      required: ['itemId', 'listId', 'title', 'reminderAt', 'dueAt', 'occurredAt'],
+      properties: {
+        itemId: { type: 'string', format: 'uuid' },
+        listId: { type: 'string', format: 'uuid' },
+        title: { type: ['string', 'null'] },
+        reminderAt: { type: 'string', format: 'date-time' },
+        dueAt: { type: ['string', 'null'] },
         occurredAt: { type: 'string', format: 'date-time' },
       },
     },

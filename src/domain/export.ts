@@ -94,6 +94,7 @@ export async function exportWorkspace(db: Knex, ownerId: string, baseUrl: string
           favorited: row.favorited,
           assignedAgent: row.assigned_agent,
           recurrence: row.recurrence,
+          reminderAt: iso(row.reminder_at),
           labels: row.labels ?? [],
           values: row.values,
           createdAt: row.created_at.toISOString(),

@@ -161,6 +161,7 @@ export function planCsv(
       assignedAgent: null,
       recurrence: null,
       labels: [],
+      reminderAt: null,
       values: {},
       createdAt: null,
       chat: [],

@@ -61,6 +61,7 @@ export function planDocument(doc: WorkspaceExport): ImportPlan {
           favorited: item.favorited ?? false,
           assignedAgent: item.assignedAgent ?? null,
           recurrence: item.recurrence ?? null,
+          reminderAt: item.reminderAt ?? null,
           labels: item.labels ?? [],
           values,
           createdAt: item.createdAt ?? null,

@@ -51,6 +51,7 @@ export interface PlanItem {
   assignedAgent: string | null;
   /** The RRULE it repeats by. */
   recurrence: string | null;
+  reminderAt: string | null;
   labels: string[];
   /** By PlanProperty key; select options by label. */
   values: Record<string, unknown>;

@@ -22,6 +22,7 @@ import { parseDueAt, TASK_STATUSES, type ItemDbRow } from './items.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import { buildOptions, isSelectType, taskColumns, type Property } from './properties.js';
 import { parseRecurrence } from './recurrence.js';
+import { readReminder } from './reminders.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
 import { quotaMessage, storageLeft } from './storage.js';
 import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath } from './uploads.js';
@@ -289,6 +290,7 @@ async function writeList(
         const due = item.due ? ('at' in item.due ? { dueAt: new Date(item.due.at), hasDueTime: true } : parseDueAt(item.due.date, w.timeZone)) : null;
         record.due_at = due?.dueAt ?? null;
         record.has_due_time = due ? due.hasDueTime : null;
+        if (item.reminderAt) Object.assign(record, readReminder(item.reminderAt, (record.due_at as Date | null) ?? null, w.timeZone, w.now));
         if (item.recurrence) {
           try {
             record.recurrence = parseRecurrence(item.recurrence).rule;

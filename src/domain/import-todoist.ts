@@ -132,6 +132,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       assignedAgent: null,
       recurrence,
       labels: taskLabels,
+      reminderAt: null,
       values,
       createdAt: null,
       chat: [],

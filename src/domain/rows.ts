@@ -28,6 +28,9 @@ export interface ItemDbRow {
   recurrence: string | null;
   recurrence_completions: number;
   last_completed_at: Date | null;
+  /** A reminder set before the due date keeps its offset; the reminder time last sent (migration 20261125000700_reminders). */
+  reminder_offset_minutes: number | null;
+  reminded_at: Date | null;
   /** Free labels (migration 20261125000600_labels). */
   labels: string[];
   archived_at: Date | null;

@@ -23,6 +23,7 @@ import { emitAwaitingAgent } from './events.js';
 import { prepareBody } from './body-outlines.js';
 import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
+import { followDue, readReminder } from './reminders.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -258,6 +259,7 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
         listId: row.list_id,
       });
   }
+  reminderPatch(row, list, entry, patch, args);
   const assigned = assignment(row, list, entry);
   if (assigned !== undefined) patch.assigned_agent = assigned;
   if (input.archived !== undefined && input.archived !== null) patch.archived_at = input.archived ? (row.archived_at ?? now) : null;
@@ -339,6 +341,27 @@ function repeatPatch(
     }
   }
   return Object.keys(out).length ? { patch: out, completed: null } : null;
+}
+
+/**
+ * The reminder columns: `reminderAt` as the entry writes it (against the due date the task will
+ * have), or a reminder kept before the due date following a due date that moved (a new
+ * occurrence included).
+ */
+function reminderPatch(row: ItemDbRow, list: ListRow, entry: Entry, patch: Record<string, unknown>, args: UpdateArgs): void {
+  const due = (patch.due_at !== undefined ? patch.due_at : row.due_at) as Date | null;
+  if (entry.reminderAt !== undefined && entry.reminderAt !== null) {
+    if (!keepsDueDate(list))
+      throw new Refusal('toolError', `list '${list.name}' keeps no due date, so this item takes no reminder; move it to a list with task columns first.`);
+    try {
+      Object.assign(patch, readReminder(entry.reminderAt, due, args.timeZone, args.now));
+    } catch (err) {
+      if (err instanceof ValueError) throw new Refusal('toolError', err.message);
+      throw err;
+    }
+  } else if (patch.due_at !== undefined && row.reminder_offset_minutes !== null) {
+    Object.assign(patch, followDue(row.reminder_offset_minutes, due) ?? { reminder_at: null, reminder_offset_minutes: null });
+  }
 }
 
 /** The new `assigned_agent` when the entry changes it ("" unassigns), else undefined. Tasks only. */

@@ -2561,6 +2561,50 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "task.reminder": {
+      "post": {
+        "operationId": "webhook_task_reminder",
+        "summary": "A task's reminder is due",
+        "tags": [
+          "events"
+        ],
+        "description": "Sent once when a task's reminder time comes (`reminderAt`: an instant, or a time before\nits due date, which then moves with the due date and with each occurrence of a\nrepeating task), to subscriptions that chose `task.reminder`, across every process and\nrestart. Not sent for a completed or deleted task; a reminder more than a day overdue\nwhen it is first seen (the service was down) is dropped, not sent late. Signed per\nStandard Webhooks, like every event.\n",
+        "security": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReminderEvent"
+              },
+              "example": {
+                "eventId": "evt_9a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
+                "type": "task.reminder",
+                "name": "task.reminder",
+                "timestamp": "2026-12-03T09:00:00.000Z",
+                "data": {
+                  "itemId": "0b6c6d1e-2f3a-4b4c-8d5e-6f708192a3b4",
+                  "listId": "1c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                  "title": "Dentist",
+                  "reminderAt": "2026-12-03T09:00:00.000Z",
+                  "dueAt": "2026-12-03T09:30:00.000Z",
+                  "occurredAt": "2026-12-03T09:00:00.000Z"
+                },
+                "cursor": null
+              }
+            }
+          }
+        },
+        "responses": {
+          "410": {
+            "description": "Retire this subscription."
+          },
+          "2XX": {
+            "description": "Acknowledged (any 2xx status)."
+          }
+        }
+      }
+    },
     "item.created": {
       "post": {
         "operationId": "webhook_item_created",
@@ -3174,6 +3218,82 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "agentName": {
                 "type": "string"
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          },
+          "cursor": {
+            "type": "null"
+          }
+        }
+      },
+      "ReminderEvent": {
+        "type": "object",
+        "description": "A reminder: the body of a webhook delivery.",
+        "required": [
+          "eventId",
+          "type",
+          "name",
+          "timestamp",
+          "data",
+          "cursor"
+        ],
+        "properties": {
+          "eventId": {
+            "type": "string",
+            "description": "Unique per event; also the `webhook-id` header."
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "task.reminder"
+            ]
+          },
+          "name": {
+            "type": "string",
+            "description": "The same as `type` (compatibility)."
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "object",
+            "required": [
+              "itemId",
+              "listId",
+              "title",
+              "reminderAt",
+              "dueAt",
+              "occurredAt"
+            ],
+            "properties": {
+              "itemId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "listId": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "title": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "reminderAt": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "dueAt": {
+                "type": [
+                  "string",
+                  "null"
+                ]
               },
               "occurredAt": {
                 "type": "string",
@@ -4176,6 +4296,15 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ReminderInput": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "maxLength": 64,
+        "description": "Instant, words or `30 minutes before`; `\"\"` clears.",
+        "pattern": "^[^\\x00]*$"
+      },
       "LabelsInput": {
         "type": [
           "array",
@@ -4220,7 +4349,7 @@ export const openapiDocument: Record<string, unknown> = {
           "null"
         ],
         "maxLength": 200,
-        "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops.",
+        "description": "RRULE or words (`every weekday at 9`); `\"\"` stops.",
         "pattern": "^[^\\x00]*$"
       },
       "Recurrence": {
@@ -4760,7 +4889,7 @@ export const openapiDocument: Record<string, unknown> = {
         "pattern": "^[^\\x00]*$"
       },
       "ValuesInput": {
-        "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
+        "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
         "anyOf": [
           {
             "type": "array",
@@ -4800,7 +4929,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "CreateItemEntry": {
         "type": "object",
-        "description": "One item to create. Keys the service does not know are ignored and named in `unknownKeys`.",
+        "description": "Unknown keys are ignored and named in `unknownKeys`.",
         "properties": {
           "title": {
             "type": [
@@ -4846,6 +4975,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recurrence": {
             "$ref": "#/components/schemas/RecurrenceInput"
+          },
+          "reminderAt": {
+            "$ref": "#/components/schemas/ReminderInput"
           },
           "labels": {
             "$ref": "#/components/schemas/LabelsInput"
@@ -4924,7 +5056,7 @@ export const openapiDocument: Record<string, unknown> = {
               "boolean",
               "null"
             ],
-            "description": "On a tasks list, run the background pass: due date from the title, title cleanup, list suggestion."
+            "description": "Tasks lists: a background pass reads a due date from the title and tidies it."
           }
         }
       },
@@ -5069,7 +5201,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "BodyEdit": {
         "type": "object",
-        "description": "One block edit; see update_items for each `op` and its fields.",
+        "description": "A block edit (the ops above).",
         "required": [
           "op"
         ],
@@ -5199,11 +5331,14 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "maxLength": 60,
-            "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns.",
+            "description": "Hand the task to an agent by its name (emits `task.awaitingAgent`); `\"\"` unassigns.",
             "pattern": "^[^\\x00]*$"
           },
           "recurrence": {
             "$ref": "#/components/schemas/RecurrenceInput"
+          },
+          "reminderAt": {
+            "$ref": "#/components/schemas/ReminderInput"
           },
           "labels": {
             "$ref": "#/components/schemas/LabelsInput"
@@ -6967,7 +7102,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "array",
             "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
             "minItems": 1,
-            "maxItems": 12,
+            "maxItems": 13,
             "uniqueItems": true,
             "items": {
               "$ref": "#/components/schemas/EventType"
@@ -6984,6 +7119,7 @@ export const openapiDocument: Record<string, unknown> = {
         "type": "string",
         "enum": [
           "task.awaitingAgent",
+          "task.reminder",
           "item.created",
           "item.updated",
           "item.completed",
@@ -7449,6 +7585,13 @@ export const openapiDocument: Record<string, unknown> = {
             "maxLength": 200,
             "description": "The RRULE the task repeats by.",
             "pattern": "^[^\\x00]*$"
+          },
+          "reminderAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
           },
           "labels": {
             "type": "array",

@@ -3184,7 +3184,7 @@ export const operationTable: readonly OperationSpec[] = [
           "maxItems": 100,
           "items": {
             "type": "object",
-            "description": "One item to create. Keys the service does not know are ignored and named in `unknownKeys`.",
+            "description": "Unknown keys are ignored and named in `unknownKeys`.",
             "properties": {
               "title": {
                 "type": [
@@ -3202,7 +3202,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3289,7 +3289,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 200,
-                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+                "description": "RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "reminderAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 64,
+                "description": "Instant, words or `30 minutes before`; `\"\"` clears."
               },
               "labels": {
                 "type": [
@@ -3349,7 +3357,7 @@ export const operationTable: readonly OperationSpec[] = [
             "boolean",
             "null"
           ],
-          "description": "On a tasks list, run the background pass: due date from the title, title cleanup, list suggestion."
+          "description": "Tasks lists: a background pass reads a due date from the title and tidies it."
         }
       }
     },
@@ -3371,7 +3379,7 @@ export const operationTable: readonly OperationSpec[] = [
           "maxItems": 100,
           "items": {
             "type": "object",
-            "description": "One item to create. Keys the service does not know are ignored and named in `unknownKeys`.",
+            "description": "Unknown keys are ignored and named in `unknownKeys`.",
             "properties": {
               "title": {
                 "type": [
@@ -3389,7 +3397,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3476,7 +3484,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 200,
-                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+                "description": "RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "reminderAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 64,
+                "description": "Instant, words or `30 minutes before`; `\"\"` clears."
               },
               "labels": {
                 "type": [
@@ -3536,7 +3552,7 @@ export const operationTable: readonly OperationSpec[] = [
             "boolean",
             "null"
           ],
-          "description": "On a tasks list, run the background pass: due date from the title, title cleanup, list suggestion."
+          "description": "Tasks lists: a background pass reads a due date from the title and tidies it."
         }
       },
       "additionalProperties": false,
@@ -4262,7 +4278,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "maxItems": 200,
                 "items": {
                   "type": "object",
-                  "description": "One block edit; see update_items for each `op` and its fields.",
+                  "description": "A block edit (the ops above).",
                   "required": [
                     "op"
                   ],
@@ -4319,7 +4335,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4404,7 +4420,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 60,
-                "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
+                "description": "Hand the task to an agent by its name (emits `task.awaitingAgent`); `\"\"` unassigns."
               },
               "recurrence": {
                 "type": [
@@ -4412,7 +4428,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 200,
-                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+                "description": "RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "reminderAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 64,
+                "description": "Instant, words or `30 minutes before`; `\"\"` clears."
               },
               "labels": {
                 "type": [
@@ -4539,7 +4563,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "maxItems": 200,
                 "items": {
                   "type": "object",
-                  "description": "One block edit; see update_items for each `op` and its fields.",
+                  "description": "A block edit (the ops above).",
                   "required": [
                     "op"
                   ],
@@ -4596,7 +4620,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Values as pairs `[{\"property\": \"<id or name>\", \"value\": …}]`, or an object keyed by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4681,7 +4705,7 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 60,
-                "description": "Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `\"\"` unassigns."
+                "description": "Hand the task to an agent by its name (emits `task.awaitingAgent`); `\"\"` unassigns."
               },
               "recurrence": {
                 "type": [
@@ -4689,7 +4713,15 @@ export const operationTable: readonly OperationSpec[] = [
                   "null"
                 ],
                 "maxLength": 200,
-                "description": "Repeats it: an RRULE or words (`every weekday at 9`); `\"\"` stops."
+                "description": "RRULE or words (`every weekday at 9`); `\"\"` stops."
+              },
+              "reminderAt": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 64,
+                "description": "Instant, words or `30 minutes before`; `\"\"` clears."
               },
               "labels": {
                 "type": [
@@ -8782,12 +8814,13 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "array",
           "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
           "minItems": 1,
-          "maxItems": 12,
+          "maxItems": 13,
           "uniqueItems": true,
           "items": {
             "type": "string",
             "enum": [
               "task.awaitingAgent",
+              "task.reminder",
               "item.created",
               "item.updated",
               "item.completed",
@@ -8829,12 +8862,13 @@ export const operationTable: readonly OperationSpec[] = [
           "type": "array",
           "description": "The event types to receive; default `[task.awaitingAgent]`. The `webhooks` section describes each.",
           "minItems": 1,
-          "maxItems": 12,
+          "maxItems": 13,
           "uniqueItems": true,
           "items": {
             "type": "string",
             "enum": [
               "task.awaitingAgent",
+              "task.reminder",
               "item.created",
               "item.updated",
               "item.completed",
@@ -9496,6 +9530,13 @@ export const operationTable: readonly OperationSpec[] = [
                       "maxLength": 200,
                       "description": "The RRULE the task repeats by."
                     },
+                    "reminderAt": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "format": "date-time"
+                    },
                     "labels": {
                       "type": "array",
                       "maxItems": 20,
@@ -9962,6 +10003,13 @@ export const operationTable: readonly OperationSpec[] = [
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
                             },
+                            "reminderAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
                             "labels": {
                               "type": "array",
                               "maxItems": 20,
@@ -10418,6 +10466,13 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
+                            },
+                            "reminderAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
                             },
                             "labels": {
                               "type": "array",
@@ -11035,6 +11090,13 @@ export const operationTable: readonly OperationSpec[] = [
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
                             },
+                            "reminderAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
+                            },
                             "labels": {
                               "type": "array",
                               "maxItems": 20,
@@ -11491,6 +11553,13 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "maxLength": 200,
                               "description": "The RRULE the task repeats by."
+                            },
+                            "reminderAt": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "format": "date-time"
                             },
                             "labels": {
                               "type": "array",

@@ -102,6 +102,7 @@ export function itemPages(deps: ItemPagesDeps): Middleware {
     if (keepsDueDate(list))
       facts.push(html`<span>Due: ${row.due_at ? (row.has_due_time ? when(row.due_at) : formatDay(row.due_at, timezone)) : 'no due date'}</span>`);
     if (keepsDueDate(list) && row.recurrence) facts.push(html`<span>Repeats ${describe(row.recurrence)}</span>`);
+    if (keepsDueDate(list) && row.reminder_at) facts.push(html`<span>Reminder: ${when(row.reminder_at)}</span>`);
     if (row.labels?.length) facts.push(html`<span>Labels: ${row.labels.join(', ')}</span>`);
     if (row.assigned_agent) facts.push(html`<span>Assigned to ${row.assigned_agent}</span>`);
     const body = row.body?.trim() ? html`<div class="markdown">${new Html(renderMarkdown(row.body))}</div>` : html`<p class="muted">No notes yet.</p>`;

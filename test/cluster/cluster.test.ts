@@ -5,8 +5,9 @@
  * front of them. It shows what running several processes promises: migrations applied once,
  * the per-key limit exact across processes, a gapless changes feed while both write, search
  * answering alike on both, every webhook delivered under one webhook-id with a process killed
- * mid-delivery, a rolling restart under load that fails no request, and a scheduled automation
- * run once.
+ * mid-delivery, a rolling restart under load that fails no request, a scheduled automation
+ * run once, and a task reminder sent once, with both processes polling and after both were
+ * killed before its time.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -108,6 +109,7 @@ describe('two processes on shared services', () => {
       WEBHOOK_RETRY_BASE_SECONDS: '1',
       WEBHOOK_TIMEOUT_MS: '3000',
       JOB_MAINTENANCE_SECONDS: '1',
+      REMINDER_POLL_SECONDS: '1',
       SHUTDOWN_TIMEOUT_MS: '10000',
     };
     // Both at once, on a database nobody migrated yet.
@@ -195,10 +197,14 @@ describe('two processes on shared services', () => {
     const key = keys[2]!;
     const titles = ['Renew the car insurance', 'Book the ferry to Bilbao', 'Car wash on Saturday', 'Insurance claim for the bike'];
     await call(proxy.url, key, 'POST', '/items', { listId: 'notes', items: titles.map((title) => ({ title })) });
+    // Polled every ~0.7 s: the key's 60 requests a minute must outlast a slow first indexing
+    // (at 10 polls a second it ran out after 6 s, and the wait could then never succeed).
     await waitFor(async () => {
       const { json } = await call(a().url, key, 'GET', '/search?q=insurance');
-      return (json.count as number) >= 2 ? true : undefined;
-    }, 20_000);
+      if ((json.count as number) >= 2) return true;
+      await sleep(600);
+      return undefined;
+    }, 30_000);
     for (const q of ['insurance', 'car', 'ferry bilbao']) {
       const [onA, onB] = await Promise.all([
         call(a().url, key, 'GET', `/search?q=${encodeURIComponent(q)}`),
@@ -300,4 +306,38 @@ describe('two processes on shared services', () => {
     expect(Number(ticks[0]!.count)).toBe(finished.filter((r) => r.outcome === 'succeeded').length);
     expect(finished.filter((r) => r.outcome === 'succeeded').length).toBeGreaterThan(0);
   }, 150_000);
+
+  it('sends a reminder once with both processes polling, and once after both were killed before its time', async () => {
+    const key = keys[14]!;
+    const made = await call(proxy.url, key, 'POST', '/event-subscriptions', { url: receiverUrl, events: ['task.reminder'] });
+    expect(made.status).toBe(201);
+    await waitFor(async () => {
+      const { json } = await call(proxy.url, key, 'GET', '/event-subscriptions');
+      return (json.subscriptions as { status: string }[]).every((s) => s.status === 'active') ? true : undefined;
+    }, 30_000);
+    const remind = async (title: string, inMs: number) => {
+      const { json } = await call(proxy.url, key, 'POST', '/items', {
+        listId: 'tasks',
+        items: [{ title, reminderAt: new Date(Date.now() + inMs).toISOString() }],
+      });
+      return (json.items as { id: string }[])[0]!.id;
+    };
+    const sentFor = (id: string) => deliveries.filter((d) => d.itemId === id);
+
+    const first = await remind('Reminder with both running', 2000);
+    await waitFor(async () => (sentFor(first).length > 0 ? true : undefined), 30_000);
+    // Both processes poll every second: several more polls pass, and it stays one.
+    await sleep(3000);
+    expect(sentFor(first)).toHaveLength(1);
+
+    const second = await remind('Reminder across a crash', 3000);
+    await Promise.all([a().stop('SIGKILL'), b().stop('SIGKILL')]);
+    await sleep(4000);
+    expect(sentFor(second)).toHaveLength(0);
+    const [portA, portB] = [a().port, b().port];
+    [processes.a, processes.b] = await Promise.all([startServiceProcess('a', env, portA), startServiceProcess('b', env, portB)]);
+    await waitFor(async () => (sentFor(second).length > 0 ? true : undefined), 30_000);
+    await sleep(3000);
+    expect(sentFor(second)).toHaveLength(1);
+  }, 120_000);
 });

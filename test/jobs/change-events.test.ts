@@ -1,7 +1,8 @@
 /**
  * Change events: an `item.updated` subscriber gets one event per committed update, in order
  * per item (also across a failed delivery), and none for a rolled-back one; every event type
- * of the `webhooks` section is sent, and each payload validates against its schema there.
+ * of the `webhooks` section is sent (a task reminder included), and each payload validates
+ * against its schema there.
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -19,6 +20,7 @@ import { delete_list } from '../../src/operations/delete_list.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { move_items } from '../../src/operations/move_items.js';
 import { postPersonMessage } from '../../src/domain/chat.js';
+import { sendDueReminders } from '../../src/domain/reminders.js';
 
 const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
 
@@ -108,6 +110,12 @@ describe('change events', () => {
       await postPersonMessage(server.db, row, { properties: [] }, { id: bea.userId, name: 'Bea' }, 'Done, thanks');
       await delete_list(ctx, { id: list.id });
       await restore_deleted(ctx, { type: 'list', id: list.id });
+      // A reminder whose time has come, sent as the reminder loop sends it.
+      await create_items(ctx, {
+        listId: list.id,
+        items: [{ title: 'Call the plumber', dueAt: new Date(Date.now() + 3_600_000).toISOString(), reminderAt: new Date(Date.now() - 60_000).toISOString() }],
+      });
+      expect(await sendDueReminders(server.db, new Date())).toBe(1);
 
       await receiver.waitFor(() => new Set(delivered(receiver).map((e) => e.type)).size === types.length, 30_000);
       const events = delivered(receiver);

@@ -7,6 +7,7 @@ import { useTestServer } from '../support/server.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { mintSecret, upsertClientSubscription } from '../../src/domain/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
+import { sendDueReminders } from '../../src/domain/reminders.js';
 
 const Result = z.looseObject({});
 
@@ -45,10 +46,11 @@ describe('MCP events', () => {
     expect(client.getServerCapabilities()?.experimental).toEqual({ events: { listChanged: false, delivery: ['webhook'] } });
   });
 
-  it('lists the catalog: task.awaitingAgent and the change events by webhook, with their payload schemas', async () => {
+  it('lists the catalog: task.awaitingAgent, task.reminder and the change events by webhook, with their payload schemas', async () => {
     const { events } = (await call(client, 'events/list')) as { events: { name: string; delivery: string[]; payloadSchema: { required: string[] } }[] };
     expect(events.map((e) => e.name)).toEqual([
       'task.awaitingAgent',
+      'task.reminder',
       'item.created',
       'item.updated',
       'item.completed',
@@ -64,6 +66,7 @@ describe('MCP events', () => {
     expect(events.every((e) => e.delivery.join() === 'webhook' && e.payloadSchema.required.includes('occurredAt'))).toBe(true);
     expect(events[0]).toMatchObject({ name: 'task.awaitingAgent', delivery: ['webhook'] });
     expect(events[0]!.payloadSchema.required).toEqual(['taskId', 'title', 'reason', 'agentName', 'occurredAt']);
+    expect(events[1]!.payloadSchema.required).toEqual(['itemId', 'listId', 'title', 'reminderAt', 'dueAt', 'occurredAt']);
   });
 
   it("subscribes idempotently per client, grants refreshBefore within the server's limit, and delivers signed with the client's secret", async () => {
@@ -97,6 +100,26 @@ describe('MCP events', () => {
     // The REST list shows it too, with its expiry.
     const listed = await ada.sdk.GET('/event-subscriptions');
     expect(listed.data!.subscriptions[0]).toMatchObject({ id: first.id, via: 'mcp', refreshBefore: again.refreshBefore });
+  });
+
+  it('delivers a task reminder to an MCP client subscribed to task.reminder', async () => {
+    const cy = await server.account('Cy');
+    const cyClient = await server.mcp(cy);
+    const secret = mintSecret();
+    const sub = await call(cyClient, 'events/subscribe', { name: 'task.reminder', delivery: { mode: 'webhook', url: receiver.url, secret } });
+    receiver.secrets.set(sub.id as string, secret);
+    await receiver.waitFor((r) => r.some((q) => q.headers['x-mcp-subscription-id'] === sub.id && q.payload?.type === 'verification' && q.answered === 200));
+    const made = await cyClient.callTool({
+      name: 'create_items',
+      arguments: { listId: 'tasks', items: [{ title: 'Take the cake out', reminderAt: new Date(Date.now() - 5000).toISOString() }] },
+    });
+    const id = (made.structuredContent as { items: { id: string }[] }).items[0]!.id;
+    expect(await sendDueReminders(server.db, new Date())).toBe(1);
+    await receiver.waitFor(() => receiver.events().some((e) => e.payload?.type === 'task.reminder' && (e.payload.data as { itemId: string }).itemId === id));
+    const event = receiver.events().find((e) => e.payload?.type === 'task.reminder')!;
+    expect(event.headers['x-mcp-subscription-id']).toBe(sub.id);
+    expect(event.payload).toMatchObject({ type: 'task.reminder', data: { itemId: id, title: 'Take the cake out' } });
+    await cyClient.close();
   });
 
   it('moves the subscription to a new URL on subscribe, verifying it afresh', async () => {

@@ -72,6 +72,7 @@ describe('export_workspace', () => {
       favorited: true,
       assignedAgent: 'Planner',
       labels: ['health', 'errands'],
+      reminderAt: '2026-12-03T09:00:00.000Z',
       chat: [{ authorKind: 'agent', authorName: 'Planner', text: 'Booked for 9:30.', needsInput: false }],
     });
     expect(tasks!.items.find((i) => i.title === 'Old errand')).toMatchObject({ externalId: 'todo-42', archivedAt: expect.any(String) });

@@ -15,7 +15,7 @@ export async function seedWorkspace(who: TestAccount): Promise<void> {
     body: {
       listId: 'tasks',
       items: [
-        { title: 'Dentist', dueAt: '2026-12-03T09:30:00Z', body: 'Bring the **card**', labels: ['health', 'errands'] },
+        { title: 'Dentist', dueAt: '2026-12-03T09:30:00Z', body: 'Bring the **card**', labels: ['health', 'errands'], reminderAt: '30 minutes before' },
         { title: 'Pay rent', dueAt: '2026-12-01', recurrence: 'monthly' },
         { title: 'Filed the taxes', taskStatus: 'completed' },
         { title: 'Old errand', externalId: 'todo-42' },

@@ -53,6 +53,7 @@ describe('item page and main conversation', () => {
             dueAt: '2026-12-24',
             recurrence: 'every year',
             labels: ['admin', 'travel'],
+            reminderAt: '2026-12-23T18:00:00Z',
           },
         ],
       })
@@ -69,6 +70,7 @@ describe('item page and main conversation', () => {
     expect(page).toContain('Due: 24 Dec 2026');
     expect(page).toContain('<span>Repeats every year</span>');
     expect(page).toContain('<span>Labels: admin, travel</span>');
+    expect(page).toMatch(/<span>Reminder: [^<]*23 Dec 2026[^<]*18:00<\/span>/);
     expect(page).toContain('Shall I book the <em>appointment</em>?');
     expect(page).toMatch(/class="agent unread"[\s\S]*Errand bot[\s\S]*Unread[\s\S]*Waiting for your answer/);
     const again = await (await web.request(`/artifacts/${id}`)).text();

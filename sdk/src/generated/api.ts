@@ -761,6 +761,31 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "task.reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task's reminder is due
+         * @description Sent once when a task's reminder time comes (`reminderAt`: an instant, or a time before
+         *     its due date, which then moves with the due date and with each occurrence of a
+         *     repeating task), to subscriptions that chose `task.reminder`, across every process and
+         *     restart. Not sent for a completed or deleted task; a reminder more than a day overdue
+         *     when it is first seen (the service was down) is dropped, not sent late. Signed per
+         *     Standard Webhooks, like every event.
+         */
+        post: operations["webhook_task_reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "item.created": {
         parameters: {
             query?: never;
@@ -1030,6 +1055,30 @@ export interface components {
             };
             cursor: null;
         };
+        /** @description A reminder: the body of a webhook delivery. */
+        ReminderEvent: {
+            /** @description Unique per event; also the `webhook-id` header. */
+            eventId: string;
+            /** @enum {string} */
+            type: "task.reminder";
+            /** @description The same as `type` (compatibility). */
+            name: string;
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                itemId: string;
+                /** Format: uuid */
+                listId: string;
+                title: string | null;
+                /** Format: date-time */
+                reminderAt: string;
+                dueAt: string | null;
+                /** Format: date-time */
+                occurredAt: string;
+            };
+            cursor: null;
+        };
         /** @description An item event: the body of a webhook delivery. Thin: ids, the version (`updatedAt`) and the changed fields; `data.item` only with `includeItem`. */
         ItemEvent: {
             /** @description Unique per event; also the `webhook-id` header. */
@@ -1278,6 +1327,8 @@ export interface components {
             /** @description Short-lived signed URL, with `includeImageUrls`. */
             url?: string;
         };
+        /** @description Instant, words or `30 minutes before`; `""` clears. */
+        ReminderInput: string | null;
         /** @description Replaces the labels. */
         LabelsInput: string[] | null;
         /** @description Free labels, on items of any list; a label written in another case than one you use takes its spelling. */
@@ -1287,7 +1338,7 @@ export interface components {
             /** @description Live items with the label. */
             items: number;
         };
-        /** @description Repeats it: an RRULE or words (`every weekday at 9`); `""` stops. */
+        /** @description RRULE or words (`every weekday at 9`); `""` stops. */
         RecurrenceInput: string | null;
         /**
          * @description How the task repeats; null when it does not. Completing it moves it to its next
@@ -1426,14 +1477,14 @@ export interface components {
         };
         /** @description Select: label or option id; multiSelect: an array of them; "" clears. */
         ValueInput: string | number | boolean | (string | number)[] | null;
-        /** @description Values as pairs `[{"property": "<id or name>", "value": …}]`, or an object keyed by property id or name. */
+        /** @description Pairs `[{"property": "<id or name>", "value": …}]` or an object by property id or name. */
         ValuesInput: {
             property: string;
             value?: components["schemas"]["ValueInput"];
         }[] | {
             [key: string]: components["schemas"]["ValueInput"];
         };
-        /** @description One item to create. Keys the service does not know are ignored and named in `unknownKeys`. */
+        /** @description Unknown keys are ignored and named in `unknownKeys`. */
         CreateItemEntry: {
             title?: string | null;
             /** @description Markdown. */
@@ -1444,6 +1495,7 @@ export interface components {
             /** @description ISO 8601 or words (`tomorrow 5pm`); only on a list that keeps a due date; unreadable fails the entry. */
             dueAt?: string | null;
             recurrence?: components["schemas"]["RecurrenceInput"];
+            reminderAt?: components["schemas"]["ReminderInput"];
             labels?: components["schemas"]["LabelsInput"];
             /** @description Your own id; sending it again returns the item already made. */
             externalId?: string | null;
@@ -1456,7 +1508,7 @@ export interface components {
             items: components["schemas"]["CreateItemEntry"][];
             /** @description Property ids or names that identify an existing item; matching is exact. */
             matchOn?: string[] | null;
-            /** @description On a tasks list, run the background pass: due date from the title, title cleanup, list suggestion. */
+            /** @description Tasks lists: a background pass reads a due date from the title and tidies it. */
             enrich?: boolean | null;
         };
         FailedEntry: {
@@ -1489,7 +1541,7 @@ export interface components {
             imagesAttached: number;
             imageFailures: components["schemas"]["ImageFailure"][];
         };
-        /** @description One block edit; see update_items for each `op` and its fields. */
+        /** @description A block edit (the ops above). */
         BodyEdit: {
             /** @enum {string} */
             op: "replace" | "insert" | "delete" | "setChecked" | "move" | "replaceText" | "rewrite";
@@ -1514,9 +1566,10 @@ export interface components {
             imageUrls?: string[] | null;
             /** @description true drops old images first. */
             clearImages?: boolean | null;
-            /** @description Hand the task to an agent by the name it posts under (emits `task.awaitingAgent`, reason `assigned`, unless completed); `""` unassigns. */
+            /** @description Hand the task to an agent by its name (emits `task.awaitingAgent`); `""` unassigns. */
             assignedAgent?: string | null;
             recurrence?: components["schemas"]["RecurrenceInput"];
+            reminderAt?: components["schemas"]["ReminderInput"];
             labels?: components["schemas"]["LabelsInput"];
         };
         UpdateItemsInput: {
@@ -1957,7 +2010,7 @@ export interface components {
             includeItem?: boolean;
         };
         /** @enum {string} */
-        EventType: "task.awaitingAgent" | "item.created" | "item.updated" | "item.completed" | "item.deleted" | "item.restored" | "item.moved" | "list.created" | "list.updated" | "list.deleted" | "list.restored" | "chat.replied";
+        EventType: "task.awaitingAgent" | "task.reminder" | "item.created" | "item.updated" | "item.completed" | "item.deleted" | "item.restored" | "item.moved" | "list.created" | "list.updated" | "list.deleted" | "list.restored" | "chat.replied";
         EventSubscription: {
             id: string;
             url: string;
@@ -2060,6 +2113,8 @@ export interface components {
             assignedAgent?: string | null;
             /** @description The RRULE the task repeats by. */
             recurrence?: string | null;
+            /** Format: date-time */
+            reminderAt?: string | null;
             labels?: string[];
             values: components["schemas"]["Values"];
             /** Format: date-time */
@@ -3698,6 +3753,52 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["EventOccurrence"];
+            };
+        };
+        responses: {
+            /** @description Retire this subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged (any 2xx status). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_task_reminder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "evt_9a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
+                 *       "type": "task.reminder",
+                 *       "name": "task.reminder",
+                 *       "timestamp": "2026-12-03T09:00:00.000Z",
+                 *       "data": {
+                 *         "itemId": "0b6c6d1e-2f3a-4b4c-8d5e-6f708192a3b4",
+                 *         "listId": "1c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "title": "Dentist",
+                 *         "reminderAt": "2026-12-03T09:00:00.000Z",
+                 *         "dueAt": "2026-12-03T09:30:00.000Z",
+                 *         "occurredAt": "2026-12-03T09:00:00.000Z"
+                 *       },
+                 *       "cursor": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReminderEvent"];
             };
         };
         responses: {

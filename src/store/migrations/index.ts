@@ -20,6 +20,7 @@ import * as calendarFeeds from './20261125000300_calendar_feeds.js';
 import * as imports from './20261125000400_imports.js';
 import * as recurrence from './20261125000500_recurrence.js';
 import * as labels from './20261125000600_labels.js';
+import * as reminders from './20261125000700_reminders.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const migrations: [string, Migration][] = [
   ['20261125000400_imports', imports],
   ['20261125000500_recurrence', recurrence],
   ['20261125000600_labels', labels],
+  ['20261125000700_reminders', reminders],
 ];
 
 /** A knex MigrationSource over the static list above. */
