@@ -101,7 +101,7 @@ export const EVENT_CATALOG = [
   {
     name: REMINDER,
     description:
-      "A task's reminder time came (its reminderAt, set by the person or an agent). Sent once, to subscriptions that chose it; not for completed or deleted tasks.",
+      "A task's reminder time came (its reminderAt, set by the person or an agent). Sent once, to subscriptions that chose it; not for completed, archived or deleted tasks.",
     delivery: ['webhook'],
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     payloadSchema: {

@@ -110,9 +110,12 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     if (outcomes[index]!.status !== 'pending') continue;
     const listWarnings: string[] = [];
     const ctx: ImageContext = { db, config: deps.config, log: deps.log, principal: { userId: row.owner_id } };
-    const downloads = await fetchAttachments(ctx, list, deps.config, now, listWarnings);
+    let downloads: Downloads = new Map();
     const kept = new Set<string>();
+    // Everything a list needs happens inside this try: whatever fails, fails that list (and the
+    // import goes on), rather than the job, whose retry would find the import already claimed.
     try {
+      downloads = await fetchAttachments(ctx, list, deps.config, now, listWarnings);
       const outcome = await db.transaction(async (trx) => {
         const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, async (written) => {
           // Progress from outside the list's transaction, so readers see it while the list is written.

@@ -73,6 +73,7 @@ export async function sendDueReminders(db: Knex, now: Date): Promise<number> {
         .where('reminder_at', '<=', now)
         .where((q) => q.whereNull('reminded_at').orWhereRaw('reminded_at < reminder_at'))
         .whereNull('deleted_at')
+        .whereNull('archived_at')
         .whereRaw(`task_status IS DISTINCT FROM 'completed'`)
         .orderBy('reminder_at')
         .limit(BATCH)

@@ -2568,7 +2568,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "events"
         ],
-        "description": "Sent once when a task's reminder time comes (`reminderAt`: an instant, or a time before\nits due date, which then moves with the due date and with each occurrence of a\nrepeating task), to subscriptions that chose `task.reminder`, across every process and\nrestart. Not sent for a completed or deleted task; a reminder more than a day overdue\nwhen it is first seen (the service was down) is dropped, not sent late. Signed per\nStandard Webhooks, like every event.\n",
+        "description": "Sent once when a task's reminder time comes (`reminderAt`: an instant, or a time before\nits due date, which then moves with the due date and with each occurrence of a\nrepeating task), to subscriptions that chose `task.reminder`, across every process and\nrestart. Not sent for a completed, archived or deleted task; a reminder more than a day overdue\nwhen it is first seen (the service was down) is dropped, not sent late. Signed per\nStandard Webhooks, like every event.\n",
         "security": [],
         "requestBody": {
           "required": true,

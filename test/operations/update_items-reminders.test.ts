@@ -48,11 +48,13 @@ describe('reminders', () => {
     expect(cleared.data!.items[0]!.reminderAt).toBeNull();
   });
 
-  it('sends a reminder once, however many senders run at once, and never for a completed task', async () => {
+  it('sends a reminder once, however many senders run at once, and never for a completed or archived task', async () => {
     const past = new Date(Date.now() - 60_000).toISOString();
     const due = (await create({ title: 'Pay the plumber', reminderAt: past })).items[0]!;
     const done = (await create({ title: 'Already paid', reminderAt: past, taskStatus: 'completed' })).items[0]!;
     const future = (await create({ title: 'Later', reminderAt: new Date(Date.now() + 3_600_000).toISOString() })).items[0]!;
+    const archived = (await create({ title: 'Put away', reminderAt: past })).items[0]!;
+    await ada.sdk.PATCH('/items', { body: { items: [{ itemId: archived.id }], archived: true } });
     const now = new Date();
     const sent = await Promise.all([sendDueReminders(server.db, now), sendDueReminders(server.db, now), sendDueReminders(server.db, now)]);
     expect(sent.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
@@ -65,6 +67,7 @@ describe('reminders', () => {
     expect(await sendDueReminders(server.db, new Date())).toBe(0);
     expect(await reminderEvents(done.id)).toHaveLength(0);
     expect(await reminderEvents(future.id)).toHaveLength(0);
+    expect(await reminderEvents(archived.id)).toHaveLength(0);
     // A new reminder time on the same task is sent again, once.
     await ada.sdk.PATCH('/items', { body: { items: [{ itemId: due.id, reminderAt: new Date(Date.now() - 1000).toISOString() }] } });
     await sendDueReminders(server.db, new Date());

@@ -775,7 +775,7 @@ export interface webhooks {
          * @description Sent once when a task's reminder time comes (`reminderAt`: an instant, or a time before
          *     its due date, which then moves with the due date and with each occurrence of a
          *     repeating task), to subscriptions that chose `task.reminder`, across every process and
-         *     restart. Not sent for a completed or deleted task; a reminder more than a day overdue
+         *     restart. Not sent for a completed, archived or deleted task; a reminder more than a day overdue
          *     when it is first seen (the service was down) is dropped, not sent late. Signed per
          *     Standard Webhooks, like every event.
          */
