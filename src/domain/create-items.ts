@@ -7,6 +7,7 @@ import { itemRowDto, readDueAt, statusColumns, TASK_STATUSES, type ItemDbRow, ty
 import { firstDue, parseRecurrence } from './recurrence.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
 import { readReminder } from './reminders.js';
+import { checkParent } from './subtasks.js';
 import { recordActivity } from './activity.js';
 import { linkRoots } from './links.js';
 import { ApiError, notFound } from '../core/errors.js';
@@ -16,7 +17,20 @@ import { enqueueEnrich } from './enrich.js';
 type Output = OpOutput<'create_items'>;
 type Entry = OpInput<'create_items'>['items'][number];
 
-const KNOWN_KEYS = new Set(['title', 'body', 'values', 'taskStatus', 'dueAt', 'recurrence', 'reminderAt', 'labels', 'externalId', 'imageUrls', 'enrich']);
+const KNOWN_KEYS = new Set([
+  'title',
+  'body',
+  'values',
+  'taskStatus',
+  'dueAt',
+  'recurrence',
+  'reminderAt',
+  'labels',
+  'parentId',
+  'externalId',
+  'imageUrls',
+  'enrich',
+]);
 
 interface Prepared {
   index: number;
@@ -52,8 +66,24 @@ export async function createItems(
 
   // Labels take the spelling the person already uses: one read for the call, when any entry has labels.
   const spellings = input.items.some((e) => e.labels?.length) ? await labelSpellings(trx, principal.userId) : new Map<string, string>();
+  // A parent must be a live top-level item of the same list: checked before the entries are prepared.
+  const badParents = new Map<number, string>();
+  for (const [index, entry] of input.items.entries()) {
+    if (!entry.parentId) continue;
+    try {
+      await checkParent(trx, principal.userId, entry.parentId, list.id, null);
+    } catch (err) {
+      if (!(err instanceof ValueError)) throw err;
+      badParents.set(index, err.message);
+    }
+  }
   input.items.forEach((entry, index) => {
     for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
+    const badParent = badParents.get(index);
+    if (badParent) {
+      failed.push({ index, reason: badParent, externalId: entry.externalId ?? null });
+      return;
+    }
     try {
       const { item, newProperties } = prepareEntry(entry, index, { ...list, properties }, context.timeZone, now, input.enrich === true, spellings);
       properties = newProperties;
@@ -195,6 +225,7 @@ function prepareEntry(
     insert.has_due_time = due.hasDueTime;
   }
   if (entry.labels?.length) insert.labels = normalizeLabels(entry.labels, spellings);
+  if (entry.parentId) insert.parent_id = entry.parentId;
   if (entry.recurrence !== undefined && entry.recurrence !== null && entry.recurrence.trim() !== '') {
     if (!keepsDueDate(list))
       throw new ValueError(`recurrence: list '${list.name}' keeps no due date, so nothing there can repeat; use a list with task columns.`);

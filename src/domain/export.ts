@@ -95,6 +95,7 @@ export async function exportWorkspace(db: Knex, ownerId: string, baseUrl: string
           assignedAgent: row.assigned_agent,
           recurrence: row.recurrence,
           reminderAt: iso(row.reminder_at),
+          parentId: row.parent_id,
           labels: row.labels ?? [],
           values: row.values,
           createdAt: row.created_at.toISOString(),

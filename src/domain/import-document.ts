@@ -62,6 +62,8 @@ export function planDocument(doc: WorkspaceExport): ImportPlan {
           assignedAgent: item.assignedAgent ?? null,
           recurrence: item.recurrence ?? null,
           reminderAt: item.reminderAt ?? null,
+          key: item.id,
+          parentKey: item.parentId ?? null,
           labels: item.labels ?? [],
           values,
           createdAt: item.createdAt ?? null,

@@ -52,6 +52,9 @@ export interface PlanItem {
   /** The RRULE it repeats by. */
   recurrence: string | null;
   reminderAt: string | null;
+  /** The item's id in the file, and its parent's (subtasks are linked once the list is written). */
+  key?: string;
+  parentKey?: string | null;
   labels: string[];
   /** By PlanProperty key; select options by label. */
   values: Record<string, unknown>;

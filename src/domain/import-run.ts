@@ -240,6 +240,8 @@ async function writeList(
   let updated = 0;
   let droppedStatus = false;
   const spellings = list.items.some((i) => i.labels.length) ? await labelSpellings(trx, ownerId) : new Map<string, string>();
+  /** The ids the list's items got, by their id in the file, to link subtasks at the end. */
+  const written = new Map<string, string>();
   const seen = new Set<string>();
   for (let start = 0; start < list.items.length; start += CHUNK) {
     const chunk = list.items.slice(start, start + CHUNK);
@@ -316,6 +318,7 @@ async function writeList(
           .update({ ...record, values: JSON.stringify({ ...match.values, ...values }), updated_at: w.now, edited_at: w.now });
         updated++;
         chats.push({ itemId: match.id, item, isNew: false });
+        if (item.key) written.set(item.key, match.id);
       } else {
         inserts.push({
           item,
@@ -336,7 +339,10 @@ async function writeList(
       const rows = (await trx('items')
         .insert(inserts.map((x) => x.record))
         .returning('id')) as { id: string }[];
-      rows.forEach((r, i) => chats.push({ itemId: r.id, item: inserts[i]!.item, isNew: true }));
+      rows.forEach((r, i) => {
+        chats.push({ itemId: r.id, item: inserts[i]!.item, isNew: true });
+        if (inserts[i]!.item.key) written.set(inserts[i]!.item.key!, r.id);
+      });
       created += rows.length;
     }
     await writeChats(trx, ownerId, chats);
@@ -349,6 +355,22 @@ async function writeList(
     for (const path of attached.downloadedPaths) w.kept.add(path);
     for (const f of attached.failures) w.warnings.push(`'${list.name}': an attachment was not brought over: ${f.reason}`);
     await progress(start + chunk.length);
+  }
+  // Subtasks: linked to their parent's new id, one level deep (a parent that is itself a subtask is not followed).
+  const parentKeys = new Set(list.items.filter((i) => i.parentKey).map((i) => i.parentKey!));
+  for (const item of list.items) {
+    if (!item.parentKey || !item.key) continue;
+    const child = written.get(item.key);
+    const parent = written.get(item.parentKey);
+    const nested = list.items.find((i) => i.key === item.parentKey)?.parentKey;
+    if (!child || !parent || nested || parentKeys.has(item.key)) {
+      if (child)
+        w.warnings.push(
+          `'${list.name}': '${item.title ?? item.key}' was a subtask of an item that is not a top-level item of this list; it is an item of its own.`,
+        );
+      continue;
+    }
+    await trx('items').where({ id: child }).update({ parent_id: parent });
   }
   if (droppedStatus) w.warnings.push(`'${target.name}' keeps no status or due date, so the statuses and due dates of '${list.name}' were left out.`);
   await trx('lists')

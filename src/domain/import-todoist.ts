@@ -20,8 +20,7 @@ export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
 /**
  * A Todoist project's CSV (its documented template format): `section` rows name the Section
  * of the tasks after them, `note` rows are comments on the task above, PRIORITY 1–4 is p1
- * (highest) to p4, INDENT 2 and more is a subtask (kept as the text property Parent task:
- * listkeeper has no subtasks yet), `@label`s in CONTENT become the task's labels, DATE is
+ * (highest) to p4, INDENT 2 and more is a subtask of the task above (one level deep), `@label`s in CONTENT become the task's labels, DATE is
  * read in words in TIMEZONE (a repeating one, "every monday", becomes the task's recurrence).
  */
 export function planTodoist(text: string, listName: string, context: { timeZone: string; now: Date }): ImportPlan {
@@ -34,10 +33,10 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
   const warnings = new Warnings();
   const items: PlanItem[] = [];
   const sections: string[] = [];
-  const parents: string[] = [];
+  let topLevel: string | null = null;
+  let flattened = 0;
   let section: string | null = null;
   let layout: PlanList['layout'] = null;
-  let hasParent = false;
   let hasResponsible = false;
   let hasDuration = false;
   rows.forEach((row, r) => {
@@ -76,15 +75,14 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
     else if (priority) warnings.add(`Row ${r + 2}: PRIORITY '${priority}' is not 1 to 4; the task has none.`);
     const indent = Number(at(row, 'INDENT') || '1');
     const depth = Number.isInteger(indent) && indent >= 1 ? indent : 1;
-    parents.length = depth - 1;
-    if (depth > 1) {
-      const parent = parents[depth - 2];
-      if (parent) {
-        values.parent = parent;
-        hasParent = true;
-      }
+    // INDENT 2 is a subtask of the INDENT 1 task above; deeper ones nest under that same task (one level).
+    const key = `row-${r + 2}`;
+    let parentKey: string | null = null;
+    if (depth === 1) topLevel = key;
+    else if (topLevel) {
+      parentKey = topLevel;
+      if (depth > 2) flattened++;
     }
-    parents[depth - 1] = title;
     const responsible = personName(at(row, 'RESPONSIBLE'));
     if (responsible) {
       values.responsible = responsible;
@@ -133,6 +131,8 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       recurrence,
       labels: taskLabels,
       reminderAt: null,
+      key,
+      parentKey,
       values,
       createdAt: null,
       chat: [],
@@ -141,10 +141,10 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
   });
   const properties: PlanProperty[] = [{ key: 'priority', name: 'Priority', type: 'select', options: TODOIST_PRIORITIES.map((label) => ({ label })) }];
   if (sections.length) properties.push({ key: 'section', name: 'Section', type: 'select', options: sections.map((label) => ({ label })) });
-  if (hasParent) {
-    properties.push({ key: 'parent', name: 'Parent task', type: 'text' });
-    warnings.add('Subtasks (INDENT 2 and more) are tasks of their own here, with their parent task named in Parent task: listkeeper has no subtasks yet.');
-  }
+  if (flattened)
+    warnings.add(
+      `${flattened} sub-subtask${flattened > 1 ? 's' : ''} (INDENT 3 and more) became subtasks of their top-level task: listkeeper's subtasks go one level deep.`,
+    );
   if (hasResponsible) properties.push({ key: 'responsible', name: 'Responsible', type: 'text' });
   if (hasDuration) properties.push({ key: 'duration', name: 'Duration (minutes)', type: 'number' });
   return {

@@ -133,6 +133,7 @@ export function itemRowDto(row: ItemDbRow, list: Pick<ListRow, 'properties'>, ex
     assignedAgent: row.assigned_agent ?? null,
     ...(due ? { recurrence: recurrenceDto(row) } : {}),
     labels: row.labels ?? [],
+    parentId: row.parent_id ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -5,6 +5,7 @@ import { itemRowDto, type ItemDbRow } from './items.js';
 import { matchProperties, moveValues } from './move.js';
 import { isUuid } from './ids.js';
 import { recordActivity } from './activity.js';
+import { liveSubtaskIds } from './subtasks.js';
 import type { Property } from './properties.js';
 import type { StoredValues } from './values.js';
 
@@ -16,11 +17,14 @@ type Result = OpOutput<'move_items'>;
  * (the task columns ride along unseen onto a list that keeps neither, and show again on one
  * that keeps them); only its list and its values change. When values would be dropped and
  * `acknowledgeDataLoss` is not true, the answer is a preview and nothing moves.
- * Ids that are not the caller's own live items are refused; the rest move.
+ * Ids that are not the caller's own live items are refused; the rest move, each parent with its
+ * subtasks (a subtask moved without its parent stops being one).
  */
 export async function moveItems(trx: Knex.Transaction, principal: Principal, input: OpInput<'move_items'>, now: Date): Promise<Result> {
-  const ids = [...new Set(input.itemIds)];
+  const asked = [...new Set(input.itemIds)];
   const target = await resolveList(trx, principal.userId, input.listId);
+  // A parent's subtasks move with it.
+  const ids = [...new Set([...asked, ...(await liveSubtaskIds(trx, principal.userId, asked.filter(isUuid)))])];
   const ownLive = () => trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId }).whereNull('deleted_at').orderBy('id');
   // Lists first, then items, in the order update_list and delete_list take them, so that they
   // and concurrent moves wait for each other instead of deadlocking; lists in id order.
@@ -35,7 +39,7 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
   // An item moved by someone else meanwhile: lock its list too.
   const late = own.filter((r) => !lists.some((l) => l.id === r.list_id)).map((r) => r.list_id);
   if (late.length) lists.push(...(await lockLists(late)));
-  const refused = ids.filter((id) => !own.some((r) => r.id === id));
+  const refused = asked.filter((id) => !own.some((r) => r.id === id));
   const destination = lists.find((l) => l.id === target.id)!;
   const properties: Property[] = destination.properties.map((p) => ({ ...p, ...(p.options ? { options: p.options.map((o) => ({ ...o })) } : {}) }));
 
@@ -63,6 +67,9 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
         WHERE i.id = v.id`,
       [destination.id, now, ...changing.flatMap((m) => [m.row.id, JSON.stringify(m.values)])],
     );
+    // A subtask moved without its parent leaves it: it is no longer a subtask.
+    const movedIds = changing.map((m) => m.row.id);
+    await trx('items').whereIn('id', movedIds).whereNotNull('parent_id').whereNotIn('parent_id', movedIds).update({ parent_id: null });
     if (JSON.stringify(properties) !== JSON.stringify(destination.properties)) {
       await trx('lists')
         .where({ id: destination.id })
@@ -81,7 +88,7 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
     'id',
     moves.map((m) => m.row.id),
   )) as ItemDbRow[];
-  const order = new Map(input.itemIds.map((id, i) => [id, i] as const));
+  const order = new Map(ids.map((id, i) => [id, i] as const));
   rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const list = { ...destination, properties };
   return { ...base, preview: false, items: rows.map((r) => itemRowDto(r, list)) };

@@ -63,8 +63,27 @@ export async function restoreItem(trx: Knex, ownerId: string, id: string, now: D
     // The purge parked it on a hub list that was itself deleted since: make the default afresh.
     list = await resolveList(trx, ownerId, item.task_status !== null ? 'tasks' : 'notes');
   }
+  // A subtask whose parent is gone (in the trash, purged, or on another list now) comes back on its own.
+  const parent = item.parent_id
+    ? ((await trx('items').where({ id: item.parent_id }).first('deleted_at', 'list_id')) as { deleted_at: Date | null; list_id: string } | undefined)
+    : undefined;
+  const detach = item.parent_id !== null && (!parent || parent.deleted_at !== null || parent.list_id !== list.id);
   await trx('items')
     .where({ id })
-    .update({ deleted_at: null, purges_at: null, deleted_with_list: null, list_purged: false, list_id: list.id, updated_at: now });
-  return { ...base, restored: true, alreadyLive: false, movedToDefaultList: item.list_purged };
+    .update({
+      deleted_at: null,
+      purges_at: null,
+      deleted_with_list: null,
+      deleted_with_parent: null,
+      list_purged: false,
+      list_id: list.id,
+      updated_at: now,
+      ...(detach ? { parent_id: null } : {}),
+    });
+  // The subtasks that went to the trash with it come back with it.
+  const children = await trx('items')
+    .where({ deleted_with_parent: id, owner_id: ownerId })
+    .whereNotNull('deleted_at')
+    .update({ deleted_at: null, purges_at: null, deleted_with_parent: null, list_purged: false, list_id: list.id, updated_at: now });
+  return { ...base, restoredItems: children, restored: true, alreadyLive: false, movedToDefaultList: item.list_purged };
 }

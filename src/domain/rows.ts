@@ -31,6 +31,9 @@ export interface ItemDbRow {
   /** A reminder set before the due date keeps its offset; the reminder time last sent (migration 20261125000700_reminders). */
   reminder_offset_minutes: number | null;
   reminded_at: Date | null;
+  /** The item it is a subtask of, and the parent it went to the trash with (migration 20261125000800_subtasks). */
+  parent_id: string | null;
+  deleted_with_parent: string | null;
   /** Free labels (migration 20261125000600_labels). */
   labels: string[];
   archived_at: Date | null;

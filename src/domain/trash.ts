@@ -56,8 +56,9 @@ export function trashedItemDto(r: Pick<ItemDbRow, 'id' | 'list_id' | 'title' | '
 }
 
 /**
- * Moves the owner's own items among `ids` to the trash. Ids that are not the owner's own
- * items (someone else's, shared with them, unknown) are refused; the rest still delete.
+ * Moves the owner's own items among `ids` to the trash, each parent with its subtasks. Ids that
+ * are not the owner's own items (someone else's, shared with them, unknown) are refused; the
+ * rest still delete.
  * Items already in the trash change nothing and are reported again.
  */
 export async function trashItems(
@@ -73,9 +74,19 @@ export async function trashItems(
   const deleted = live.length
     ? ((await trx('items')
         .whereIn('id', live)
-        .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, updated_at: now })
+        .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, deleted_with_parent: null, updated_at: now })
         .returning('*')) as ItemDbRow[])
     : [];
+  // A parent's live subtasks go with it, marked so that restoring the parent brings them back.
+  if (live.length)
+    deleted.push(
+      ...((await trx('items')
+        .whereIn('parent_id', live)
+        .where({ owner_id: principal.userId })
+        .whereNull('deleted_at')
+        .update({ deleted_at: now, purges_at: purgesAt, deleted_with_list: null, deleted_with_parent: trx.raw('parent_id'), updated_at: now })
+        .returning('*')) as ItemDbRow[]),
+    );
   if (deleted.length) {
     await recordActivity(trx, principal, {
       action: 'items.deleted',

@@ -24,6 +24,7 @@ import { prepareBody } from './body-outlines.js';
 import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
 import { followDue, readReminder } from './reminders.js';
+import { checkParent, openSubtasks, ParentNotFound } from './subtasks.js';
 
 type Input = OpInput<'update_items'>;
 type Entry = Input['items'][number];
@@ -41,7 +42,7 @@ export class Refusal extends Error {
 }
 
 /** Fields the owner keeps on an item shared one by one (`editable: titleAndBody`). */
-const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent', 'labels', 'recurrence'] as const;
+const OWNER_FIELDS = ['values', 'imageUrls', 'clearImages', 'assignedAgent', 'labels', 'recurrence', 'reminderAt', 'parentId'] as const;
 
 export interface UpdateSettings {
   mode: LegacyMode;
@@ -232,6 +233,14 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
     if (!keepsStatus(list)) throw new Refusal('toolError', `list '${list.name}' keeps no status, so taskStatus cannot be set on this item.`);
     if (!TASK_STATUSES.includes(taskStatus)) throw new Refusal('toolError', `taskStatus must be one of ${TASK_STATUSES.join(', ')}.`);
     Object.assign(patch, statusColumns(row, taskStatus, now));
+    if (taskStatus === 'completed' && row.task_status !== 'completed') {
+      const open = (await openSubtasks(trx, [row.id])).get(row.id) ?? [];
+      if (open.length)
+        throw new Refusal(
+          'toolError',
+          `'${row.title ?? row.id}' has ${open.length} open subtask${open.length > 1 ? 's' : ''} (${open.slice(0, 5).join(', ')}): complete ${open.length > 1 ? 'them' : 'it'} first, or list ${open.length > 1 ? 'them' : 'it'} before it in the same call.`,
+        );
+    }
   }
   if (dueChange !== undefined) {
     if (!keepsDueDate(list)) throw new Refusal('toolError', `list '${list.name}' keeps no due date, so dueAt cannot be set on this item.`);
@@ -260,6 +269,18 @@ async function updateOne(ctx: OperationContext, trx: Knex, args: UpdateArgs): Pr
       });
   }
   reminderPatch(row, list, entry, patch, args);
+  if (entry.parentId !== undefined && entry.parentId !== null) {
+    if (entry.parentId.trim() === '') patch.parent_id = null;
+    else {
+      try {
+        await checkParent(trx, row.owner_id, entry.parentId, row.list_id, { id: row.id });
+      } catch (err) {
+        if (err instanceof ValueError) throw new Refusal(err instanceof ParentNotFound ? 'notFound' : 'toolError', err.message);
+        throw err;
+      }
+      patch.parent_id = entry.parentId;
+    }
+  }
   const assigned = assignment(row, list, entry);
   if (assigned !== undefined) patch.assigned_agent = assigned;
   if (input.archived !== undefined && input.archived !== null) patch.archived_at = input.archived ? (row.archived_at ?? now) : null;

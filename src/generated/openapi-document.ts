@@ -811,7 +811,7 @@ export const openapiDocument: Record<string, unknown> = {
         "description": "Creates 1 to 100 items on one list (omit `listId` for the Tasks list). Items are\nstored as written; no AI pass runs unless `enrich` is true. The same `externalId`\nagain returns the item already made under `existing` (no duplicate). With `matchOn`,\nan entry whose named values match an existing item exactly fills that item's empty\nvalues, empty body and images, overwrites nothing, and its id goes to `mergedIds`.\nOne bad entry never fails the batch: it is reported under `failed` with its reason\n(a wrong JSON type anywhere is a 400 for the whole call). Entry fields the service\ndoes not know are ignored and named in `unknownKeys`.\nValues: `[{\"property\": \"<id or name>\", \"value\": …}]` (or an object keyed by id or\nname); a select value is its label or option id, a multiSelect value an array of them;\nan unknown label becomes a new option.\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\",\n\"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.\n",
         "x-mcp": {
           "title": "Create items",
-          "description": "Creates 1 to 100 items on one list (default: Tasks), stored as written. An `externalId`\nmakes retries safe: a repeat returns the item under `existing`. `matchOn` merges an entry into\nthe item whose named values match: it fills empty fields and overwrites nothing (`mergedIds`).\nA bad entry fails alone, under `failed` with its reason; unknown entry keys are named in\n`unknownKeys`. Values by property name or id; a select by label (a new label becomes an option).\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\", \"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.\n",
+          "description": "Creates 1 to 100 items on one list (default: Tasks), stored as written. An `externalId`\nmakes retries safe: a repeat returns the item under `existing`. `matchOn` merges an entry into\nthe item whose named values match: it fills empty fields and overwrites nothing (`mergedIds`).\nA bad entry fails alone, under `failed` with its reason; unknown entry keys are named in\n`unknownKeys`. Values by property name or id; a select by label (a new label becomes an option).\nTasks may repeat (`recurrence`), remind (`reminderAt`) and nest (`parentId`).\n",
           "readOnlyHint": false,
           "destructiveHint": false,
           "idempotentHint": false,
@@ -1078,7 +1078,7 @@ export const openapiDocument: Record<string, unknown> = {
         "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are\nAND-combined: `{\"property\": \"<id or name>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`\n(`status` and `dueDate` count as properties on lists that keep them; `title` is the\ntitle; a select value may be its label; a date alone on `dueDate` is that day's start in\nyour time zone; `in` takes an array (any of it), a multiSelect one option or an array,\nthe rest one value; an empty value is refused: use `isEmpty`; `isEmpty`/`isNotEmpty`\ntake no value). `sort` is `{\"property\": \"<id or name>|title|createdAt|updatedAt\", \"direction\": \"asc|desc\"}`;\nomitted, newest first. Mode `count` returns only `count`; `sum` adds up\n`sumPropertyId` (a number property). Archived items are left out unless\n`includeArchived`. Page with `offset` until `hasMore` is false.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\",\n\"value\": \"Read\"}], \"mode\": \"count\"}`.\n",
         "x-mcp": {
           "title": "Query a list",
-          "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are AND-ed:\n`{\"property\": \"<name or id>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`;\n`status`, `dueDate` and `title` count as properties, a select value may be its label, `in` takes\nan array, `isEmpty`/`isNotEmpty` take no value. `sort`: `{\"property\": …, \"direction\": \"asc|desc\"}`,\nnewest first when omitted. `mode`: `count`, or `sum` of `sumPropertyId`. Page with `offset`\nwhile `hasMore`.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\", \"value\": \"Read\"}], \"mode\": \"count\"}`.\n",
+          "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are AND-ed:\n`{\"property\": \"<name or id>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`;\n`status`, `dueDate` and `title` count as properties, a select value may be its label, `in` takes\nan array, `isEmpty`/`isNotEmpty` take no value. `sort`: `{\"property\": …, \"direction\": \"asc|desc\"}`,\nnewest first when omitted. `mode`: `count`, or `sum` of `sumPropertyId`. Page with `offset`\nwhile `hasMore`.\n",
           "readOnlyHint": true,
           "destructiveHint": false,
           "idempotentHint": true,
@@ -4296,6 +4296,34 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ParentInput": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "maxLength": 36,
+        "description": "Subtask of this item (same list); `\"\"` detaches.",
+        "pattern": "^[^\\x00]*$"
+      },
+      "Subtasks": {
+        "type": "object",
+        "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+        "required": [
+          "count",
+          "open"
+        ],
+        "properties": {
+          "count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "open": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Not completed."
+          }
+        }
+      },
       "ReminderInput": {
         "type": [
           "string",
@@ -4502,6 +4530,16 @@ export const openapiDocument: Record<string, unknown> = {
           "labels": {
             "$ref": "#/components/schemas/Labels"
           },
+          "parentId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The item it is a subtask of."
+          },
+          "subtasks": {
+            "$ref": "#/components/schemas/Subtasks"
+          },
           "attachments": {
             "type": "array",
             "items": {
@@ -4673,6 +4711,53 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "labels": {
             "$ref": "#/components/schemas/Labels"
+          },
+          "parentId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The item it is a subtask of."
+          },
+          "subtasks": {
+            "$ref": "#/components/schemas/Subtasks"
+          },
+          "children": {
+            "type": "array",
+            "description": "Its subtasks, in creation order.",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "title",
+                "taskStatus",
+                "dueAt"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "format": "uuid"
+                },
+                "title": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "taskStatus": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "dueAt": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                }
+              }
+            }
           },
           "editable": {
             "type": "string",
@@ -4981,6 +5066,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "labels": {
             "$ref": "#/components/schemas/LabelsInput"
+          },
+          "parentId": {
+            "$ref": "#/components/schemas/ParentInput"
           },
           "externalId": {
             "type": [
@@ -5342,6 +5430,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "labels": {
             "$ref": "#/components/schemas/LabelsInput"
+          },
+          "parentId": {
+            "$ref": "#/components/schemas/ParentInput"
           }
         }
       },
@@ -7592,6 +7683,15 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "format": "date-time"
+          },
+          "parentId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 64,
+            "description": "The `id` (in this document) of the item it is a subtask of.",
+            "pattern": "^[^\\x00]*$"
           },
           "labels": {
             "type": "array",

@@ -2995,6 +2995,32 @@ export const operationTable: readonly OperationSpec[] = [
                   "type": "string"
                 }
               },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -3134,7 +3160,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Creates 1 to 100 items on one list (omit `listId` for the Tasks list). Items are\nstored as written; no AI pass runs unless `enrich` is true. The same `externalId`\nagain returns the item already made under `existing` (no duplicate). With `matchOn`,\nan entry whose named values match an existing item exactly fills that item's empty\nvalues, empty body and images, overwrites nothing, and its id goes to `mergedIds`.\nOne bad entry never fails the batch: it is reported under `failed` with its reason\n(a wrong JSON type anywhere is a 400 for the whole call). Entry fields the service\ndoes not know are ignored and named in `unknownKeys`.\nValues: `[{\"property\": \"<id or name>\", \"value\": …}]` (or an object keyed by id or\nname); a select value is its label or option id, a multiSelect value an array of them;\nan unknown label becomes a new option.\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\",\n\"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.",
     "tool": {
       "title": "Create items",
-      "description": "Creates 1 to 100 items on one list (default: Tasks), stored as written. An `externalId`\nmakes retries safe: a repeat returns the item under `existing`. `matchOn` merges an entry into\nthe item whose named values match: it fills empty fields and overwrites nothing (`mergedIds`).\nA bad entry fails alone, under `failed` with its reason; unknown entry keys are named in\n`unknownKeys`. Values by property name or id; a select by label (a new label becomes an option).\nExample: `create_items {\"listId\": \"tasks\", \"items\": [{\"title\": \"Renew passport\", \"dueAt\": \"2026-12-01T09:00:00Z\"}]}`.",
+      "description": "Creates 1 to 100 items on one list (default: Tasks), stored as written. An `externalId`\nmakes retries safe: a repeat returns the item under `existing`. `matchOn` merges an entry into\nthe item whose named values match: it fills empty fields and overwrites nothing (`mergedIds`).\nA bad entry fails alone, under `failed` with its reason; unknown entry keys are named in\n`unknownKeys`. Values by property name or id; a select by label (a new label becomes an option).\nTasks may repeat (`recurrence`), remind (`reminderAt`) and nest (`parentId`).",
       "annotations": {
         "title": "Create items",
         "readOnlyHint": false,
@@ -3311,6 +3337,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "minLength": 1,
                   "maxLength": 50
                 }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 36,
+                "description": "Subtask of this item (same list); `\"\"` detaches."
               },
               "externalId": {
                 "type": [
@@ -3506,6 +3540,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "minLength": 1,
                   "maxLength": 50
                 }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 36,
+                "description": "Subtask of this item (same list); `\"\"` detaches."
               },
               "externalId": {
                 "type": [
@@ -3813,6 +3855,32 @@ export const operationTable: readonly OperationSpec[] = [
                   "type": "string"
                 }
               },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -4050,6 +4118,32 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
                 "items": {
                   "type": "string"
+                }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
                 }
               },
               "attachments": {
@@ -4450,6 +4544,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "minLength": 1,
                   "maxLength": 50
                 }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 36,
+                "description": "Subtask of this item (same list); `\"\"` detaches."
               }
             }
           }
@@ -4735,6 +4837,14 @@ export const operationTable: readonly OperationSpec[] = [
                   "minLength": 1,
                   "maxLength": 50
                 }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 36,
+                "description": "Subtask of this item (same list); `\"\"` detaches."
               }
             }
           }
@@ -4979,6 +5089,32 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
                 "items": {
                   "type": "string"
+                }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
                 }
               },
               "attachments": {
@@ -5229,7 +5365,7 @@ export const operationTable: readonly OperationSpec[] = [
     "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are\nAND-combined: `{\"property\": \"<id or name>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`\n(`status` and `dueDate` count as properties on lists that keep them; `title` is the\ntitle; a select value may be its label; a date alone on `dueDate` is that day's start in\nyour time zone; `in` takes an array (any of it), a multiSelect one option or an array,\nthe rest one value; an empty value is refused: use `isEmpty`; `isEmpty`/`isNotEmpty`\ntake no value). `sort` is `{\"property\": \"<id or name>|title|createdAt|updatedAt\", \"direction\": \"asc|desc\"}`;\nomitted, newest first. Mode `count` returns only `count`; `sum` adds up\n`sumPropertyId` (a number property). Archived items are left out unless\n`includeArchived`. Page with `offset` until `hasMore` is false.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\",\n\"value\": \"Read\"}], \"mode\": \"count\"}`.",
     "tool": {
       "title": "Query a list",
-      "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are AND-ed:\n`{\"property\": \"<name or id>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`;\n`status`, `dueDate` and `title` count as properties, a select value may be its label, `in` takes\nan array, `isEmpty`/`isNotEmpty` take no value. `sort`: `{\"property\": …, \"direction\": \"asc|desc\"}`,\nnewest first when omitted. `mode`: `count`, or `sum` of `sumPropertyId`. Page with `offset`\nwhile `hasMore`.\nExample: `query_items {\"listId\": \"…\", \"where\": [{\"property\": \"Status\", \"op\": \"eq\", \"value\": \"Read\"}], \"mode\": \"count\"}`.",
+      "description": "Filters, sorts, counts or sums the items of ONE list. `where` clauses are AND-ed:\n`{\"property\": \"<name or id>\", \"op\": \"eq|ne|lt|lte|gt|gte|contains|in|isEmpty|isNotEmpty\", \"value\": …}`;\n`status`, `dueDate` and `title` count as properties, a select value may be its label, `in` takes\nan array, `isEmpty`/`isNotEmpty` take no value. `sort`: `{\"property\": …, \"direction\": \"asc|desc\"}`,\nnewest first when omitted. `mode`: `count`, or `sum` of `sumPropertyId`. Page with `offset`\nwhile `hasMore`.",
       "annotations": {
         "title": "Query a list",
         "readOnlyHint": true,
@@ -5905,6 +6041,32 @@ export const operationTable: readonly OperationSpec[] = [
                   "type": "string"
                 }
               },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
+                }
+              },
               "attachments": {
                 "type": "array",
                 "items": {
@@ -6247,6 +6409,32 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
                 "items": {
                   "type": "string"
+                }
+              },
+              "parentId": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The item it is a subtask of."
+              },
+              "subtasks": {
+                "type": "object",
+                "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+                "required": [
+                  "count",
+                  "open"
+                ],
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "open": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Not completed."
+                  }
                 }
               },
               "attachments": {
@@ -6624,6 +6812,69 @@ export const operationTable: readonly OperationSpec[] = [
           "description": "Free labels, on items of any list; a label written in another case than one you use takes its spelling.",
           "items": {
             "type": "string"
+          }
+        },
+        "parentId": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The item it is a subtask of."
+        },
+        "subtasks": {
+          "type": "object",
+          "description": "An item's subtasks (one level: a subtask has none of its own), in creation order.",
+          "required": [
+            "count",
+            "open"
+          ],
+          "properties": {
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "open": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Not completed."
+            }
+          }
+        },
+        "children": {
+          "type": "array",
+          "description": "Its subtasks, in creation order.",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "title",
+              "taskStatus",
+              "dueAt"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "title": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "taskStatus": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "dueAt": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
           }
         },
         "editable": {
@@ -9537,6 +9788,14 @@ export const operationTable: readonly OperationSpec[] = [
                       ],
                       "format": "date-time"
                     },
+                    "parentId": {
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "maxLength": 64,
+                      "description": "The `id` (in this document) of the item it is a subtask of."
+                    },
                     "labels": {
                       "type": "array",
                       "maxItems": 20,
@@ -10010,6 +10269,14 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "format": "date-time"
                             },
+                            "parentId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 64,
+                              "description": "The `id` (in this document) of the item it is a subtask of."
+                            },
                             "labels": {
                               "type": "array",
                               "maxItems": 20,
@@ -10473,6 +10740,14 @@ export const operationTable: readonly OperationSpec[] = [
                                 "null"
                               ],
                               "format": "date-time"
+                            },
+                            "parentId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 64,
+                              "description": "The `id` (in this document) of the item it is a subtask of."
                             },
                             "labels": {
                               "type": "array",
@@ -11097,6 +11372,14 @@ export const operationTable: readonly OperationSpec[] = [
                               ],
                               "format": "date-time"
                             },
+                            "parentId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 64,
+                              "description": "The `id` (in this document) of the item it is a subtask of."
+                            },
                             "labels": {
                               "type": "array",
                               "maxItems": 20,
@@ -11560,6 +11843,14 @@ export const operationTable: readonly OperationSpec[] = [
                                 "null"
                               ],
                               "format": "date-time"
+                            },
+                            "parentId": {
+                              "type": [
+                                "string",
+                                "null"
+                              ],
+                              "maxLength": 64,
+                              "description": "The `id` (in this document) of the item it is a subtask of."
                             },
                             "labels": {
                               "type": "array",

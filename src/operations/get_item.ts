@@ -11,6 +11,7 @@ import { notFound } from '../core/errors.js';
 import { signedAttachments } from '../domain/attachments.js';
 import { bodyImages } from '../domain/body-images.js';
 import { isRecipientFavorite } from '../domain/shares.js';
+import { childrenOf } from '../domain/subtasks.js';
 
 /** GET /items/{id}: one item with everything about it; `forEditing` puts a handle before every block. */
 export const get_item: Handler<'get_item'> = async (ctx, input) => {
@@ -31,8 +32,15 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
   const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true, found.attachments);
   if (input.forEditing) await prepareBody(db, row.id, body);
   const version = bodyVersion(body);
+  const children = await childrenOf(db, row.id);
   return {
     ...base,
+    ...(children.length
+      ? {
+          subtasks: { count: children.length, open: children.filter((c) => c.task_status !== 'completed').length },
+          children: children.map((c) => ({ id: c.id, title: c.title, taskStatus: c.task_status, dueAt: iso(c.due_at) })),
+        }
+      : {}),
     body: row.body === null ? null : input.forEditing ? readForEditing(body, version).text : body,
     bodyVersion: version,
     cells,

@@ -58,14 +58,14 @@ describe('listkeeper export and import', () => {
 
   it('saves a workspace to a file and imports it into another account, showing progress', async () => {
     const saved = await cli(ada, ['export', '-o', 'ada.json']);
-    expect(saved).toMatchObject({ code: 0, stdout: 'Exported 4 lists and 7 items to ada.json.\n' });
+    expect(saved).toMatchObject({ code: 0, stdout: 'Exported 4 lists and 8 items to ada.json.\n' });
     const doc = JSON.parse(await readFile(path.join(dir, 'ada.json'), 'utf8')) as { format: string; lists: unknown[] };
     expect(doc).toMatchObject({ format: 'listkeeper.export', lists: expect.any(Array) });
 
     const imported = await cli(bea, ['import', 'ada.json']);
     expect(imported.code).toBe(0);
-    expect(imported.stderr).toMatch(/^Importing: 0 of 7 items \(queued\)$/m);
-    expect(imported.stdout).toContain('Import succeeded: 7 of 7 items.\n');
+    expect(imported.stderr).toMatch(/^Importing: 0 of 8 items \(queued\)$/m);
+    expect(imported.stdout).toContain('Import succeeded: 8 of 8 items.\n');
     expect(imported.stdout).toMatch(/^ {2}Wines: 2 added, 0 updated \(list [0-9a-f-]{36}\)$/m);
     const lists = (await bea.sdk.GET('/lists', {})).data!.lists;
     expect(lists.map((l) => [l.name, l.itemCount])).toContainEqual(['Wines', 2]);

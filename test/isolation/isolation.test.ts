@@ -152,8 +152,9 @@ function buildInput(
 }
 
 /** What the spec promises for another person's id in this field. */
-function promise(op: OperationSpec, field: IdField): 'notFound' | 'refused' | 'filtered' | 'ownNamespace' {
+function promise(op: OperationSpec, field: IdField): 'notFound' | 'refused' | 'filtered' | 'ownNamespace' | 'failedEntry' {
   if (field.name === 'externalId') return 'ownNamespace'; // the caller's own id for its items: never matches another account's
+  if (field.name === 'parentId' && op.operationId === 'create_items') return 'failedEntry'; // a batch: the entry fails alone, under `failed`
   if (field.name === 'ids' && field.in === 'param') return 'filtered'; // list_items: only these ids, other filters still apply
   if (field.name === 'itemIds' && 'refused' in ((op.outputSchema.properties ?? {}) as object)) return 'refused';
   return 'notFound';
@@ -372,6 +373,10 @@ describe('cross-account isolation', () => {
           expect(answer.code).toBeNull();
           expect((answer.body as { refused: string[] }).refused).toEqual([input.foreignId]);
           expect(withoutRefused).not.toContain(input.foreignId!);
+          break;
+        case 'failedEntry':
+          expect(answer.code).toBeNull();
+          expect((answer.body as { failed: { reason: string }[] }).failed[0]!.reason).toContain('no live item');
           break;
         case 'filtered':
         case 'ownNamespace':

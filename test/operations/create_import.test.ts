@@ -83,14 +83,12 @@ describe('create_import', () => {
     expect(localNow(new Date(bread.dueAt!), 'Europe/London').localTime).toBe('09:00');
   });
 
-  it('imports a Todoist project: sections, priorities, labels, subtasks, comments and due dates', async () => {
+  it('imports a Todoist project: sections, priorities, labels, subtasks, comments, due dates and a repeating date', async () => {
     const started = await start(ada, { format: 'todoist', csv: TODOIST, listName: 'From Todoist' });
     expect(started.status).toBe(202);
     const ended = await importEnded(ada, started.data!.id);
     expect(ended.status).toBe('succeeded');
-    expect(ended.warnings).toEqual([
-      'Subtasks (INDENT 2 and more) are tasks of their own here, with their parent task named in Parent task: listkeeper has no subtasks yet.',
-    ]);
+    expect(ended.warnings).toEqual([]);
     const list = (await ada.sdk.GET('/lists', {})).data!.lists.find((l) => l.name === 'From Todoist')!;
     expect(list).toMatchObject({ role: 'tasks', layout: 'kanban' });
     expect(list.properties.map((p) => [p.name, p.type, p.options?.map((o) => o.label)])).toEqual([
@@ -98,7 +96,6 @@ describe('create_import', () => {
       ['Due date', 'date', undefined],
       ['Priority', 'select', ['P1', 'P2', 'P3', 'P4']],
       ['Section', 'select', ['Groceries', 'Home']],
-      ['Parent task', 'text', undefined],
       ['Responsible', 'text', undefined],
       ['Duration (minutes)', 'number', undefined],
     ]);
@@ -113,7 +110,8 @@ describe('create_import', () => {
       values: { Priority: 'P1', Section: 'Groceries' },
     });
     expect(localNow(new Date(byTitle.get('Buy milk')!.dueAt!), 'Europe/London').today).toBe(tomorrow);
-    expect(byTitle.get('Ask for the receipt')!.values).toEqual({ Priority: 'P4', Section: 'Groceries', 'Parent task': 'Buy milk' });
+    // INDENT 2: a subtask of the task above.
+    expect(byTitle.get('Ask for the receipt')).toMatchObject({ parentId: byTitle.get('Buy milk')!.id, values: { Priority: 'P4', Section: 'Groceries' } });
     const plants = byTitle.get('Water plants')!;
     expect(plants.values).toEqual({ Priority: 'P2', Section: 'Home', Responsible: 'Bea', 'Duration (minutes)': 15 });
     expect(plants.labels).toEqual(['home', 'weekly']);

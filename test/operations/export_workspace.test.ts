@@ -25,8 +25,9 @@ const validate = ajv.compile(schema);
 function comparable(doc: WorkspaceExport, pathsOf: (path: string) => string) {
   return doc.lists.map(({ id: _id, items, ...list }) => ({
     ...list,
-    items: items.map(({ id: _itemId, externalId: _externalId, updatedAt: _updatedAt, attachments, body, ...item }) => ({
+    items: items.map(({ id: _itemId, externalId: _externalId, updatedAt: _updatedAt, attachments, body, parentId, ...item }) => ({
       ...item,
+      parent: parentId ? (items.find((i) => i.id === parentId)?.title ?? 'missing') : null,
       body: body?.replace(/listkeeper-attachment:\/\/attachment\/(\S+?)\)/g, (_m, path: string) => `attachment:${pathsOf(path)})`) ?? null,
       attachments: attachments?.map(({ bucketPath, url: _url, ...a }) => ({ ...a, bucketPath: pathsOf(bucketPath) })),
     })),
@@ -59,7 +60,7 @@ describe('export_workspace', () => {
     expect(validate(doc)).toBe(true);
     expect(doc).toMatchObject({ format: 'listkeeper.export', version: 1, timeZone: 'Europe/London' });
     expect(doc.lists.map((l) => [l.name, l.hubList, l.items.length])).toEqual([
-      ['Tasks', 'tasks', 4],
+      ['Tasks', 'tasks', 5],
       ['Notes', 'notes', 1],
       ['Life Admin', 'lifeAdmin', 0],
       ['Wines', null, 2],
@@ -77,6 +78,8 @@ describe('export_workspace', () => {
     });
     expect(tasks!.items.find((i) => i.title === 'Old errand')).toMatchObject({ externalId: 'todo-42', archivedAt: expect.any(String) });
     expect(tasks!.items.find((i) => i.title === 'Pay rent')).toMatchObject({ recurrence: 'FREQ=MONTHLY', hasDueTime: false });
+    const dentistId = tasks!.items.find((i) => i.title === 'Dentist')!.id;
+    expect(tasks!.items.find((i) => i.title === 'Find the insurance card')!.parentId).toBe(dentistId);
     expect(tasks!.items.find((i) => i.title === 'Filed the taxes')!.completedAt).toEqual(expect.any(String));
     const colour = wines!.properties.find((p) => p.name === 'Colour')!;
     const red = colour.options!.find((o) => o.label === 'Red')!;
@@ -96,11 +99,11 @@ describe('export_workspace', () => {
     const first = await exportOf(ada);
     const started = await bea.sdk.POST('/imports', { body: { format: 'listkeeper', document: first } });
     expect(started.response.status).toBe(202);
-    expect(started.data).toMatchObject({ status: 'queued', progress: { done: 0, total: 7 } });
+    expect(started.data).toMatchObject({ status: 'queued', progress: { done: 0, total: 8 } });
     const ended = await importEnded(bea, started.data!.id);
-    expect(ended).toMatchObject({ status: 'succeeded', progress: { done: 7, total: 7 }, warnings: [] });
+    expect(ended).toMatchObject({ status: 'succeeded', progress: { done: 8, total: 8 }, warnings: [] });
     expect(ended.lists.map((l) => [l.name, l.status, l.created, l.updated])).toEqual([
-      ['Tasks', 'imported', 4, 0],
+      ['Tasks', 'imported', 5, 0],
       ['Notes', 'imported', 1, 0],
       ['Life Admin', 'imported', 0, 0],
       ['Wines', 'imported', 2, 0],
@@ -129,7 +132,7 @@ describe('export_workspace', () => {
     const ended = await importEnded(bea, (await bea.sdk.POST('/imports', { body: { format: 'listkeeper', document: doc } })).data!.id);
     expect(ended.status).toBe('succeeded');
     expect(ended.lists.map((l) => [l.created, l.updated])).toEqual([
-      [0, 4],
+      [0, 5],
       [0, 1],
       [0, 0],
       [0, 2],

@@ -1,6 +1,6 @@
 /**
  * A workspace with something of everything an export carries, written through the API: tasks
- * timed, date-only, completed, archived and favorited; a list of the person's own with a
+ * timed, date-only, completed, archived and favorited, one with a subtask; a list of the person's own with a
  * property of every type; a note with an uploaded image its body shows; chats with the person
  * and an agent. And a helper that waits for an import to end.
  */
@@ -27,6 +27,8 @@ export async function seedWorkspace(who: TestAccount): Promise<void> {
   await sdk.PATCH('/items', { body: { items: [{ itemId: errand!.id }], archived: true } });
   await sdk.PATCH('/items', { body: { items: [{ itemId: dentist!.id, assignedAgent: 'Planner' }], favorited: true, taskStatus: 'inProgress' } });
   await sdk.POST('/items/{id}/messages', { params: { path: { id: dentist!.id } }, body: { message: 'Booked for 9:30.', agentName: 'Planner' } });
+  const sub = await sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Find the insurance card', parentId: dentist!.id }] } });
+  expect(sub.data!.failed).toEqual([]);
 
   const list = await sdk.POST('/lists', {
     body: {

@@ -1327,6 +1327,14 @@ export interface components {
             /** @description Short-lived signed URL, with `includeImageUrls`. */
             url?: string;
         };
+        /** @description Subtask of this item (same list); `""` detaches. */
+        ParentInput: string | null;
+        /** @description An item's subtasks (one level: a subtask has none of its own), in creation order. */
+        Subtasks: {
+            count: number;
+            /** @description Not completed. */
+            open: number;
+        };
         /** @description Instant, words or `30 minutes before`; `""` clears. */
         ReminderInput: string | null;
         /** @description Replaces the labels. */
@@ -1385,6 +1393,9 @@ export interface components {
             assignedAgent: components["schemas"]["AssignedAgent"];
             recurrence?: components["schemas"]["Recurrence"];
             labels?: components["schemas"]["Labels"];
+            /** @description The item it is a subtask of. */
+            parentId?: string | null;
+            subtasks?: components["schemas"]["Subtasks"];
             attachments?: components["schemas"]["Attachment"][];
             createdAt: string;
             updatedAt: string;
@@ -1426,6 +1437,17 @@ export interface components {
             assignedAgent: components["schemas"]["AssignedAgent"];
             recurrence?: components["schemas"]["Recurrence"];
             labels?: components["schemas"]["Labels"];
+            /** @description The item it is a subtask of. */
+            parentId?: string | null;
+            subtasks?: components["schemas"]["Subtasks"];
+            /** @description Its subtasks, in creation order. */
+            children?: {
+                /** Format: uuid */
+                id: string;
+                title: string | null;
+                taskStatus: string | null;
+                dueAt: string | null;
+            }[];
             /**
              * @description On a shared row only. `titleAndBody`: shared one by one; status, due date, values and images belong to the owner. `all`: on a shared list; every field but the owner's favorite.
              * @enum {string}
@@ -1497,6 +1519,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
             reminderAt?: components["schemas"]["ReminderInput"];
             labels?: components["schemas"]["LabelsInput"];
+            parentId?: components["schemas"]["ParentInput"];
             /** @description Your own id; sending it again returns the item already made. */
             externalId?: string | null;
             imageUrls?: string[] | null;
@@ -1571,6 +1594,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
             reminderAt?: components["schemas"]["ReminderInput"];
             labels?: components["schemas"]["LabelsInput"];
+            parentId?: components["schemas"]["ParentInput"];
         };
         UpdateItemsInput: {
             items: components["schemas"]["UpdateItemEntry"][];
@@ -2115,6 +2139,8 @@ export interface components {
             recurrence?: string | null;
             /** Format: date-time */
             reminderAt?: string | null;
+            /** @description The `id` (in this document) of the item it is a subtask of. */
+            parentId?: string | null;
             labels?: string[];
             values: components["schemas"]["Values"];
             /** Format: date-time */

@@ -21,6 +21,7 @@ import * as imports from './20261125000400_imports.js';
 import * as recurrence from './20261125000500_recurrence.js';
 import * as labels from './20261125000600_labels.js';
 import * as reminders from './20261125000700_reminders.js';
+import * as subtasks from './20261125000800_subtasks.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const migrations: [string, Migration][] = [
   ['20261125000500_recurrence', recurrence],
   ['20261125000600_labels', labels],
   ['20261125000700_reminders', reminders],
+  ['20261125000800_subtasks', subtasks],
 ];
 
 /** A knex MigrationSource over the static list above. */
