@@ -28,7 +28,7 @@ export async function recentActivity(db: Knex, userId: string, now: Date): Promi
 
 /** The open tasks of the task-keeping lists among `lists`, in the overview's sections. */
 export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZone: string): Promise<Context['tasks']> {
-  const empty = { overdue: [], dueToday: [], inProgress: [], upcoming: [], unsorted: [] };
+  const empty = { overdue: [], dueToday: [], inProgress: [], upcoming: [], unsorted: [], remindersComing: [] };
   const taskLists = lists.filter(keepsTasks);
   if (taskLists.length === 0) return empty;
   const names = new Map(taskLists.map((l) => [l.id, l.name]));
@@ -43,7 +43,7 @@ export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZo
       .whereRaw(`task_status IS DISTINCT FROM 'completed'`)
       .limit(SECTION_LIMIT)
       .select('id', 'title', 'task_status', 'due_at', 'list_id', 'recurrence', 'labels');
-  const [overdue, dueToday, inProgress, upcoming, unsorted] = await Promise.all([
+  const [overdue, dueToday, inProgress, upcoming, unsorted, reminders] = await Promise.all([
     open().where('due_at', '<', dayStart).orderBy('due_at'),
     open().where('due_at', '>=', dayStart).where('due_at', '<', dayEnd).orderBy('due_at'),
     open().where('task_status', 'inProgress').orderBy('updated_at', 'desc'),
@@ -52,6 +52,12 @@ export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZo
       .where('due_at', '<', new Date(dayEnd.getTime() + 7 * DAY_MS))
       .orderBy('due_at'),
     open().whereNull('due_at').orderBy('created_at', 'desc'),
+    open()
+      .where('reminder_at', '>', now)
+      .where('reminder_at', '<=', new Date(now.getTime() + DAY_MS))
+      .whereNull('archived_at')
+      .orderBy('reminder_at')
+      .select('reminder_at'),
   ]);
   const toTask = (r: {
     id: string;
@@ -77,6 +83,7 @@ export async function taskSections(db: Knex, lists: ListRow[], now: Date, timeZo
     inProgress: inProgress.map(toTask),
     upcoming: upcoming.map(toTask),
     unsorted: unsorted.map(toTask),
+    remindersComing: reminders.map((r: Parameters<typeof toTask>[0] & { reminder_at: Date }) => ({ ...toTask(r), reminderAt: r.reminder_at.toISOString() })),
   };
 }
 

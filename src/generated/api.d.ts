@@ -1949,6 +1949,8 @@ export interface components {
             listName: string;
             /** @description How it repeats, in words; absent when it does not. */
             repeats?: string;
+            /** @description In remindersComing: when the reminder is due. */
+            reminderAt?: string;
             /** @description Absent when it has none. */
             labels?: string[];
         };
@@ -1988,6 +1990,8 @@ export interface components {
                 upcoming: components["schemas"]["ContextTask"][];
                 /** @description Newest tasks with no due date. */
                 unsorted: components["schemas"]["ContextTask"][];
+                /** @description Reminders due in the next 24 hours, soonest first (`reminderAt`). */
+                remindersComing: components["schemas"]["ContextTask"][];
             };
             recentNotes: {
                 id: string;
@@ -2409,7 +2413,8 @@ export interface operations {
                      *         "dueToday": [],
                      *         "inProgress": [],
                      *         "upcoming": [],
-                     *         "unsorted": []
+                     *         "unsorted": [],
+                     *         "remindersComing": []
                      *       },
                      *       "recentNotes": [],
                      *       "automations": [],

@@ -129,7 +129,8 @@ export const openapiDocument: Record<string, unknown> = {
                     "dueToday": [],
                     "inProgress": [],
                     "upcoming": [],
-                    "unsorted": []
+                    "unsorted": [],
+                    "remindersComing": []
                   },
                   "recentNotes": [],
                   "automations": [],
@@ -6856,6 +6857,10 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "description": "How it repeats, in words; absent when it does not."
           },
+          "reminderAt": {
+            "type": "string",
+            "description": "In remindersComing: when the reminder is due."
+          },
           "labels": {
             "type": "array",
             "items": {
@@ -7009,7 +7014,8 @@ export const openapiDocument: Record<string, unknown> = {
               "dueToday",
               "inProgress",
               "upcoming",
-              "unsorted"
+              "unsorted",
+              "remindersComing"
             ],
             "properties": {
               "overdue": {
@@ -7039,6 +7045,13 @@ export const openapiDocument: Record<string, unknown> = {
               "unsorted": {
                 "type": "array",
                 "description": "Newest tasks with no due date.",
+                "items": {
+                  "$ref": "#/components/schemas/ContextTask"
+                }
+              },
+              "remindersComing": {
+                "type": "array",
+                "description": "Reminders due in the next 24 hours, soonest first (`reminderAt`).",
                 "items": {
                   "$ref": "#/components/schemas/ContextTask"
                 }

@@ -279,7 +279,8 @@ export const operationTable: readonly OperationSpec[] = [
             "dueToday",
             "inProgress",
             "upcoming",
-            "unsorted"
+            "unsorted",
+            "remindersComing"
           ],
           "properties": {
             "overdue": {
@@ -334,6 +335,10 @@ export const operationTable: readonly OperationSpec[] = [
                   "repeats": {
                     "type": "string",
                     "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
                   },
                   "labels": {
                     "type": "array",
@@ -398,6 +403,10 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "string",
                     "description": "How it repeats, in words; absent when it does not."
                   },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
+                  },
                   "labels": {
                     "type": "array",
                     "items": {
@@ -460,6 +469,10 @@ export const operationTable: readonly OperationSpec[] = [
                   "repeats": {
                     "type": "string",
                     "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
                   },
                   "labels": {
                     "type": "array",
@@ -524,6 +537,10 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "string",
                     "description": "How it repeats, in words; absent when it does not."
                   },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
+                  },
                   "labels": {
                     "type": "array",
                     "items": {
@@ -587,6 +604,78 @@ export const operationTable: readonly OperationSpec[] = [
                   "repeats": {
                     "type": "string",
                     "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
+                  },
+                  "labels": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Absent when it has none."
+                  }
+                }
+              }
+            },
+            "remindersComing": {
+              "type": "array",
+              "description": "Reminders due in the next 24 hours, soonest first (`reminderAt`).",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "title",
+                  "taskStatus",
+                  "dueAt",
+                  "listId",
+                  "listName"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "title": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "taskStatus": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "enum": [
+                          "todo",
+                          "inProgress",
+                          "completed"
+                        ]
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "dueAt": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "listId": {
+                    "type": "string"
+                  },
+                  "listName": {
+                    "type": "string"
+                  },
+                  "repeats": {
+                    "type": "string",
+                    "description": "How it repeats, in words; absent when it does not."
+                  },
+                  "reminderAt": {
+                    "type": "string",
+                    "description": "In remindersComing: when the reminder is due."
                   },
                   "labels": {
                     "type": "array",

@@ -81,6 +81,21 @@ describe('reminders', () => {
     expect((await server.db('items').where({ id: stale.id }).first()).reminded_at).not.toBeNull();
   });
 
+  it('shows the reminders of the next 24 hours in get_context, soonest first', async () => {
+    const inTwo = new Date(Date.now() + 2 * 3600 * 1000).toISOString();
+    const inOne = new Date(Date.now() + 3600 * 1000).toISOString();
+    const later = (await create({ title: 'Water the tomatoes', reminderAt: inTwo })).items[0]!;
+    const sooner = (await create({ title: 'Move the car', reminderAt: inOne })).items[0]!;
+    await create({ title: 'Next week', reminderAt: new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString() });
+    const coming = (await ada.sdk.GET('/context', {})).data!.tasks.remindersComing.filter((t) =>
+      ['Water the tomatoes', 'Move the car', 'Next week'].includes(t.title!),
+    );
+    expect(coming.map((t) => [t.id, t.reminderAt])).toEqual([
+      [sooner.id, inOne],
+      [later.id, inTwo],
+    ]);
+  });
+
   it('takes reminderAt over MCP', async () => {
     const client = await server.mcp(ada);
     const made = await client.callTool({
