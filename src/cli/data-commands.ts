@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import type { Schemas } from '@listkeeper/sdk';
+import { formatOfFile } from '../domain/import-plan.js';
 import { CliError, printJson, printTable, say } from './output.js';
 import { connect, type Service } from './service-client.js';
 
@@ -25,16 +26,6 @@ export function parseMapping(text: string): Column {
   if (!TARGETS.includes(to!)) throw new CliError(`--map '${text}': the target is one of ${TARGETS.join(', ')}.`);
   if (type !== undefined && !TYPES.includes(type)) throw new CliError(`--map '${text}': the type is one of ${TYPES.join(', ')}.`);
   return { column, to: to as Column['to'], ...(property ? { property } : {}), ...(type ? { type: type as Column['type'] } : {}) };
-}
-
-/** The format of a file: JSON is an export; a CSV whose header starts TYPE,CONTENT is Todoist's. */
-export function detectFormat(file: string, text: string): ImportInput['format'] {
-  if (file.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{')) return 'listkeeper';
-  const header = text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/, 1)[0]!
-    .toUpperCase();
-  return /^"?TYPE"?,"?CONTENT"?(,|$)/.test(header) ? 'todoist' : 'csv';
 }
 
 interface ImportOptions {
@@ -81,7 +72,7 @@ export function registerDataCommands(program: Command): void {
       const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
         throw new CliError(`Cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}.`);
       });
-      const format = opts.format ?? detectFormat(file, text);
+      const format = opts.format ?? formatOfFile(file, text);
       if (!['listkeeper', 'csv', 'todoist'].includes(format)) throw new CliError(`--format is listkeeper, csv or todoist; got '${format}'.`);
       const input = importInput(file, text, format, opts);
       const { service } = await connect();

@@ -142,3 +142,13 @@ export function dueFromText(text: string, timeZone: string, now: Date): PlanItem
   if (!words) return null;
   return words.hasTime ? { at: words.at.toISOString() } : { date: words.value };
 }
+
+/** The format of a file by its name and first line: JSON is an export; a CSV whose header starts TYPE,CONTENT is Todoist's. */
+export function formatOfFile(fileName: string, text: string): ImportFormat {
+  if (fileName.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{')) return 'listkeeper';
+  const header = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/, 1)[0]!
+    .toUpperCase();
+  return /^"?TYPE"?,"?CONTENT"?(,|$)/.test(header) ? 'todoist' : 'csv';
+}

@@ -5,33 +5,16 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { sendDueReminders } from '../domain/reminders.js';
+import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
-export interface ReminderLoop {
-  stop(): Promise<void>;
-}
-
-export function startReminders(db: Knex, log: Pick<Logger, 'warn' | 'info'>, intervalMs: number, now: () => Date): ReminderLoop {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (stopped || running) return;
-    running = sendDueReminders(db, now())
-      .then(
-        (sent) => {
-          if (sent) log.info({ sent }, 'sent task reminders');
-        },
-        (err: unknown) => log.warn({ err }, 'sending reminders failed; will retry'),
-      )
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+export function startReminders(db: Knex, log: Pick<Logger, 'warn' | 'info'>, intervalMs: number, now: () => Date): IntervalLoop {
+  return startIntervalLoop(
+    async () => {
+      const sent = await sendDueReminders(db, now());
+      if (sent) log.info({ sent }, 'sent task reminders');
     },
-  };
+    intervalMs,
+    log,
+    'sending reminders',
+  );
 }

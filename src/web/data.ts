@@ -18,6 +18,7 @@ import { ApiError } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 import { liveLists } from '../domain/lists.js';
 import { recentImports, type ImportDto } from '../domain/imports.js';
+import { formatOfFile } from '../domain/import-plan.js';
 import { invoke } from '../operations/dispatch.js';
 import { html, page, sendPage, type Html } from './html.js';
 import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
@@ -61,11 +62,6 @@ function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<st
     parser.on('error', () => resolve(null));
     ctx.req.pipe(parser);
   });
-}
-
-function detectFormat(name: string, text: string): (typeof FORMATS)[number] {
-  if (name.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{')) return 'listkeeper';
-  return /^"?TYPE"?,"?CONTENT"?(,|$)/i.test(text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0]!) ? 'todoist' : 'csv';
 }
 
 export function dataPages(deps: DataPagesDeps): Middleware {
@@ -190,7 +186,7 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
   function inputOf(fields: Record<string, string>, file: { name: string; text: string } | null): Record<string, unknown> {
     const text = file?.text ?? fields.content ?? '';
     const name = file?.name ?? fields.fileName ?? 'Imported';
-    const format = (FORMATS as readonly string[]).includes(fields.format ?? '') ? fields.format! : detectFormat(name, text);
+    const format = (FORMATS as readonly string[]).includes(fields.format ?? '') ? fields.format! : formatOfFile(name, text);
     if (format === 'listkeeper') {
       let document: unknown;
       try {
