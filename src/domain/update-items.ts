@@ -61,8 +61,11 @@ export function updateSettings(input: Input, timeZone: string, now: Date): Updat
   if (mode === 'insertAfter' && !input.anchor) throw invalid('mode insertAfter needs an anchor: a verbatim snippet of the line to insert after.', 'anchor');
   const due =
     input.dueAt === undefined || input.dueAt === null ? undefined : input.dueAt.trim().toLowerCase() === 'none' ? null : readDueAt(input.dueAt, timeZone, now);
+  // Any text passes the schema (words are read too): one that reads as no date is refused on its merits (409).
   if (due === null && input.dueAt!.trim().toLowerCase() !== 'none')
-    throw invalid(`dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none', nor a date in words such as 'next Friday 9am'.`, 'dueAt');
+    throw new ApiError('toolError', `dueAt '${input.dueAt}' is not an ISO 8601 date or date-time, nor 'none', nor a date in words such as 'next Friday 9am'.`, {
+      field: 'dueAt',
+    });
   return { mode, due, timeZone };
 }
 

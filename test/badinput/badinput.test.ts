@@ -126,11 +126,12 @@ describe('bad input', () => {
         { method: 'POST', path: '/items/query', body: JSON.stringify({ listId: 'tasks', createdBefore: value }) },
         { status: 400, code: 'invalid', field: 'createdBefore' },
       );
-      // A due date to set may be written in words ("yesterday" is read); a broken ISO date never is.
+      // A due date to set may be written in words ("yesterday" is read), so any text passes its
+      // schema: a broken ISO date is refused on its merits (409), never guessed at.
       if (_case !== 'words')
         await refused(
           { method: 'PATCH', path: '/items', body: JSON.stringify({ items: [{ itemId: ids.item }], dueAt: value }) },
-          { status: 400, code: 'invalid', field: 'dueAt' },
+          { status: 409, code: 'toolError', field: 'dueAt' },
         );
       await refused({ method: 'GET', path: `/items?changedSince=${encodeURIComponent(value)}` }, { status: 400, code: 'invalid', field: 'changedSince' });
     });

@@ -93,7 +93,7 @@ describe('repeating tasks and due dates in words', () => {
     expect(due.hasDueTime).toBe(false);
     expect(new Date(`${localNow(new Date(due.dueAt!), 'Europe/London').today}T12:00:00Z`).getUTCDay()).toBe(5);
     const unreadable = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.id }], dueAt: 'when pigs fly' } });
-    expect(unreadable.error).toMatchObject({ code: 'invalid', field: 'dueAt' });
+    expect(unreadable.error).toMatchObject({ code: 'toolError', field: 'dueAt' });
   });
 
   it('takes the same over MCP, and answers the rule in the tool result', async () => {
