@@ -9,6 +9,7 @@ import type { components } from './generated/api.js';
 /** An event delivery (the `webhooks` section of the OpenAPI document); `type` tells which. */
 export type WebhookEvent =
   | components['schemas']['EventOccurrence']
+  | components['schemas']['ReminderEvent']
   | components['schemas']['ItemEvent']
   | components['schemas']['ListEvent']
   | components['schemas']['ChatReplyEvent'];
