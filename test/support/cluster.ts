@@ -75,7 +75,10 @@ export interface RoundRobinProxy {
  * A round-robin reverse proxy on 127.0.0.1 over the addresses `backends()` gives at each request.
  * It opens a new connection for every request (no keep-alive to a backend that is shutting
  * down), adds X-Forwarded-For, and when a backend refuses the connection (nothing was sent, so
- * nothing can have happened) tries the next, for up to `waitMs` when all of them refuse.
+ * nothing can have happened) tries the next, for up to `waitMs` when all of them refuse. A
+ * connection reset before any answer is retried the same way: it is a connection that sat in
+ * the accept queue of a listener closing for shutdown (the service answers every request it
+ * accepted before it stops), which a load balancer retries as a connection failure.
  */
 export async function startRoundRobinProxy(backends: () => string[], waitMs = 10_000): Promise<RoundRobinProxy> {
   let turn = 0;
@@ -134,7 +137,7 @@ function forward(target: string, req: http.IncomingMessage, body: Buffer, res: h
       },
     );
     upstream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ECONNREFUSED') resolve('refused');
+      if (err.code === 'ECONNREFUSED' || (err.code === 'ECONNRESET' && !res.headersSent)) resolve('refused');
       else {
         if (!res.headersSent) res.writeHead(502).end(`proxy: ${err.code ?? err.message}`);
         resolve('answered');
