@@ -57,3 +57,9 @@ export async function getUser(db: Knex, id: string): Promise<UserRow> {
   if (!user) throw new Error(`user ${id} vanished`);
   return user;
 }
+
+/** The person's IANA time zone (UTC for an account that is gone). */
+export async function timeZoneOf(db: Knex, userId: string): Promise<string> {
+  const user = (await db('users').where({ id: userId }).first('timezone')) as { timezone: string } | undefined;
+  return user?.timezone ?? 'UTC';
+}

@@ -67,16 +67,22 @@ export async function createItems(
   // Labels take the spelling the person already uses: one read for the call, when any entry has labels.
   const spellings = input.items.some((e) => e.labels?.length) ? await labelSpellings(trx, principal.userId) : new Map<string, string>();
   // A parent must be a live top-level item of the same list: checked before the entries are prepared.
-  const badParents = new Map<number, string>();
-  for (const [index, entry] of input.items.entries()) {
-    if (!entry.parentId) continue;
+  // Each parent is read once, however many entries name it.
+  const parentChecks = new Map<string, string | null>();
+  for (const parentId of new Set(input.items.flatMap((e) => (e.parentId ? [e.parentId] : [])))) {
     try {
-      await checkParent(trx, principal.userId, entry.parentId, list.id, null);
+      await checkParent(trx, principal.userId, parentId, list.id, null);
+      parentChecks.set(parentId, null);
     } catch (err) {
       if (!(err instanceof ValueError)) throw err;
-      badParents.set(index, err.message);
+      parentChecks.set(parentId, err.message);
     }
   }
+  const badParents = new Map<number, string>();
+  input.items.forEach((entry, index) => {
+    const reason = entry.parentId ? parentChecks.get(entry.parentId) : null;
+    if (reason) badParents.set(index, reason);
+  });
   input.items.forEach((entry, index) => {
     for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
     const badParent = badParents.get(index);

@@ -11,7 +11,8 @@ import { signedFileUrl } from '../files/signing.js';
 import { liveLists, resolveList, type ListRow, type SystemRole } from './lists.js';
 import { valueText, type StoredValues } from './values.js';
 import type { AttachmentRow, ItemDbRow } from './rows.js';
-import { localNow } from './time.js';
+import { iso, localNow } from './time.js';
+import { timeZoneOf } from './accounts.js';
 
 export type WorkspaceExport = components['schemas']['WorkspaceExport'];
 type ExportList = components['schemas']['ExportList'];
@@ -53,11 +54,9 @@ async function* listItems(db: Knex, listId: string): AsyncGenerator<ItemDbRow[]>
   }
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /** The person's workspace as an export document; attachment links are signed for EXPORT_LINK_SECONDS from `now`. */
 export async function exportWorkspace(db: Knex, ownerId: string, baseUrl: string, now: Date): Promise<WorkspaceExport> {
-  const user = (await db('users').where({ id: ownerId }).first('timezone')) as { timezone: string };
+  const timeZone = await timeZoneOf(db, ownerId);
   const linksExpire = new Date(now.getTime() + EXPORT_LINK_SECONDS * 1000);
   const lists: ExportList[] = [];
   for (const list of await liveLists(db, ownerId)) {
@@ -138,7 +137,7 @@ export async function exportWorkspace(db: Knex, ownerId: string, baseUrl: string
       items,
     });
   }
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), timeZone: user.timezone, lists };
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), timeZone, lists };
 }
 
 function groupBy<T extends { item_id: string }>(rows: T[]): Map<string, T[]> {
@@ -159,7 +158,7 @@ export function csvHeader(list: Pick<ListRow, 'title_label' | 'properties'>): st
 /** One list as CSV text (RFC 4180, a header row); `listId` as the API reads it (an id, `tasks`, `notes` or a name). */
 export async function exportListCsv(db: Knex, ownerId: string, listId: string): Promise<{ list: ListRow; csv: string }> {
   const list = await resolveList(db, ownerId, listId);
-  const { timezone: timeZone } = (await db('users').where({ id: ownerId }).first('timezone')) as { timezone: string };
+  const timeZone = await timeZoneOf(db, ownerId);
   const rows: string[][] = [csvHeader(list)];
   for await (const page of listItems(db, list.id)) {
     for (const item of page) {

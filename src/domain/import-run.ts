@@ -14,6 +14,7 @@ import { ApiError, notFound } from '../core/errors.js';
 import { checkSignature } from '../files/signing.js';
 import { fileStore } from '../files/store.js';
 import type { ImageType } from '../files/sniff.js';
+import { timeZoneOf } from './accounts.js';
 import { recordActivity } from './activity.js';
 import { attachImages, discardUnattached, downloadImages, type Downloads, type ImageContext } from './images.js';
 import { MAX_WARNINGS, type ImportFormat, type ImportPlan, type PlanItem, type PlanList } from './import-plan.js';
@@ -51,10 +52,6 @@ export interface ImportRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
-}
-
-export async function timeZoneOf(db: Knex, ownerId: string): Promise<string> {
-  return ((await db('users').where({ id: ownerId }).first('timezone')) as { timezone: string }).timezone;
 }
 
 /** The list a plan list would write into, if it exists now (locked, for the job). */

@@ -14,8 +14,10 @@ function nextOccurrenceDue(rule: string, timeZone: string, now: Date): PlanItem[
   return first.hasTime ? { at: first.at.toISOString() } : { date: localNow(first.at, timeZone).today };
 }
 
-const TODOIST_COLUMNS = ['TYPE', 'CONTENT'];
-export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
+/** The columns a Todoist CSV must have. */
+const REQUIRED_COLUMNS = ['TYPE', 'CONTENT'];
+/** Todoist's p1 (highest) to p4, as the options of Priority. */
+const PRIORITY_LABELS = ['P1', 'P2', 'P3', 'P4'];
 
 /**
  * A Todoist project's CSV (its documented template format): `section` rows name the Section
@@ -26,7 +28,7 @@ export const TODOIST_PRIORITIES = ['P1', 'P2', 'P3', 'P4'];
 export function planTodoist(text: string, listName: string, context: { timeZone: string; now: Date }): ImportPlan {
   const { header, rows } = readCsv(text);
   const col = (name: string) => header.findIndex((h) => h.toUpperCase() === name);
-  for (const name of TODOIST_COLUMNS)
+  for (const name of REQUIRED_COLUMNS)
     if (col(name) < 0)
       throw refuse(`This is not a Todoist CSV: it has no ${name} column (its columns: ${header.join(', ')}). Import it with format csv instead.`, 'csv');
   const at = (row: string[], name: string) => (col(name) >= 0 ? (row[col(name)] ?? '').trim() : '');
@@ -139,7 +141,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       attachments: [],
     });
   });
-  const properties: PlanProperty[] = [{ key: 'priority', name: 'Priority', type: 'select', options: TODOIST_PRIORITIES.map((label) => ({ label })) }];
+  const properties: PlanProperty[] = [{ key: 'priority', name: 'Priority', type: 'select', options: PRIORITY_LABELS.map((label) => ({ label })) }];
   if (sections.length) properties.push({ key: 'section', name: 'Section', type: 'select', options: sections.map((label) => ({ label })) });
   if (flattened)
     warnings.add(

@@ -13,7 +13,8 @@ import { refuse, type ExistingList, type ImportInput, type ImportPlan } from './
 import { planDocument } from './import-document.js';
 import { planCsv } from './import-csv.js';
 import { planTodoist } from './import-todoist.js';
-import { existingTarget, matchProperty, timeZoneOf, type ImportRow, type Outcome } from './import-run.js';
+import { existingTarget, matchProperty, type ImportRow, type Outcome } from './import-run.js';
+import { timeZoneOf } from './accounts.js';
 import { liveLists, resolveList } from './lists.js';
 
 export const IMPORT_JOB = 'imports.run';

@@ -4,6 +4,7 @@
  * the `AutomationAction` schema of openapi.yaml, the one place the actions are defined.
  * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
+import { timeZoneOf } from '../accounts.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import cronParser from 'cron-parser';
 import type { Knex } from 'knex';
@@ -182,10 +183,8 @@ export async function deleteAutomation(db: Knex, ownerId: string, id: string): P
   return current;
 }
 
-export async function timeZoneOf(db: Knex, userId: string): Promise<string> {
-  const user = (await db('users').where({ id: userId }).first('timezone')) as { timezone: string } | undefined;
-  return user?.timezone ?? 'UTC';
-}
+/** The person's time zone: automations run on it (domain/accounts.ts has it). */
+export { timeZoneOf };
 
 /** The automations of `ownerId`, oldest first. */
 export async function listAutomations(db: Knex, ownerId: string): Promise<AutomationRow[]> {
