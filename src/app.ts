@@ -20,17 +20,15 @@ import { API_ROOT, handleRest } from './http/rest.js';
 import { readJsonBody } from './http/body.js';
 import { handleMcp, toolCalled } from './mcp/server.js';
 import { metricsText, rateLimitRefusals, requestDuration } from './core/metrics.js';
-import { itemPages } from './web/items.js';
 import { mcpTransportGuards } from './mcp/guards.js';
 import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
 import { addressRateLimit } from './auth/rate-limit.js';
 import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
 import { calendarFeed } from './http/calendar.js';
-import { settingsPages } from './web/automations.js';
-import { dataPages } from './web/data.js';
 import { webRoutes } from './web/routes.js';
 import { apiDocs } from './web/api-docs.js';
+import { assetRoutes } from './web/assets.js';
 
 export interface AppDeps {
   db: Knex;
@@ -116,12 +114,10 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(router.routes());
   app.use(apiDocs());
-  // The item pages, the settings pages and the main conversation need the web session the OAuth server's pages keep.
+  app.use(assetRoutes());
+  // The web app needs the web session the OAuth server's pages keep.
   if (deps.oauth) {
-    app.use(itemPages({ db: deps.db, config: deps.config, cookieKeys: deps.oauth.cookieKeys, now: () => deps.services.now() }));
-    app.use(settingsPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys }));
-    app.use(dataPages({ db: deps.db, config: deps.config, services: deps.services, cookieKeys: deps.oauth.cookieKeys, log }));
-    app.use(webRoutes({ db: deps.db, config: deps.config, provider: deps.oauth.provider, cookieKeys: deps.oauth.cookieKeys, log }));
+    app.use(webRoutes({ db: deps.db, config: deps.config, services: deps.services, provider: deps.oauth.provider, cookieKeys: deps.oauth.cookieKeys, log }));
     app.use(deps.oauth.middleware);
   }
   app.use(async function unknownRoute(ctx) {

@@ -7,8 +7,9 @@ import type { Services } from './services.js';
 /** Who is calling: always the whole person (scopes never narrow a token). */
 export interface Principal {
   userId: string;
-  via: 'apiKey' | 'oauth';
-  /** The OAuth client's name, or null for an API key: written to the activity log. */
+  /** `web`: the person on their own pages, not a connection. */
+  via: 'apiKey' | 'oauth' | 'web';
+  /** The OAuth client's name, or null for an API key or the person: written to the activity log. */
   clientName: string | null;
   /** Identifies the token for rate limiting and MCP event subscriptions. */
   tokenId: string;

@@ -1,4 +1,4 @@
-/** The activity log: every write, marked when it came through a connection (MCP or API). */
+/** The activity log: every write, marked when it came through a connection (MCP or API) rather than the person's own pages. */
 import type { Knex } from 'knex';
 import type { Principal } from '../core/context.js';
 
@@ -17,7 +17,7 @@ export async function recordActivity(trx: Knex, principal: Principal, entry: Act
     summary: entry.summary.slice(0, 300),
     item_id: entry.itemId ?? null,
     list_id: entry.listId ?? null,
-    via_connection: true,
+    via_connection: principal.via !== 'web',
     client_name: principal.clientName,
   });
 }

@@ -4,12 +4,9 @@
  * CSRF-checked, on the web sessions of src/web/sessions.ts.
  * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
-import type { Context, Middleware } from 'koa';
-import Router from '@koa/router';
-import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import type Router from '@koa/router';
 import { parse as parseYaml } from 'yaml';
-import type { Config } from '../core/config.js';
-import type { Services } from '../core/services.js';
 import { ApiError } from '../core/errors.js';
 import {
   automationDto,
@@ -26,19 +23,12 @@ import {
 import { startManualRun } from '../domain/automations/runs.js';
 import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';
 import { localNow } from '../domain/time.js';
-import { html, page, sendPage, type Html } from './html.js';
-import { readForm } from './forms.js';
-import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
+import { html } from './html.js';
+import type { PageKit } from './page-kit.js';
+import type { WebUser } from './sessions.js';
 
 export const AUTOMATIONS_PATH = '/settings/automations';
 export const MEMORY_PATH = '/settings/memory';
-
-export interface SettingsPagesDeps {
-  db: Knex;
-  config: Config;
-  services: Services;
-  cookieKeys: string[];
-}
 
 const EXAMPLE = `name: Weekly review
 schedule: "0 9 * * 1"
@@ -48,8 +38,6 @@ actions:
   - type: postDigest
     daysAhead: 7`;
 
-/** The Automations and Memory pages as koa middleware. */
-
 /** The notices the automations page shows after an action, by code. */
 const NOTICES: Record<string, (a: { name: string; status: string }) => string> = {
   created: (a) => `Created '${a.name}' (${a.status}).`,
@@ -58,47 +46,11 @@ const NOTICES: Record<string, (a: { name: string; status: string }) => string> =
   active: (a) => `'${a.name}' is active.`,
 };
 
-export function settingsPages(deps: SettingsPagesDeps): Middleware {
-  const { db, config } = deps;
-  const router = new Router();
-  const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
-  const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
+/** Settings → Automations and Settings → Memory. */
+export function registerSettingsPages(router: Router, kit: PageKit): void {
+  const { db, config, services } = kit.deps;
 
-  async function signedIn(ctx: Context, back: string): Promise<WebUser | null> {
-    const user = await currentUser(ctx, db);
-    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
-    return user;
-  }
-
-  /** The signed-in person and the form of a POST from this site with this browser's CSRF token; else answers. */
-  async function post(ctx: Context, back: string): Promise<{ user: WebUser; form: Record<string, string> } | null> {
-    const user = await currentUser(ctx, db);
-    const form = await readForm(ctx);
-    const origin = ctx.get('origin');
-    if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
-      sendPage(
-        ctx,
-        403,
-        page(
-          'Please try again',
-          html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${back}">Reload the page</a> and send it again.</p></div>`,
-        ),
-      );
-      return null;
-    }
-    if (!user) {
-      ctx.status = 303;
-      ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
-      return null;
-    }
-    return { user, form };
-  }
-
-  const nav = (ctx: Context, user: WebUser): Html =>
-    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="${AUTOMATIONS_PATH}">Automations</a> · <a href="${MEMORY_PATH}">Memory</a> · <a href="/settings/data">Your data</a></span><span class="muted">${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
-
-  const button = (ctx: Context, action: string, label: string, kind = '') =>
-    html`<form method="post" action="${action}" style="display:inline"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button${kind ? html` class="${kind}"` : ''} type="submit">${label}</button></form>`;
+  const button = (ctx: Context, action: string, label: string, kind = '') => kit.button(ctx, action, label, { kind });
 
   function when(iso: string | null, tz: string): string {
     if (!iso) return '—';
@@ -133,28 +85,27 @@ export function settingsPages(deps: SettingsPagesDeps): Middleware {
 <span class="muted">${a.schedule ? `Runs at "${a.schedule}" (${tz}); next ${when(a.nextRunAt, tz)}` : 'On demand only'} · last run: ${a.lastRun ? `${a.lastRun.outcome} ${when(a.lastRun.startedAt, tz)}` : 'never'}</span><br>
 ${a.status === 'draft' ? '' : button(ctx, `${base}/run`, 'Run now')}${toggle}${button(ctx, `${base}/delete`, 'Delete', 'danger')}</li>`;
     });
-    sendPage(
+    kit.show(
       ctx,
-      opts.status ?? 200,
-      page(
-        'Automations',
-        html`${nav(ctx, user)}${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+      user,
+      'Automations',
+      html`${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 <section class="card"><h2>Your automations</h2>
 ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations yet. An automation is a standing order the service runs on a schedule or when you ask; each run leaves a message in its chat.</p>`}
 </section>
 <section class="card"><h2>New automation</h2>
 <p class="muted">Write it in YAML or JSON: a name, a status (active, paused or draft), a schedule (cron, in your time zone ${tz}; leave it out to run on demand only) and actions: createItems, archiveCompleted, rescheduleOverdue, moveOverdue, postDigest, webhook.</p>
-<form method="post" action="${AUTOMATIONS_PATH}"><input type="hidden" name="csrf" value="${csrf(ctx)}">
+<form method="post" action="${AUTOMATIONS_PATH}"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <label for="definition">Definition</label>
 <textarea id="definition" name="definition" rows="10" style="width:100%;font-family:ui-monospace,Menlo,Consolas,monospace" required>${opts.definition ?? EXAMPLE}</textarea>
 <button type="submit">Create</button></form>
 </section>`,
-      ),
+      { status: opts.status ?? 200, section: 'settings' },
     );
   }
 
   router.get(AUTOMATIONS_PATH, async (ctx) => {
-    const user = await signedIn(ctx, AUTOMATIONS_PATH);
+    const user = await kit.signedIn(ctx);
     if (user) {
       const notice = await noticeFor(user, ctx.query.notice, ctx.query.id);
       await automationsPage(ctx, user, notice ? { notice } : {});
@@ -162,7 +113,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
   });
 
   router.post(AUTOMATIONS_PATH, async (ctx) => {
-    const got = await post(ctx, AUTOMATIONS_PATH);
+    const got = await kit.posted(ctx);
     if (!got) return;
     const text = got.form.definition ?? '';
     let definition: unknown;
@@ -176,7 +127,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
       });
     }
     try {
-      const made = await createAutomation(db, got.user.id, definition, deps.services.now());
+      const made = await createAutomation(db, got.user.id, definition, services.now());
       ctx.status = 303;
       ctx.redirect(`${AUTOMATIONS_PATH}?notice=created&id=${encodeURIComponent(made.id)}`);
     } catch (err) {
@@ -199,15 +150,15 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
   /** The POST actions on one automation (each answers the notice code to show); a refusal shows on the page with its status. */
   const actions: Record<string, (user: WebUser, id: string) => Promise<string>> = {
     run: async (user, id) => {
-      await startManualRun(db, deps.services.jobs, config, user.id, id, deps.services.now());
+      await startManualRun(db, services.jobs, config, user.id, id, services.now());
       return 'running';
     },
     pause: async (user, id) => {
-      await setStatus(db, user.id, id, 'paused', deps.services.now());
+      await setStatus(db, user.id, id, 'paused', services.now());
       return 'paused';
     },
     resume: async (user, id) => {
-      await setStatus(db, user.id, id, 'active', deps.services.now());
+      await setStatus(db, user.id, id, 'active', services.now());
       return 'active';
     },
     delete: async (user, id) => {
@@ -217,7 +168,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
   };
   for (const [name, act] of Object.entries(actions)) {
     router.post(`${AUTOMATIONS_PATH}/:id/${name}`, async (ctx) => {
-      const got = await post(ctx, AUTOMATIONS_PATH);
+      const got = await kit.posted(ctx);
       if (!got) return;
       try {
         const notice = await act(got.user, ctx.params.id!);
@@ -231,20 +182,19 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
   }
 
   router.get(`${AUTOMATIONS_PATH}/:id`, async (ctx) => {
-    const user = await signedIn(ctx, AUTOMATIONS_PATH);
+    const user = await kit.signedIn(ctx);
     if (!user) return;
     let row: Awaited<ReturnType<typeof getAutomation>>;
     try {
       row = await getAutomation(db, user.id, ctx.params.id!);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return sendPage(
+      return kit.show(
         ctx,
-        404,
-        page(
-          'No such automation',
-          html`${nav(ctx, user)}<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`,
-        ),
+        user,
+        'No such automation',
+        html`<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`,
+        { status: 404, section: 'settings' },
       );
     }
     const tz = await timeZoneOf(db, user.id);
@@ -256,16 +206,15 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
 ${r.wrote.length ? html`<ul>${r.wrote.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
 ${r.error ? html`<p class="error">${r.error}</p>` : ''}</li>`,
     );
-    sendPage(
+    kit.show(
       ctx,
-      200,
-      page(
-        row.name,
-        html`${nav(ctx, user)}<section class="card"><p>${row.description}</p>
+      user,
+      row.name,
+      html`<section class="card"><p>${row.description}</p>
 <p class="muted">${row.status} · ${row.schedule ? `"${row.schedule}" in ${tz}` : 'on demand only'}${row.chat_item_id ? html` · <a href="${config.webOrigin}/artifacts/${row.chat_item_id}">its chat</a>` : ''}</p></section>
 <section class="card"><h2>Latest runs</h2>${runs.length ? html`<ul class="apps">${list}</ul>` : html`<p>It has not run yet.</p>`}</section>
 <p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p>`,
-      ),
+      { status: 200, section: 'settings' },
     );
   });
 
@@ -273,29 +222,28 @@ ${r.error ? html`<p class="error">${r.error}</p>` : ''}</li>`,
 
   async function memoryPage(ctx: Context, user: WebUser, opts: { status?: number; error?: string } = {}): Promise<void> {
     const rows = await listMemory(db, user.id);
-    sendPage(
+    kit.show(
       ctx,
-      opts.status ?? 200,
-      page(
-        'Memory',
-        html`${nav(ctx, user)}${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
+      user,
+      'Memory',
+      html`${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 <section class="card"><h2>What the AI remembers</h2>
 <p class="muted">Agents read these lines at the start of their work (get_context); they cannot change them.</p>
 ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${button(ctx, `${MEMORY_PATH}/${r.id}/remove`, 'Forget', 'danger')}</li>`)}</ul>` : html`<p>Nothing yet.</p>`}
-<form method="post" action="${MEMORY_PATH}"><input type="hidden" name="csrf" value="${csrf(ctx)}">
+<form method="post" action="${MEMORY_PATH}"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <label for="text">Remember</label><input id="text" name="text" type="text" maxlength="${MEMORY_MAX_CHARS}" required>
 <button type="submit">Add</button></form></section>`,
-      ),
+      { status: opts.status ?? 200, section: 'settings' },
     );
   }
 
   router.get(MEMORY_PATH, async (ctx) => {
-    const user = await signedIn(ctx, MEMORY_PATH);
+    const user = await kit.signedIn(ctx);
     if (user) await memoryPage(ctx, user);
   });
 
   router.post(MEMORY_PATH, async (ctx) => {
-    const got = await post(ctx, MEMORY_PATH);
+    const got = await kit.posted(ctx);
     if (!got) return;
     try {
       await addMemory(db, got.user.id, got.form.text ?? '');
@@ -308,7 +256,7 @@ ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${but
   });
 
   router.post(`${MEMORY_PATH}/:id/remove`, async (ctx) => {
-    const got = await post(ctx, MEMORY_PATH);
+    const got = await kit.posted(ctx);
     if (!got) return;
     try {
       await removeMemory(db, got.user.id, ctx.params.id!);
@@ -319,6 +267,4 @@ ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${but
     ctx.status = 303;
     ctx.redirect(MEMORY_PATH);
   });
-
-  return router.routes() as Middleware;
 }

@@ -3,20 +3,20 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
-import { html, page, sendPage } from './html.js';
+import { html } from './html.js';
 import type { PageKit } from './page-kit.js';
 import { listSubscriptions, removeSubscription } from '../domain/subscriptions.js';
 import { isUuid } from '../domain/ids.js';
-import { currentUser, type WebUser } from './sessions.js';
+import type { WebUser } from './sessions.js';
 
 export const CONNECTIONS_PATH = '/settings/connections';
 
 export function registerConnections(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
-  const { csrf, checkedForm, nav } = kit;
+  const { csrf, checkedForm } = kit;
 
-  // The site's front door and the settings root have no page of their own.
-  router.get('/', redirectToConnections);
+  // The front door is the person's lists; the settings root opens on connections.
+  router.get('/', (ctx) => ctx.redirect('/lists'));
   router.get('/settings', redirectToConnections);
   router.get(CONNECTIONS_PATH, showConnections);
   router.post(`${CONNECTIONS_PATH}/api-key`, createKey);
@@ -52,12 +52,11 @@ export function registerConnections(router: Router, kit: PageKit): void {
 <span class="muted">${s.via === 'mcp' ? 'MCP events' : 'Webhook'} · ${s.status} · ${made(s.credential)} · ${s.events.join(', ')}</span>
 <form method="post" action="${CONNECTIONS_PATH}/subscriptions/remove"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="subscription" value="${s.id}"><button class="danger" type="submit">Remove</button></form></li>`,
     );
-    sendPage(
+    kit.show(
       ctx,
-      opts.status ?? 200,
-      page(
-        'Connections',
-        html`${nav(ctx, user)}${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}
+      user,
+      'Connections',
+      html`${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}
 <section class="card"><h2>API key</h2>
 ${keySection}
 <form method="post" action="${CONNECTIONS_PATH}/api-key"><input type="hidden" name="csrf" value="${token}"><button type="submit">${key ? 'Replace the key' : 'Create a key'}</button></form>
@@ -69,15 +68,11 @@ ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps ar
 <section class="card"><h2>Event subscriptions</h2>
 ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : html`<p>No webhooks or MCP event subscriptions. They end with the key or app that made them.</p>`}
 </section>`,
-      ),
+      { section: 'settings', ...(opts.status ? { status: opts.status } : {}) },
     );
   }
 
-  async function requireUser(ctx: Context): Promise<WebUser | null> {
-    const user = await currentUser(ctx, db);
-    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(CONNECTIONS_PATH)}`);
-    return user;
-  }
+  const requireUser = (ctx: Context) => kit.signedIn(ctx);
 
   function redirectToConnections(ctx: Context): void {
     ctx.redirect(CONNECTIONS_PATH);

@@ -80,7 +80,7 @@ export function registerConsent(router: Router, kit: PageKit): void {
       200,
       page(
         'Connect an app',
-        html`${nav(ctx, user)}<div class="card">
+        html`<div class="card">
 <p><strong>${appName ?? 'An app that gave no name'}</strong> wants to use your listkeeper account <strong>${user.email}</strong>.</p>
 <p>It will be able to read, add, change and delete your lists and items, as you can. ${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections.</p>
 <p>If you allow it, you go back to:<br><code>${redirectUri}</code>${onThisComputer ? html`<br><span class="muted">— an app on this computer${target?.port ? `, port ${target.port}` : ''}.</span>` : html`<br><span class="muted">— the site ${target?.host ?? ''}.</span>`}</p>
@@ -93,6 +93,7 @@ ${appName ? html`` : html`<p class="muted">The app did not give its name; only a
 </form>
 <p class="muted">App id: <code>${client.clientId}</code></p>
 </div>`,
+        { nav: nav(ctx, user) },
       ),
     );
   }

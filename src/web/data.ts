@@ -6,14 +6,9 @@
  * schema checks and the same refusals apply.
  * @see openapi/openapi.yaml export_workspace, export_list_csv, preview_import, create_import
  */
-import type { Context, Middleware } from 'koa';
-import Router from '@koa/router';
+import type { Context } from 'koa';
+import type Router from '@koa/router';
 import busboy from 'busboy';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { Config } from '../core/config.js';
-import type { OperationContext } from '../core/context.js';
-import type { Services } from '../core/services.js';
 import { ApiError } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 import { liveLists } from '../domain/lists.js';
@@ -21,21 +16,14 @@ import { recentImports, type ImportDto } from '../domain/imports.js';
 import { formatOfFile } from '../domain/import-plan.js';
 import { invoke } from '../operations/dispatch.js';
 import { html, page, sendPage, type Html } from './html.js';
-import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
+import type { PageKit } from './page-kit.js';
+import { csrfValid, type WebUser } from './sessions.js';
 
 export const DATA_PATH = '/settings/data';
 const FORMATS = ['listkeeper', 'csv', 'todoist'] as const;
 const TARGETS = ['title', 'body', 'dueAt', 'taskStatus', 'externalId', 'property', 'skip'] as const;
 const TYPES = ['', 'text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'] as const;
 type Preview = components['schemas']['ImportPreview'];
-
-export interface DataPagesDeps {
-  db: Knex;
-  config: Config;
-  services: Services;
-  cookieKeys: string[];
-  log: Logger;
-}
 
 /** The fields and the one file of a multipart form, within `limit` bytes; null when it is not one or too large. */
 function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
@@ -64,29 +52,11 @@ function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<st
   });
 }
 
-export function dataPages(deps: DataPagesDeps): Middleware {
-  const { db, config } = deps;
-  const router = new Router();
+/** Settings → Your data. */
+export function registerDataPages(router: Router, kit: PageKit): void {
+  const { db, config } = kit.deps;
+  const { asPerson } = kit;
   const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
-  const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
-
-  /** The operations as the signed-in person calls them from their pages. */
-  const asPerson = (user: WebUser): OperationContext => ({
-    principal: { userId: user.id, via: 'apiKey', clientName: 'listkeeper web', tokenId: `web:${user.id}` },
-    db,
-    config,
-    services: deps.services,
-    log: deps.log,
-  });
-
-  async function signedIn(ctx: Context): Promise<WebUser | null> {
-    const user = await currentUser(ctx, db);
-    if (!user) ctx.redirect(`/signin?next=${encodeURIComponent(ctx.path + (ctx.search || ''))}`);
-    return user;
-  }
-
-  const nav = (ctx: Context, user: WebUser) =>
-    html`<nav><span><a href="/settings/connections">Connections</a> · <a href="/settings/automations">Automations</a> · <a href="${DATA_PATH}">Your data</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`;
 
   async function overview(ctx: Context, user: WebUser, problem?: string): Promise<void> {
     const lists = await liveLists(db, user.id);
@@ -108,7 +78,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <h2 id="import-h">Import</h2>
 <p>A listkeeper export (JSON), a CSV file, or a project exported from Todoist as CSV. You see what it would do before anything is written.</p>
 <form method="post" action="${DATA_PATH}/preview" enctype="multipart/form-data">
-<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <label for="file">File</label>
 <input id="file" name="file" type="file" accept=".json,.csv,text/csv,application/json" required>
 <label for="format">Format</label>
@@ -124,7 +94,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <h2 id="imports-h">Recent imports</h2>
 ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html`<p class="muted">None yet.</p>`}
 </section>`;
-    const text = page('Your data', body, { nav: nav(ctx, user) });
+    const text = page('Your data', body, { nav: kit.nav(ctx, user, 'settings') });
     // While an import runs, the page reloads itself every two seconds to show its progress.
     sendPage(
       ctx,
@@ -134,12 +104,12 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
   }
 
   router.get(DATA_PATH, async (ctx) => {
-    const user = await signedIn(ctx);
+    const user = await kit.signedIn(ctx);
     if (user) await overview(ctx, user);
   });
 
   router.get(`${DATA_PATH}/export.json`, async (ctx) => {
-    const user = await signedIn(ctx);
+    const user = await kit.signedIn(ctx);
     if (!user) return;
     const doc = await invoke(asPerson(user), 'export_workspace', { params: {}, body: undefined });
     ctx.set('Cache-Control', 'no-store');
@@ -149,7 +119,7 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
   });
 
   router.get(`${DATA_PATH}/list.csv`, async (ctx) => {
-    const user = await signedIn(ctx);
+    const user = await kit.signedIn(ctx);
     if (!user) return;
     try {
       const csv = await invoke(asPerson(user), 'export_list_csv', { params: { id: String(ctx.query.list ?? '') }, body: undefined });
@@ -165,11 +135,11 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
 
   /** A multipart POST from this site with this browser's CSRF token; else answers. */
   async function upload(ctx: Context): Promise<{ user: WebUser; fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
-    const user = await signedIn(ctx);
+    const user = await kit.signedIn(ctx);
     if (!user) return null;
     const form = await readMultipart(ctx, config.bodyLimitBytes);
     const origin = ctx.get('origin');
-    if (!form || (origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.fields.csrf)) {
+    if (!form || (origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, kit.deps.cookieKeys, form.fields.csrf)) {
       await overview(
         ctx,
         user,
@@ -225,7 +195,11 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
       const input = inputOf(fields, file);
       const preview = (await invoke(asPerson(user), 'preview_import', { params: {}, body: input })) as Preview;
       const text = file?.text ?? fields.content ?? '';
-      sendPage(ctx, 200, page('Check the import', previewBody(ctx, input, preview, text, file?.name ?? fields.fileName ?? ''), { nav: nav(ctx, user) }));
+      sendPage(
+        ctx,
+        200,
+        page('Check the import', previewBody(ctx, input, preview, text, file?.name ?? fields.fileName ?? ''), { nav: kit.nav(ctx, user, 'settings') }),
+      );
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       await overview(ctx, user, err.message);
@@ -249,7 +223,7 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
     const csv = input.format === 'csv';
     return html`
 <form method="post" action="${DATA_PATH}/import" enctype="multipart/form-data">
-<input type="hidden" name="csrf" value="${csrf(ctx)}">
+<input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <input type="hidden" name="format" value="${String(input.format)}">
 <input type="hidden" name="fileName" value="${fileName}">
 ${input.listId ? html`<input type="hidden" name="listId" value="${String(input.listId)}">` : ''}
@@ -295,8 +269,6 @@ ${
 <button type="submit">Start the import</button> <a href="${DATA_PATH}">Cancel</a>
 </form>`;
   }
-
-  return router.routes() as Middleware;
 }
 
 function importLine(i: ImportDto): Html {

@@ -3,18 +3,27 @@ import getRawBody from 'raw-body';
 import type { Context } from 'koa';
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+/** The item page's form carries a whole body (Markdown, up to a megabyte as the API allows). */
+const LARGE_FORM_LIMIT_BYTES = 1100 * 1024;
 
-/** The submitted fields; an empty object for another content type or an oversized body. */
-export async function readForm(ctx: Context): Promise<Record<string, string>> {
-  if (!ctx.is('application/x-www-form-urlencoded')) return {};
-  let text: string;
+/** How much a form may send: `small` for every form but the item editor. */
+export type FormLimit = 'small' | 'large';
+
+/** Every submitted field (repeated ones too); empty for another content type or an oversized body. */
+export async function readFormParams(ctx: Context, limit: FormLimit = 'small'): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
   try {
-    text = await getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, encoding: 'utf8' });
+    const text = await getRawBody(ctx.req, { limit: limit === 'large' ? LARGE_FORM_LIMIT_BYTES : FORM_LIMIT_BYTES, encoding: 'utf8' });
+    return new URLSearchParams(text);
   } catch {
-    return {};
+    return new URLSearchParams();
   }
+}
+
+/** The first value of each submitted field; an empty object for another content type or an oversized body. */
+export async function readForm(ctx: Context): Promise<Record<string, string>> {
   const fields: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(text)) if (!(key in fields)) fields[key] = value;
+  for (const [key, value] of await readFormParams(ctx)) if (!(key in fields)) fields[key] = value;
   return fields;
 }
 

@@ -1,8 +1,9 @@
 /**
- * Server-rendered HTML for the web pages: one escaping template tag and one layout. No
- * JavaScript anywhere; plain forms, readable on a phone (viewport meta, fluid width).
+ * Server-rendered HTML for the web pages: one escaping template tag and one layout. Plain
+ * forms that work without JavaScript, readable on a phone (viewport meta, fluid width).
  */
 import type { Context } from 'koa';
+import { ASSET_PATHS } from './assets.js';
 
 /** Markup that is already safe; everything else interpolated into `html` is escaped. */
 export class Html {
@@ -34,45 +35,37 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-const STYLE = `
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;background:#f5f5f7}
-main{max-width:34rem;margin:0 auto;padding:1.25rem}
-.card{background:#fff;border-radius:12px;padding:1.25rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-h1{font-size:1.5rem;margin:.5rem 0 1rem}
-h2{font-size:1.15rem;margin:0 0 .75rem}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input[type=email],input[type=password],input[type=text]{width:100%;padding:.65rem;font-size:1rem;border:1px solid #c7c7cc;border-radius:8px}
-button{font-size:1rem;padding:.65rem 1.1rem;border-radius:8px;border:1px solid #0a58ca;background:#0b5ed7;color:#fff;cursor:pointer;margin:.75rem .5rem 0 0}
-button.secondary{background:#fff;color:#0b5ed7}
-button.danger{background:#fff;color:#b02a37;border-color:#b02a37}
-.error{background:#fdecea;color:#8a1c1c;padding:.75rem;border-radius:8px}
-.notice{background:#e8f4ea;color:#1e5b2a;padding:.75rem;border-radius:8px}
-code,.key{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
-.key{display:block;background:#f0f0f3;padding:.75rem;border-radius:8px;user-select:all}
-.muted{color:#6e6e73;font-size:.9rem}
-ul.apps{list-style:none;padding:0;margin:0}
-ul.apps li{border-top:1px solid #e5e5ea;padding:.75rem 0}
-ul.apps li:first-child{border-top:0}
-nav{display:flex;justify-content:space-between;align-items:center;gap:.5rem;flex-wrap:wrap}
-nav form button{margin:0}
-footer{max-width:40rem;margin:0 auto 2rem;padding:0 1rem;font-size:.85rem}
-`;
+/** What a page may set around its body. */
+export interface PageOptions {
+  /** The signed-in bar (empty when signed out). */
+  nav?: Html;
+  /** Wide pages (tables, the board) use the whole screen. */
+  wide?: boolean;
+}
 
-/** The whole page around `body`. */
-export function page(title: string, body: Html, options: { nav?: Html } = {}): string {
+/**
+ * The whole page around `body`: one stylesheet with a light and a dark theme, htmx and the
+ * app's own small script, both served by the app (src/web/assets.ts) and only progressive
+ * enhancement: every page reads and every form posts with scripts off.
+ */
+export function page(title: string, body: Html, options: PageOptions = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light dark">
+<meta name="htmx-config" content='{"allowEval":false,"allowScriptTags":false,"includeIndicatorStyles":false,"selfRequestsOnly":true,"historyCacheSize":0}'>
 <title>${title} · listkeeper</title>
-<style>${new Html(STYLE)}</style>
+<link rel="stylesheet" href="${ASSET_PATHS.css}">
+<script src="${ASSET_PATHS.htmx}" defer></script>
+<script src="${ASSET_PATHS.app}" defer></script>
 </head>
 <body>
-<main>
-${options.nav ?? ''}
+<a class="skip" href="#content">Skip to the content</a>
+${options.nav ? html`<header>${options.nav}</header>` : ''}
+<main id="content" tabindex="-1"${options.wide ? new Html(' class="wide"') : ''}>
 <h1>${title}</h1>
 ${body}
 </main>
@@ -84,15 +77,25 @@ ${body}
 
 /**
  * Sends a page with the headers every web page carries: no caching (pages show keys and
- * CSRF tokens), no framing (the consent button must not be clickjacked), no scripts.
+ * CSRF tokens), no framing (the consent button must not be clickjacked), and scripts only
+ * from this origin (htmx and src/web/static/app.js; no inline script, no eval).
  */
-export function sendPage(ctx: Context, status: number, body: string): void {
+export function sendPage(ctx: Context, status: number, body: string, fileOrigins: readonly string[] = []): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set('Content-Security-Policy', contentSecurityPolicy(fileOrigins));
   ctx.body = body;
+}
+
+/**
+ * Scripts, styles and fetches from this origin; images and uploads also from the origins that
+ * serve signed file links (the service's public address, when the pages are on another).
+ */
+function contentSecurityPolicy(fileOrigins: readonly string[]): string {
+  const files = fileOrigins.length ? ` ${fileOrigins.join(' ')}` : '';
+  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${files}; connect-src 'self'${files}; frame-ancestors 'none'; base-uri 'none'`;
 }

@@ -1,59 +1,199 @@
+/**
+ * What every web page shares: who is signed in, the CSRF check of a form, the bar at the top,
+ * the layout, and calling an operation as the person. Built once per app from its deps, so
+ * each page module holds only its own pages.
+ */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Provider } from 'oidc-provider';
 import type { Config } from '../core/config.js';
-import { html, page, sendPage, type Html } from './html.js';
-import { readForm } from './forms.js';
+import type { Services } from '../core/services.js';
+import type { OperationContext, OperationId, OpInput, OpOutput } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import { invoke, parameterNames } from '../operations/dispatch.js';
+import { Html, html, page, sendPage, type PageOptions } from './html.js';
+import { readFormParams, safeNext, type FormLimit } from './forms.js';
 import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
 
 export interface WebDeps {
   db: Knex;
   config: Config;
-  provider: Provider;
+  services: Services;
   cookieKeys: string[];
   log: Logger;
+  /** The OAuth authorization server (sign-in and consent hand back to it). */
+  provider: Provider;
 }
 
-/** What the sign-in, consent and connections pages share, built once per app from its deps. */
+/** A POST from one of our pages: the person and the fields they sent. */
+export interface Posted {
+  user: WebUser;
+  /** The first value of each field. */
+  form: Record<string, string>;
+  /** Every value, for fields sent more than once (multi-select, check boxes). */
+  all: URLSearchParams;
+}
+
+/** The sections of the bar at the top; `current` marks where the person is. */
+export type Section = 'lists' | 'search' | 'trash' | 'activity' | 'conversation' | 'settings';
+
+export interface ShowOptions extends PageOptions {
+  status?: number;
+  section?: Section;
+  notice?: string | null;
+  error?: string | null;
+}
+
 export interface PageKit {
   readonly deps: WebDeps;
   /** This browser's CSRF token, for the hidden field of every form. */
   csrf(ctx: Context): string;
   /** Refuses a POST from another site or without this browser's CSRF token; returns the form. */
-  checkedForm(ctx: Context): Promise<Record<string, string> | null>;
+  checkedForm(ctx: Context, limit?: FormLimit): Promise<Record<string, string> | null>;
+  /** The signed-in person, or null after redirecting to sign-in (which comes back here). */
+  signedIn(ctx: Context): Promise<WebUser | null>;
+  /** A checked POST by a signed-in person; null when it was answered (refused or sent to sign-in). */
+  posted(ctx: Context, limit?: FormLimit): Promise<Posted | null>;
   /** The signed-in bar at the top of a page (empty when signed out). */
-  nav(ctx: Context, user: WebUser | null): Html;
+  nav(ctx: Context, user: WebUser | null, section?: Section): Html;
+  /** Sends a signed-in page: the bar, an optional notice or error, the body. */
+  show(ctx: Context, user: WebUser, title: string, body: Html, options?: ShowOptions): void;
+  /** The operation context of the signed-in person, as REST and MCP build one for a token. */
+  asPerson(user: WebUser): OperationContext;
+  /** Calls an operation as the person: the same validation, rules and refusals as REST and MCP. */
+  call<K extends OperationId>(user: WebUser, operationId: K, input: OpInput<K>): Promise<OpOutput<K>>;
+  /** A one-button form that posts `fields` to `action`. */
+  button(ctx: Context, action: string, label: string, options?: { kind?: string; fields?: Record<string, string>; title?: string }): Html;
+  /** Whether htmx sent this request (it swaps a fragment instead of following a redirect). */
+  fromHtmx(ctx: Context): boolean;
+  /** After a form: back to `back` (a same-site path), with 303 so the browser GETs it. */
+  redirect(ctx: Context, back: string): void;
 }
+
+/** The sentence of a refusal an operation answered (the same one REST and MCP send), or rethrows anything else. */
+export function refusal(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  throw err;
+}
+
+const SECTIONS: Array<[Section, string, string]> = [
+  ['lists', '/lists', 'Lists'],
+  ['search', '/search', 'Search'],
+  ['trash', '/trash', 'Trash'],
+  ['activity', '/activity', 'Activity'],
+  ['conversation', '/conversation', 'Conversation'],
+  ['settings', '/settings', 'Settings'],
+];
 
 export function pageKit(deps: WebDeps): PageKit {
   const { db, config } = deps;
   const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
+  // Signed file links (attachments, upload slots) are on the service's public address.
+  const fileOrigins = new URL(config.baseUrl).origin === new URL(config.webOrigin).origin ? [] : [new URL(config.baseUrl).origin];
 
   const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
 
-  async function checkedForm(ctx: Context): Promise<Record<string, string> | null> {
-    await currentUser(ctx, db);
-    const origin = ctx.get('origin');
-    const form = await readForm(ctx);
-    if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, form.csrf)) {
-      sendPage(
-        ctx,
-        403,
-        page(
-          'Please try again',
-          html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${ctx.path}">Reload the page</a> and send it again.</p></div>`,
-        ),
-      );
-      return null;
-    }
-    return form;
+  function refuseForm(ctx: Context): void {
+    sendPage(
+      ctx,
+      403,
+      page(
+        'Please try again',
+        html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${ctx.path}">Reload the page</a> and send it again.</p></div>`,
+      ),
+    );
   }
 
-  const nav = (ctx: Context, user: WebUser | null): Html =>
+  async function checkedParams(ctx: Context, limit?: FormLimit): Promise<URLSearchParams | null> {
+    await currentUser(ctx, db);
+    const origin = ctx.get('origin');
+    const params = await readFormParams(ctx, limit);
+    if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, params.get('csrf'))) {
+      refuseForm(ctx);
+      return null;
+    }
+    return params;
+  }
+
+  async function checkedForm(ctx: Context, limit?: FormLimit): Promise<Record<string, string> | null> {
+    const params = await checkedParams(ctx, limit);
+    return params ? firstValues(params) : null;
+  }
+
+  async function signedIn(ctx: Context): Promise<WebUser | null> {
+    const user = await currentUser(ctx, db);
+    if (!user) {
+      const back = ctx.method === 'GET' ? ctx.path + (ctx.search || '') : (ctx.get('referer') && sameSitePath(ctx.get('referer'))) || '/lists';
+      ctx.status = 303;
+      ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
+    }
+    return user;
+  }
+
+  function sameSitePath(url: string): string | null {
+    const parsed = URL.parse(url);
+    return parsed && ownOrigins.has(parsed.origin) ? parsed.pathname + parsed.search : null;
+  }
+
+  async function posted(ctx: Context, limit?: FormLimit): Promise<Posted | null> {
+    const params = await checkedParams(ctx, limit);
+    if (!params) return null;
+    const user = await signedIn(ctx);
+    return user ? { user, form: firstValues(params), all: params } : null;
+  }
+
+  const nav = (ctx: Context, user: WebUser | null, section?: Section): Html =>
     user
-      ? html`<nav><span><a href="/settings/automations">Automations</a> · <a href="/settings/memory">Memory</a> · <a href="/settings/data">Your data</a></span><span class="muted">Signed in as ${user.email}</span><form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary" type="submit">Sign out</button></form></nav>`
+      ? html`<nav class="top" aria-label="Main"><span class="links">${SECTIONS.map(
+          ([key, href, label]) => html`<a href="${href}"${key === section ? new Html(' aria-current="page"') : ''}>${label}</a>`,
+        )}</span><span class="muted">${user.email}</span><form method="post" action="/signout" class="inline-form"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary small" type="submit">Sign out</button></form></nav>`
       : html``;
 
-  return { deps, csrf, checkedForm, nav };
+  function show(ctx: Context, user: WebUser, title: string, body: Html, options: ShowOptions = {}): void {
+    const banner = html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}`;
+    sendPage(
+      ctx,
+      options.status ?? 200,
+      page(title, html`${banner}${body}`, { nav: nav(ctx, user, options.section), ...(options.wide ? { wide: true } : {}) }),
+      fileOrigins,
+    );
+  }
+
+  const asPerson = (user: WebUser): OperationContext => ({
+    principal: { userId: user.id, via: 'web', clientName: null, tokenId: `web:${user.id}` },
+    db,
+    config,
+    services: deps.services,
+    log: deps.log,
+  });
+
+  async function call<K extends OperationId>(user: WebUser, operationId: K, input: OpInput<K>): Promise<OpOutput<K>> {
+    const names = parameterNames(operationId);
+    const params: Record<string, unknown> = {};
+    const body: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input as Record<string, unknown>)) (names.has(key) ? params : body)[key] = value;
+    const hasBody = Object.keys(body).length > 0;
+    return (await invoke(asPerson(user), operationId, { params, body: hasBody ? body : undefined })) as OpOutput<K>;
+  }
+
+  function button(ctx: Context, action: string, label: string, options: { kind?: string; fields?: Record<string, string>; title?: string } = {}): Html {
+    const fields = Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+    return html`<form method="post" action="${action}" class="inline-form"><input type="hidden" name="csrf" value="${csrf(ctx)}">${fields}<button${options.kind ? html` class="${options.kind}"` : ''}${options.title ? html` aria-label="${options.title}"` : ''} type="submit">${label}</button></form>`;
+  }
+
+  const fromHtmx = (ctx: Context) => ctx.get('hx-request') === 'true';
+
+  function redirect(ctx: Context, back: string): void {
+    ctx.status = 303;
+    ctx.redirect(safeNext(back, '/lists'));
+  }
+
+  return { deps, csrf, checkedForm, signedIn, posted, nav, show, asPerson, call, button, fromHtmx, redirect };
+}
+
+function firstValues(params: URLSearchParams): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [key, value] of params) if (!(key in fields)) fields[key] = value;
+  return fields;
 }

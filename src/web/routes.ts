@@ -1,13 +1,19 @@
 /**
- * The web pages: sign-up, sign-in, the OAuth consent screen at /oauth/consent, and
- * Settings → Connections (the API key, connected apps). Server-rendered forms, no
- * JavaScript, CSRF-checked; sessions in Postgres (src/web/sessions.ts).
+ * The person's web app, server-rendered: sign-in and sign-up, the OAuth consent screen, the
+ * lists and their views, items, search, the trash, activity, the conversation, and Settings
+ * (connections, account, automations, memory, your data). Every page reads without
+ * JavaScript and every write is a plain form, CSRF-checked, that calls the same operations as
+ * REST and MCP; htmx and src/web/static/app.js only make it quicker. Sessions live in Postgres
+ * (src/web/sessions.ts).
  * @see docs/auth.md
  */
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { registerConnections } from './connections.js';
 import { registerConsent } from './consent.js';
+import { registerSettingsPages } from './automations.js';
+import { registerDataPages } from './data.js';
+import { registerItemPages } from './items.js';
 import { pageKit, type WebDeps } from './page-kit.js';
 import { registerSignIn } from './sign-in.js';
 
@@ -21,5 +27,8 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerSignIn(router, kit);
   registerConsent(router, kit);
   registerConnections(router, kit);
+  registerSettingsPages(router, kit);
+  registerDataPages(router, kit);
+  registerItemPages(router, kit);
   return router.routes() as Middleware;
 }

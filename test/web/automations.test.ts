@@ -39,7 +39,7 @@ describe('the Automations and Memory pages', () => {
 
   it('sends a signed-out visitor to sign-in and back', async () => {
     const res = await new HttpBrowser(server.baseUrl).request('/settings/automations');
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/signin?next=%2Fsettings%2Fautomations');
   });
 

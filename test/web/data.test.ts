@@ -37,7 +37,7 @@ describe('the Your data page', () => {
 
   it('sends a signed-out visitor to sign in, and refuses a form without the CSRF token', async () => {
     const res = await new HttpBrowser(server.baseUrl).request('/settings/data');
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/signin?next=%2Fsettings%2Fdata');
     const form = new FormData();
     form.set('csrf', 'forged');
