@@ -13,7 +13,9 @@ import { registerConnections } from './connections.js';
 import { registerConsent } from './consent.js';
 import { registerSettingsPages } from './automations.js';
 import { registerDataPages } from './data.js';
+import { registerFindPages } from './find.js';
 import { registerItemPages } from './items.js';
+import { registerListPages } from './lists.js';
 import { pageKit, type WebDeps } from './page-kit.js';
 import { registerSignIn } from './sign-in.js';
 
@@ -30,5 +32,7 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
   registerItemPages(router, kit);
+  registerListPages(router, kit);
+  registerFindPages(router, kit);
   return router.routes() as Middleware;
 }
