@@ -241,10 +241,19 @@ ${rendered}`;
 
   /** The list view: one line per item, open ones first, with Complete on a to-do list. */
   async function listView(ctx: Context, user: WebUser, list: List, tz: string): Promise<Html> {
-    const { items } = await kit.call(user, 'list_items', { listId: list.id, limit: PAGE_ROWS });
-    if (items.length === 0) return html`<p class="muted">Nothing here yet.</p>`;
-    const back = `${LISTS_PATH}/${list.id}?view=list`;
-    return html`<section class="card"><ul class="tasks">${items.map((item) => {
+    const completed = list.statusPropertyId !== null && ctx.query.status === 'completed';
+    const { items } = await kit.call(user, 'list_items', {
+      listId: list.id,
+      limit: PAGE_ROWS,
+      ...(completed ? { taskStatus: ['completed' as const], sort: 'completed' as const } : {}),
+    });
+    const base = `${LISTS_PATH}/${list.id}?view=list`;
+    const other = list.statusPropertyId
+      ? html`<p><a href="${completed ? base : `${base}&status=completed`}">${completed ? 'Show open tasks' : 'Show completed'}</a></p>`
+      : '';
+    if (items.length === 0) return html`<p class="muted">${completed ? 'Nothing completed yet.' : 'Nothing here yet.'}</p>${other}`;
+    const back = completed ? `${base}&status=completed` : base;
+    return html`${other}<section class="card"><ul class="tasks">${items.map((item) => {
       const done = item.taskStatus === 'completed';
       const toggle = list.statusPropertyId
         ? kit.button(ctx, `/items/${item.id}/value`, done ? 'Reopen' : 'Complete', {
