@@ -20,7 +20,10 @@ export class HttpBrowser {
   constructor(readonly baseUrl: string) {}
 
   /** One request to the service; Set-Cookie is stored, redirects are not followed. */
-  async request(pathOrUrl: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    pathOrUrl: string,
+    init: { method?: string; form?: Record<string, string> | URLSearchParams; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const url = new URL(pathOrUrl, this.baseUrl);
     const headers: Record<string, string> = { ...init.headers };
     const cookie = this.cookieHeader(url.pathname);
