@@ -28,7 +28,7 @@ async function signedIn(server: TestServer, account: TestAccount): Promise<HttpB
   return browser;
 }
 
-const unescape = (s: string) =>
+const unentity = (s: string) =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
@@ -37,7 +37,7 @@ const unescape = (s: string) =>
     .replace(/&amp;/g, '&');
 const attr = (tag: string, name: string) => {
   const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
-  return m ? unescape(m[1]!) : null;
+  return m ? unentity(m[1]!) : null;
 };
 
 /** The edit form's fields as a browser submits them: inputs in order, check boxes only when ticked, the chosen option, the textarea. */
@@ -48,7 +48,7 @@ function submission(page: string): URLSearchParams {
     const tag = m[0];
     const name = attr(tag, 'name');
     if (!name) continue;
-    if (tag.startsWith('<textarea')) out.append(name, unescape(m[1]!.replace(/^\n/, '')));
+    if (tag.startsWith('<textarea')) out.append(name, unentity(m[1]!.replace(/^\n/, '')));
     else if (tag.startsWith('<select')) out.append(name, attr(/<option[^>]*\sselected[^>]*>/.exec(tag)?.[0] ?? '<option value="">', 'value') ?? '');
     else if (attr(tag, 'type') === 'checkbox') {
       if (/\schecked/.test(tag)) out.append(name, attr(tag, 'value') ?? 'on');
