@@ -185,12 +185,12 @@ ${fieldInputs(item, fields)}
       : html`<p class="muted">No attachments yet.</p>`;
     const base = `/artifacts/${item.id}`;
     return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}
-<form class="dropzone" method="post" action="${base}/attachments" enctype="multipart/form-data" data-slots="${base}/uploads" data-attach="${base}/attachments">
+<p class="no-js muted">Adding images here needs JavaScript; an agent can attach them through the API (upload slots).</p>
+<form class="dropzone js-only" data-slots="${base}/uploads" data-attach="${base}/attachments">
 <input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
-<label for="attach-files">Add images <span class="js-only">(drop them here, or choose)</span></label>
+<label for="attach-files">Add images: drop them here, or choose</label>
 <input type="file" id="attach-files" name="images" accept="image/png,image/jpeg,image/webp,image/heic" multiple>
 <p role="status" class="muted"></p>
-<button type="submit" class="secondary">Upload</button>
 </form></section>`;
   }
 
