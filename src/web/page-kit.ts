@@ -55,6 +55,8 @@ export interface PageKit {
   signedIn(ctx: Context): Promise<WebUser | null>;
   /** A checked POST by a signed-in person; null when it was answered (refused or sent to sign-in). */
   posted(ctx: Context, limit?: FormLimit): Promise<Posted | null>;
+  /** `posted` for a script's fetch: a refusal answers JSON `{error}` (403 for the form, 401 signed out), not a page or a redirect. */
+  postedJson(ctx: Context): Promise<Posted | null>;
   /** The signed-in bar at the top of a page (empty when signed out). */
   nav(ctx: Context, user: WebUser | null, section?: Section): Html;
   /** Sends a signed-in page: the bar, an optional notice or error, the body. */
@@ -105,16 +107,21 @@ export function pageKit(deps: WebDeps): PageKit {
     );
   }
 
-  async function checkedParams(ctx: Context, limit?: FormLimit): Promise<URLSearchParams | null> {
+  async function checkedParams(ctx: Context, limit?: FormLimit, refuse: (ctx: Context) => void = refuseForm): Promise<URLSearchParams | null> {
     await currentUser(ctx, db);
     const origin = ctx.get('origin');
     const params = await readFormParams(ctx, limit);
     if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, params.get('csrf'))) {
-      refuseForm(ctx);
+      refuse(ctx);
       return null;
     }
     return params;
   }
+
+  const answerJson = (ctx: Context, status: number, error: string) => {
+    ctx.status = status;
+    ctx.body = { error };
+  };
 
   async function checkedForm(ctx: Context, limit?: FormLimit): Promise<Record<string, string> | null> {
     const params = await checkedParams(ctx, limit);
@@ -140,6 +147,14 @@ export function pageKit(deps: WebDeps): PageKit {
     const params = await checkedParams(ctx, limit);
     if (!params) return null;
     const user = await signedIn(ctx);
+    return user ? { user, form: firstValues(params), all: params } : null;
+  }
+
+  async function postedJson(ctx: Context): Promise<Posted | null> {
+    const params = await checkedParams(ctx, 'small', (c) => answerJson(c, 403, 'This form expired or was sent from another site: reload the page.'));
+    if (!params) return null;
+    const user = await currentUser(ctx, db);
+    if (!user) answerJson(ctx, 401, 'You are signed out: sign in again and reload the page.');
     return user ? { user, form: firstValues(params), all: params } : null;
   }
 
@@ -189,7 +204,7 @@ export function pageKit(deps: WebDeps): PageKit {
     ctx.redirect(safeNext(back, '/lists'));
   }
 
-  return { deps, csrf, checkedForm, signedIn, posted, nav, show, asPerson, call, button, fromHtmx, redirect };
+  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, show, asPerson, call, button, fromHtmx, redirect };
 }
 
 function firstValues(params: URLSearchParams): Record<string, string> {
