@@ -40,6 +40,10 @@ for i in $(seq 1 120); do
 done
 curl -fsS "http://127.0.0.1:$port/readyz" | grep -q '"ready":true'
 curl -fsS "http://127.0.0.1:$port/docs/assets/swagger-ui-bundle.js" -o /dev/null
+# The web app's stylesheet, script and htmx ship in the package and are served by it.
+signin="$(curl -fsS "http://127.0.0.1:$port/signin")"
+for asset in $(grep -oE '/assets/[a-z]+\.[0-9a-f]+\.(css|js|min\.js)' <<<"$signin"); do curl -fsS "http://127.0.0.1:$port$asset" -o /dev/null; done
+[ "$(grep -coE '/assets/' <<<"$signin")" -ge 3 ] || { echo "install check: the sign-in page links no assets" >&2; exit 1; }
 if grep -iE "Unsupported runtime|EBADENGINE|ExperimentalWarning" "$work/server.log"; then echo "install check: the start printed a runtime warning" >&2; exit 1; fi
 grep -q "listening on http://127.0.0.1:$port" "$work/server.log"
 # The command line of the installed package: an admin command makes an account and a key on the server's
