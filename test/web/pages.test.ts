@@ -224,6 +224,46 @@ describe('Settings → Connections', () => {
   });
 });
 
+describe('consent for an app already connected', () => {
+  const { server } = useTestServer({ accounts: [] });
+
+  it('is asked once: authorizing again, in this browser or another signed-in one, returns a code without the consent page', async () => {
+    const ada = await server.account('Ada', PASSWORD);
+    const client = await registerClient(server.baseUrl, 'Returning Agent');
+    const browser = new HttpBrowser(server.baseUrl);
+    const first = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(first.url).pathname).toBe('/signin');
+    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge), { email: ada.email, password: PASSWORD });
+    codeFrom(location);
+
+    const again = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(again.location).not.toBeNull();
+    expect(codeFrom(again.location)).toBeTruthy();
+
+    const elsewhere = await signedIn(server, ada.email);
+    const there = await elsewhere.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(there.url).pathname).not.toBe('/oauth/consent');
+    expect(codeFrom(there.location)).toBeTruthy();
+    expect(await server.db('oauth_payloads').where({ model: 'Grant', account_id: ada.userId }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  });
+
+  it('is asked again for scopes the app was not granted, and for another person', async () => {
+    const ada = await server.account('Ann', PASSWORD);
+    const bea = await server.account('Bea', PASSWORD);
+    const client = await registerClient(server.baseUrl, 'Narrow Agent');
+    const browser = new HttpBrowser(server.baseUrl);
+    const narrow = authorizeUrl(server.baseUrl, client, pkce().challenge, { scope: 'openid' });
+    codeFrom((await authorizeInBrowser(browser, narrow, { email: ada.email, password: PASSWORD })).location);
+    const wider = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(wider.url).pathname).toBe('/oauth/consent');
+    expect(await wider.res.text()).toContain('see your email address');
+
+    const beas = await signedIn(server, bea.email);
+    const theirs = await beas.follow(authorizeUrl(server.baseUrl, client, pkce().challenge, { scope: 'openid' }));
+    expect(new URL(theirs.url).pathname).toBe('/oauth/consent');
+  });
+});
+
 describe('pages on a phone, without JavaScript', () => {
   let ada: TestAccount;
   let chromium: TestBrowser;
