@@ -15,6 +15,7 @@ import { registerSettingsPages } from './automations.js';
 import { registerDataPages } from './data.js';
 import { registerItemPages } from './items.js';
 import { pageKit, type WebDeps } from './page-kit.js';
+import { registerSettings } from './settings.js';
 import { registerSignIn } from './sign-in.js';
 
 export { CONNECTIONS_PATH } from './connections.js';
@@ -27,6 +28,7 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerSignIn(router, kit);
   registerConsent(router, kit);
   registerConnections(router, kit);
+  registerSettings(router, kit);
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
   registerItemPages(router, kit);
