@@ -142,7 +142,8 @@ function excerpt(text: string): string {
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 
-function formatTime(at: Date, timeZone: string): string {
+/** A moment as the person reads it, in their time zone. */
+export function formatTime(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
 }
 

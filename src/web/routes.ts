@@ -9,6 +9,7 @@
  */
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
+import { registerActivity } from './activity.js';
 import { registerConnections } from './connections.js';
 import { registerConsent } from './consent.js';
 import { registerSettingsPages } from './automations.js';
@@ -32,5 +33,6 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
   registerItemPages(router, kit);
+  registerActivity(router, kit);
   return router.routes() as Middleware;
 }
