@@ -3,9 +3,13 @@
  * (refusals in sentences; this browser stays signed in, others are signed out), the time zone,
  * signing out everywhere, and the CSRF and sign-in checks every form has.
  */
-import { describe, it, expect } from '@jest/globals';
-import { useTestServer, type TestServer } from '../support/server.js';
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import { describe, it, expect, beforeAll } from '@jest/globals';
+import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
+import { launchBrowser, type TestBrowser } from '../support/browser.js';
+import { create_items } from '../../src/operations/create_items.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new long passphrase';
@@ -152,4 +156,36 @@ describe('Settings and Settings → Account', () => {
       expect(res.headers.get('location')).toBe(`/signin?next=${encodeURIComponent(path)}`);
     }
   });
+});
+
+describe('Settings, Account and Activity on a phone', () => {
+  let ada: TestAccount;
+  let chromium: TestBrowser;
+  const { server } = useTestServer({ accounts: [], beforeClose: async () => chromium?.close() });
+  beforeAll(async () => {
+    [chromium, ada] = await Promise.all([launchBrowser({ viewport: { width: 360, height: 740 }, isMobile: true }), server.account('Ada', PASSWORD)]);
+  }, 120_000);
+
+  it('fits a 360 px screen, and axe finds no serious or critical violation', async () => {
+    await create_items(server.context(ada), { items: [{ title: 'An item with a rather long title that has to wrap on a small screen somehow' }] });
+    const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const page = await chromium.context.newPage();
+    await page.goto(`${server.baseUrl}/settings/account`);
+    await page.fill('#email', ada.email);
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL('**/settings/account'), page.click('button[type=submit]')]);
+    for (const path of ['/settings', '/settings/account', '/activity', '/activity?only=agents', '/settings/connections']) {
+      await page.goto(`${server.baseUrl}${path}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      // Evaluated through the DevTools protocol, so the page's CSP does not apply to axe itself.
+      await page.evaluate(axeSource);
+      const violations = (await page.evaluate(async () => {
+        const run = (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }).axe.run;
+        return (await run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
+      })) as Array<{ id: string; impact: string }>;
+      expect({ path, violations: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical') }).toEqual({ path, violations: [] });
+    }
+    await page.goto(`${server.baseUrl}/activity`);
+    await page.screenshot({ path: '.tmp/activity-page.png', fullPage: true });
+  }, 60_000);
 });
