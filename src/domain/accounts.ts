@@ -63,3 +63,15 @@ export async function timeZoneOf(db: Knex, userId: string): Promise<string> {
   const user = (await db('users').where({ id: userId }).first('timezone')) as { timezone: string } | undefined;
   return user?.timezone ?? 'UTC';
 }
+
+/** Every IANA time zone this Node knows, for a picker (UTC included). */
+export function timeZones(): string[] {
+  const zones = Intl.supportedValuesOf('timeZone');
+  return zones.includes('UTC') ? zones : ['UTC', ...zones];
+}
+
+/** Sets the person's time zone (dates, reminders and automations follow it); refuses one that is not an IANA zone. */
+export async function setTimeZone(db: Knex, userId: string, timezone: string): Promise<void> {
+  if (!isTimeZone(timezone)) throw invalid(`'${timezone}' is not a time zone; choose one such as Europe/London, or UTC.`, 'timezone');
+  await db('users').where({ id: userId }).update({ timezone });
+}

@@ -6,6 +6,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Knex } from 'knex';
 import { invalid } from '../core/errors.js';
+import { endSessionsOf } from './sessions.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;
@@ -42,5 +43,25 @@ export async function setUserPassword(db: Knex, userId: string, password: string
     .where({ id: userId })
     .update({ password_hash: await hashPassword(password) });
   // Other browsers signed in with the old password are signed out.
-  await db('sessions').where({ user_id: userId }).delete();
+  await endSessionsOf(db, userId);
+}
+
+/** Why a password change was refused: the current password did not match, or the new one is not allowed. */
+export interface PasswordRefusal {
+  reason: 'wrong-current' | 'unfit';
+  message: string;
+}
+
+/**
+ * The person changes their own password: the current one must match and the new one pass
+ * passwordProblem. Returns the refusal, or null once changed (every web session ended, as
+ * setUserPassword does).
+ */
+export async function changePassword(db: Knex, userId: string, current: string, next: string): Promise<PasswordRefusal | null> {
+  const row = (await db('users').where({ id: userId }).first('password_hash')) as { password_hash: string | null } | undefined;
+  if (!(await verifyPassword(row?.password_hash, current))) return { reason: 'wrong-current', message: 'Your current password is not the one you entered.' };
+  const problem = passwordProblem(next) ?? (next === current ? 'Choose a new password that differs from the current one.' : null);
+  if (problem) return { reason: 'unfit', message: problem };
+  await setUserPassword(db, userId, next);
+  return null;
 }

@@ -100,7 +100,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
 <textarea id="definition" name="definition" rows="10" style="width:100%;font-family:ui-monospace,Menlo,Consolas,monospace" required>${opts.definition ?? EXAMPLE}</textarea>
 <button type="submit">Create</button></form>
 </section>`,
-      { status: opts.status ?? 200, section: 'settings' },
+      { status: opts.status ?? 200, settings: 'automations' },
     );
   }
 
@@ -194,7 +194,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
         user,
         'No such automation',
         html`<div class="card"><p>${err.message}</p><p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p></div>`,
-        { status: 404, section: 'settings' },
+        { status: 404, settings: 'automations' },
       );
     }
     const tz = await timeZoneOf(db, user.id);
@@ -214,7 +214,7 @@ ${r.error ? html`<p class="error">${r.error}</p>` : ''}</li>`,
 <p class="muted">${row.status} · ${row.schedule ? `"${row.schedule}" in ${tz}` : 'on demand only'}${row.chat_item_id ? html` · <a href="${config.webOrigin}/artifacts/${row.chat_item_id}">its chat</a>` : ''}</p></section>
 <section class="card"><h2>Latest runs</h2>${runs.length ? html`<ul class="apps">${list}</ul>` : html`<p>It has not run yet.</p>`}</section>
 <p><a href="${AUTOMATIONS_PATH}">Back to your automations</a></p>`,
-      { status: 200, section: 'settings' },
+      { status: 200, settings: 'automations' },
     );
   });
 
@@ -233,7 +233,7 @@ ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${but
 <form method="post" action="${MEMORY_PATH}"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <label for="text">Remember</label><input id="text" name="text" type="text" maxlength="${MEMORY_MAX_CHARS}" required>
 <button type="submit">Add</button></form></section>`,
-      { status: opts.status ?? 200, section: 'settings' },
+      { status: opts.status ?? 200, settings: 'memory' },
     );
   }
 

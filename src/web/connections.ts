@@ -15,9 +15,8 @@ export function registerConnections(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
   const { csrf, checkedForm } = kit;
 
-  // The front door is the person's lists; the settings root opens on connections.
+  // The front door is the person's lists.
   router.get('/', (ctx) => ctx.redirect('/lists'));
-  router.get('/settings', redirectToConnections);
   router.get(CONNECTIONS_PATH, showConnections);
   router.post(`${CONNECTIONS_PATH}/api-key`, createKey);
   router.post(`${CONNECTIONS_PATH}/api-key/revoke`, revokeKey);
@@ -68,15 +67,11 @@ ${apps.length > 0 ? html`<ul class="apps">${appItems}</ul>` : html`<p>No apps ar
 <section class="card"><h2>Event subscriptions</h2>
 ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : html`<p>No webhooks or MCP event subscriptions. They end with the key or app that made them.</p>`}
 </section>`,
-      { section: 'settings', ...(opts.status ? { status: opts.status } : {}) },
+      { settings: 'connections', ...(opts.status ? { status: opts.status } : {}) },
     );
   }
 
   const requireUser = (ctx: Context) => kit.signedIn(ctx);
-
-  function redirectToConnections(ctx: Context): void {
-    ctx.redirect(CONNECTIONS_PATH);
-  }
 
   async function showConnections(ctx: Context): Promise<void> {
     const user = await requireUser(ctx);

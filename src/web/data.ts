@@ -94,7 +94,7 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <h2 id="imports-h">Recent imports</h2>
 ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html`<p class="muted">None yet.</p>`}
 </section>`;
-    const text = page('Your data', body, { nav: kit.nav(ctx, user, 'settings') });
+    const text = page('Your data', html`${kit.settingsNav('data')}${body}`, { nav: kit.nav(ctx, user, 'settings') });
     // While an import runs, the page reloads itself every two seconds to show its progress.
     sendPage(
       ctx,

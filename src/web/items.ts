@@ -18,7 +18,7 @@ import { chatForPage, mainConversation, markChatRead, postPersonMessage, type Ch
 import { Html, html, page, sendPage } from './html.js';
 import { refusal, type PageKit } from './page-kit.js';
 import type { WebUser } from './sessions.js';
-import { renderMarkdown } from './markdown.js';
+import { markdownText, renderMarkdown } from './markdown.js';
 import {
   fieldInputs,
   keepsDueDate,
@@ -380,17 +380,14 @@ function messageItem(m: ChatMessageRow, when: (d: Date) => string): Html {
   return html`<li class="${classes}" data-kind="${m.author_kind}"><div class="meta"><span class="who">${m.author_name}</span><span class="muted">${kind} · ${when(m.created_at)}${m.updated_at.getTime() !== m.created_at.getTime() ? ' · edited' : ''}</span>${unread ? html`<span class="badge unread">Unread</span>` : ''}${m.needs_input ? html`<span class="badge ask">Waiting for your answer</span>` : ''}</div><div class="markdown">${new Html(renderMarkdown(m.text))}</div></li>`;
 }
 
-/** The first line of a message as plain text, at most 160 characters. */
+/** The first line of a message as plain text (its Markdown syntax left out), at most 160 characters. */
 function excerpt(text: string): string {
-  const line =
-    text
-      .split('\n')
-      .find((l) => l.trim() !== '')
-      ?.trim() ?? '';
+  const line = markdownText(text.split('\n').find((l) => l.trim() !== '') ?? '');
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 
-function formatTime(at: Date, timeZone: string): string {
+/** A moment as the person reads it, in their time zone. */
+export function formatTime(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
 }
 

@@ -38,9 +38,22 @@ export interface Posted {
 /** The sections of the bar at the top; `current` marks where the person is. */
 export type Section = 'lists' | 'search' | 'trash' | 'activity' | 'conversation' | 'settings';
 
+/** The pages under Settings; `settings` in ShowOptions marks the one shown. */
+export type SettingsPage = 'account' | 'connections' | 'automations' | 'memory' | 'data';
+
+export const SETTINGS_PAGES: ReadonlyArray<{ key: SettingsPage; href: string; label: string; about: string }> = [
+  { key: 'account', href: '/settings/account', label: 'Account', about: 'Your password, your time zone, and signing out everywhere.' },
+  { key: 'connections', href: '/settings/connections', label: 'Connections', about: 'Your API key, the apps you connected and their event subscriptions.' },
+  { key: 'automations', href: '/settings/automations', label: 'Automations', about: 'Standing orders the service runs on a schedule or when you ask.' },
+  { key: 'memory', href: '/settings/memory', label: 'Memory', about: 'What agents read about you before they start.' },
+  { key: 'data', href: '/settings/data', label: 'Your data', about: 'Export everything, or import lists from a file.' },
+];
+
 export interface ShowOptions extends PageOptions {
   status?: number;
   section?: Section;
+  /** A settings page: shows the settings navigation with this one current (and the Settings section). */
+  settings?: SettingsPage;
   notice?: string | null;
   error?: string | null;
 }
@@ -59,6 +72,8 @@ export interface PageKit {
   postedJson(ctx: Context): Promise<Posted | null>;
   /** The signed-in bar at the top of a page (empty when signed out). */
   nav(ctx: Context, user: WebUser | null, section?: Section): Html;
+  /** The navigation between the settings pages, `current` marked; `show` adds it for `settings`. */
+  settingsNav(current?: SettingsPage): Html;
   /** Sends a signed-in page: the bar, an optional notice or error, the body. */
   show(ctx: Context, user: WebUser, title: string, body: Html, options?: ShowOptions): void;
   /** The operation context of the signed-in person, as REST and MCP build one for a token. */
@@ -165,12 +180,18 @@ export function pageKit(deps: WebDeps): PageKit {
         )}</span><span class="muted">${user.email}</span><form method="post" action="/signout" class="inline-form"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary small" type="submit">Sign out</button></form></nav>`
       : html``;
 
+  const settingsNav = (current?: SettingsPage): Html =>
+    html`<nav class="settings-nav" aria-label="Settings"><ul>${SETTINGS_PAGES.map(
+      ({ key, href, label }) => html`<li><a href="${href}"${key === current ? new Html(' aria-current="page"') : ''}>${label}</a></li>`,
+    )}</ul></nav>`;
+
   function show(ctx: Context, user: WebUser, title: string, body: Html, options: ShowOptions = {}): void {
-    const banner = html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}`;
+    const section = options.section ?? (options.settings ? 'settings' : undefined);
+    const banner = html`${options.settings ? settingsNav(options.settings) : ''}${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}`;
     sendPage(
       ctx,
       options.status ?? 200,
-      page(title, html`${banner}${body}`, { nav: nav(ctx, user, options.section), ...(options.wide ? { wide: true } : {}) }),
+      page(title, html`${banner}${body}`, { nav: nav(ctx, user, section), ...(options.wide ? { wide: true } : {}) }),
       fileOrigins,
     );
   }
@@ -204,7 +225,7 @@ export function pageKit(deps: WebDeps): PageKit {
     ctx.redirect(safeNext(back, '/lists'));
   }
 
-  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, show, asPerson, call, button, fromHtmx, redirect };
+  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, settingsNav, show, asPerson, call, button, fromHtmx, redirect };
 }
 
 function firstValues(params: URLSearchParams): Record<string, string> {

@@ -9,6 +9,7 @@
  */
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
+import { registerActivity } from './activity.js';
 import { registerConnections } from './connections.js';
 import { registerConsent } from './consent.js';
 import { registerSettingsPages } from './automations.js';
@@ -17,6 +18,7 @@ import { registerFindPages } from './find.js';
 import { registerItemPages } from './items.js';
 import { registerListPages } from './lists.js';
 import { pageKit, type WebDeps } from './page-kit.js';
+import { registerSettings } from './settings.js';
 import { registerSignIn } from './sign-in.js';
 
 export { CONNECTIONS_PATH } from './connections.js';
@@ -29,10 +31,12 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerSignIn(router, kit);
   registerConsent(router, kit);
   registerConnections(router, kit);
+  registerSettings(router, kit);
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
   registerItemPages(router, kit);
   registerListPages(router, kit);
   registerFindPages(router, kit);
+  registerActivity(router, kit);
   return router.routes() as Middleware;
 }

@@ -140,6 +140,20 @@ describe('item page and main conversation', () => {
     expect(ours[2]).not.toContain('second line');
     expect(page).toContain(`href="/artifacts/${a}#chat"`);
   });
+
+  it("shows an agent's Markdown in the conversation's one-line excerpt as text, without its syntax or any markup", async () => {
+    const id = (await create_items(ctx(), { items: [{ title: 'Shopping run' }] })).items[0]!.id;
+    await post_chat_message(ctx(), {
+      id,
+      message: 'Booked **Tesco** for _Saturday_, see [the slot](https://example.com/slot) & <b>bring</b> `bags`',
+      agentName: 'Shop bot',
+    });
+    const page = await (await web.request('/conversation')).text();
+    const line = [...page.matchAll(/<li[^>]*>([\s\S]*?)<\/li>/g)].map((m) => m[1]!).find((l) => l.includes('Shopping run'))!;
+    const text = line.slice(line.indexOf('Shopping run</a>: '));
+    expect(text).toContain('Booked Tesco for Saturday, see the slot &amp; &lt;b&gt;bring&lt;/b&gt; bags');
+    expect(text).not.toMatch(/\*\*|<strong>|<b>|href="https:\/\/example/);
+  });
 });
 
 describe('the person replies in the browser', () => {

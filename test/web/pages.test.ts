@@ -7,6 +7,8 @@ import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
+import { startReceiver, type Receiver } from '../support/events.js';
+import { mintSecret } from '../../src/domain/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -221,6 +223,81 @@ describe('Settings → Connections', () => {
     const page = await (await browser.request('/settings/connections')).text();
     await browser.request('/settings/connections/apps/revoke', { form: { csrf: formValue(page, 'csrf'), grant: beaGrant.id } });
     expect(await server.db('oauth_payloads').where({ model: 'Grant', id: beaGrant.id }).first('id')).toEqual({ id: beaGrant.id });
+  });
+});
+
+describe('Settings → Connections: event subscriptions', () => {
+  let receiver: Receiver;
+  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [], beforeClose: async () => receiver?.close() });
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+
+  it("lists a webhook made with the API key and removes it from the page; another person's stays", async () => {
+    const ada = await server.account('Ada', PASSWORD);
+    const bea = await server.account('Bea', PASSWORD);
+    const made = await ada.sdk.POST('/event-subscriptions', { body: { url: `${receiver.url}?who=ada`, secret: mintSecret() } });
+    const theirs = await bea.sdk.POST('/event-subscriptions', { body: { url: `${receiver.url}?who=bea`, secret: mintSecret() } });
+    const browser = await signedIn(server, ada.email);
+    const page = await (await browser.request('/settings/connections')).text();
+    expect(page).toContain(`<strong>${receiver.url}?who=ada</strong>`);
+    expect(page).toMatch(/Webhook · [a-z]+ · made with your API key · task\.awaitingAgent/);
+    expect(page).not.toContain('who=bea');
+    expect(formValue(page, 'subscription')).toBe(made.data!.id);
+
+    const refused = await browser.request('/settings/connections/subscriptions/remove', {
+      form: { csrf: formValue(page, 'csrf'), subscription: theirs.data!.id },
+    });
+    expect(refused.status).toBe(303);
+    expect((await bea.sdk.GET('/event-subscriptions')).data!.subscriptions.map((s: { id: string }) => s.id)).toEqual([theirs.data!.id]);
+
+    const res = await browser.request('/settings/connections/subscriptions/remove', { form: { csrf: formValue(page, 'csrf'), subscription: made.data!.id } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/settings/connections?done=subscription-removed');
+    const after = await (await browser.request(res.headers.get('location')!)).text();
+    expect(after).toContain('The event subscription was removed.');
+    expect(after).toContain('No webhooks or MCP event subscriptions.');
+    expect((await ada.sdk.GET('/event-subscriptions')).data!.subscriptions).toEqual([]);
+  });
+});
+
+describe('consent for an app already connected', () => {
+  const { server } = useTestServer({ accounts: [] });
+
+  it('is asked once: authorizing again, in this browser or another signed-in one, returns a code without the consent page', async () => {
+    const ada = await server.account('Ada', PASSWORD);
+    const client = await registerClient(server.baseUrl, 'Returning Agent');
+    const browser = new HttpBrowser(server.baseUrl);
+    const first = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(first.url).pathname).toBe('/signin');
+    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, pkce().challenge), { email: ada.email, password: PASSWORD });
+    codeFrom(location);
+
+    const again = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(again.location).not.toBeNull();
+    expect(codeFrom(again.location)).toBeTruthy();
+
+    const elsewhere = await signedIn(server, ada.email);
+    const there = await elsewhere.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(there.url).pathname).not.toBe('/oauth/consent');
+    expect(codeFrom(there.location)).toBeTruthy();
+    expect(await server.db('oauth_payloads').where({ model: 'Grant', account_id: ada.userId }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  });
+
+  it('is asked again for scopes the app was not granted, and for another person', async () => {
+    const ada = await server.account('Ann', PASSWORD);
+    const bea = await server.account('Bea', PASSWORD);
+    const client = await registerClient(server.baseUrl, 'Narrow Agent');
+    const browser = new HttpBrowser(server.baseUrl);
+    const narrow = authorizeUrl(server.baseUrl, client, pkce().challenge, { scope: 'openid' });
+    codeFrom((await authorizeInBrowser(browser, narrow, { email: ada.email, password: PASSWORD })).location);
+    const wider = await browser.follow(authorizeUrl(server.baseUrl, client, pkce().challenge));
+    expect(new URL(wider.url).pathname).toBe('/oauth/consent');
+    expect(await wider.res.text()).toContain('see your email address');
+
+    const beas = await signedIn(server, bea.email);
+    const theirs = await beas.follow(authorizeUrl(server.baseUrl, client, pkce().challenge, { scope: 'openid' }));
+    expect(new URL(theirs.url).pathname).toBe('/oauth/consent');
   });
 });
 

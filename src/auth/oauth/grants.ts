@@ -57,3 +57,18 @@ export async function revokeConnectedApp(db: Knex, userId: string, grantId: stri
     return true;
   });
 }
+
+/**
+ * The id of the person's newest live grant to a client, or null: what they already allowed
+ * that app, whichever browser they allowed it in, so a second authorization asks for consent
+ * only for what that grant lacks.
+ */
+export async function grantIdOf(db: Knex, userId: string, clientId: string): Promise<string | null> {
+  const row = (await db('oauth_payloads')
+    .where({ model: 'Grant', account_id: userId })
+    .andWhereRaw("payload->>'clientId' = ?", [clientId])
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
+    .orderBy('created_at', 'desc')
+    .first('id')) as { id: string } | undefined;
+  return row?.id ?? null;
+}

@@ -21,6 +21,7 @@ import type { Config } from '../../core/config.js';
 import { html, page } from '../html.js';
 import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
+import { grantIdOf } from '../../auth/oauth/grants.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
 import { findUser } from '../../domain/accounts.js';
 
@@ -132,6 +133,16 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     // Spec: a refresh token on every authorization, whatever the scope.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
+    // Consent is asked once per app, not once per browser: the provider's own default looks
+    // only in this browser's authorization session, so a person who allowed an app in
+    // another browser (or whose session ended) was asked again. The grant found here still
+    // has to cover the request's scopes, or the consent prompt asks for what it lacks.
+    loadExistingGrant: async (ctx) => {
+      const { client, account } = ctx.oidc;
+      if (!client || !account) return undefined;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? (await grantIdOf(db, account.accountId, client.clientId));
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     rotateRefreshToken: true,
     extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' && token.grantId ? { gid: token.grantId } : undefined),
     extraClientMetadata: {
