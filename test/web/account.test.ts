@@ -7,19 +7,15 @@ import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, formValue } from '../support/oauth.js';
+import { HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { create_items } from '../../src/operations/create_items.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new long passphrase';
 
-async function signedIn(server: TestServer, email: string, password = PASSWORD): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/settings/account', email, password } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, email: string, password = PASSWORD): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, email, password, '/settings/account');
 }
 
 /** Posts a form of the account page with the page's CSRF token. */

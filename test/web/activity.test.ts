@@ -6,7 +6,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
@@ -14,12 +14,8 @@ import { recordActivity, recordServiceActivity } from '../../src/domain/activity
 
 const PASSWORD = 'correct horse battery staple';
 
-async function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/activity', email: account.email, password: PASSWORD } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, account.email, PASSWORD, '/activity');
 }
 
 /** An OAuth access token of a connected app, by the real flow. */

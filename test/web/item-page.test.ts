@@ -7,7 +7,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, formValue } from '../support/oauth.js';
+import { type HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { PNG } from '../support/images.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -20,12 +20,8 @@ import { escapeHtml } from '../../src/web/html.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-async function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/lists', email: account.email, password: PASSWORD } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, account.email, PASSWORD, '/lists');
 }
 
 const unentity = (s: string) =>

@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, formValue } from '../support/oauth.js';
+import { HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { create_items } from '../../src/operations/create_items.js';
@@ -16,12 +16,8 @@ import { mintSecret } from '../../src/domain/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-async function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/conversation', email: account.email, password: PASSWORD } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, account.email, PASSWORD, '/conversation');
 }
 
 describe('item page and main conversation', () => {

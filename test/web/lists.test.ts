@@ -6,19 +6,15 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, formValue } from '../support/oauth.js';
+import { HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { list_lists } from '../../src/operations/list_lists.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-async function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/lists', email: account.email, password: PASSWORD } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, account.email, PASSWORD, '/lists');
 }
 
 describe('the lists pages', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
@@ -13,12 +13,8 @@ import { mintSecret } from '../../src/domain/subscriptions.js';
 const PASSWORD = 'correct horse battery staple';
 
 /** Signs a fresh HttpBrowser in; returns it. */
-async function signedIn(server: TestServer, email: string, password = PASSWORD): Promise<HttpBrowser> {
-  const browser = new HttpBrowser(server.baseUrl);
-  const page = await (await browser.request('/signin')).text();
-  const res = await browser.request('/signin', { form: { csrf: formValue(page, 'csrf'), next: '/settings/connections', email, password } });
-  expect(res.status).toBe(303);
-  return browser;
+function signedIn(server: TestServer, email: string, password = PASSWORD): Promise<HttpBrowser> {
+  return signInOverHttp(server.baseUrl, email, password, '/settings/connections');
 }
 
 /** Posts a form found on the connections page (by its action), with the page's CSRF token. */
