@@ -20,7 +20,6 @@ import {
   timeZoneOf,
   type AutomationDto,
 } from '../domain/automations/automations.js';
-import { startManualRun } from '../domain/automations/runs.js';
 import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';
 import { localNow } from '../domain/time.js';
 import { html } from './html.js';
@@ -149,8 +148,10 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
 
   /** The POST actions on one automation (each answers the notice code to show); a refusal shows on the page with its status. */
   const actions: Record<string, (user: WebUser, id: string) => Promise<string>> = {
+    // Running has an operation (run_automation): the same checks as REST and MCP. Creating,
+    // pausing and deleting are the person's alone (no operation), so they call the domain.
     run: async (user, id) => {
-      await startManualRun(db, services.jobs, config, user.id, id, services.now());
+      await kit.call(user, 'run_automation', { id });
       return 'running';
     },
     pause: async (user, id) => {

@@ -6,7 +6,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
+import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
