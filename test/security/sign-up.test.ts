@@ -39,7 +39,7 @@ describe('sign-up without telling whether an email has an account', () => {
     expect(shape(takenRight)).toEqual(shape(fresh));
     for (const answer of [fresh, takenWrong, takenRight]) {
       // Not signed in by the sign-up itself: the settings send the browser to sign-in.
-      expect((await answer.browser.request('/settings/connections')).status).toBe(302);
+      expect((await answer.browser.request('/settings/connections')).status).toBe(303);
     }
     const page = await (await fresh.browser.request('/signin?next=%2Fsettings%2Fconnections&notice=signed-up')).text();
     expect(page).toContain('Sign in with the email and password you chose to continue.');
