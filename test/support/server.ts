@@ -41,8 +41,11 @@ export interface TestServer {
   services: Services;
   /** The OAuth authorization server of the app. */
   oauth: AuthServer;
-  /** Creates an account with an API key and an SDK client on it (and a web password, if given). */
-  account(name?: string, password?: string): Promise<TestAccount>;
+  /**
+   * Creates an account with an API key and an SDK client on it (and a web password, if given).
+   * Its email is unique to the process unless `email` names one (the screenshots' account).
+   */
+  account(name?: string, password?: string, email?: string): Promise<TestAccount>;
   /** An MCP client connected with the account's key. */
   mcp(account: TestAccount): Promise<Client>;
   /** The operation context of an account, to call operations directly. */
@@ -135,8 +138,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     services,
     oauth: served.oauth,
     ...(pump ? { pump } : {}),
-    async account(name = 'Ada', password?: string) {
-      const email = `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
+    async account(name = 'Ada', password?: string, fixedEmail?: string) {
+      const email = fixedEmail ?? `${name.toLowerCase()}-${process.pid}-${++counter}@example.com`;
       const user = await createUser(database.knex, { email, name, timezone: 'Europe/London', passwordHash: password ? await hashPassword(password) : null });
       const key = await createApiKey(database.knex, user.id);
       return {

@@ -10,6 +10,7 @@ import { HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { list_lists } from '../../src/operations/list_lists.js';
+import { localNow } from '../../src/domain/time.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -77,8 +78,9 @@ describe('the lists pages', () => {
     const tasks = (await list_lists(ctx(), {})).tasksListId!;
     const item = (await server.db('items').where({ list_id: tasks, title: 'Pay rent' }).first()) as { due_at: Date; has_due_time: boolean };
     expect(item.has_due_time).toBe(true);
-    const tomorrow = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
-    expect(item.due_at.toISOString()).toBe(`${tomorrow}T09:00:00.000Z`); // the account's zone is UTC
+    // 9am tomorrow in the account's time zone (test accounts live in Europe/London).
+    const tomorrow = localNow(new Date(Date.now() + 86400_000), 'Europe/London').today;
+    expect(localNow(item.due_at, 'Europe/London')).toEqual({ today: tomorrow, localTime: '09:00' });
   });
 
   it('creates a list with typed properties and its layout, and refuses a bad one in the words of the API', async () => {
