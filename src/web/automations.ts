@@ -1,7 +1,7 @@
 /**
  * Settings → Automations and Settings → Memory: the person's own pages for what the CLI's
- * `listkeeper automation` and `listkeeper memory` do. Server-rendered forms, no JavaScript,
- * CSRF-checked, on the web sessions of src/web/sessions.ts.
+ * `listkeeper automation` and `listkeeper memory` do. Server-rendered forms, CSRF-checked, on
+ * the web sessions of src/web/sessions.ts.
  * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
 import type { Context } from 'koa';
