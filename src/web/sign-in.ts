@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { checkEmail, createUser, findUserByEmail, isTimeZone } from '../domain/accounts.js';
 import { ApiError } from '../core/errors.js';
-import { CONNECTIONS_PATH } from './connections.js';
+import { LISTS_PATH } from './lists.js';
 import { html, page, sendPage } from './html.js';
 import { safeNext } from './forms.js';
 import type { PageKit } from './page-kit.js';
@@ -51,7 +51,7 @@ ${signUpLink}
   }
 
   async function showSignIn(ctx: Context): Promise<void> {
-    const next = safeNext(ctx.query.next, CONNECTIONS_PATH);
+    const next = safeNext(ctx.query.next, LISTS_PATH);
     // `again`: the OAuth interaction of an app that asked for a fresh sign-in (prompt=login,
     // max_age), so the form shows even to a signed-in browser.
     const again = typeof ctx.query.again === 'string' && ctx.query.again.length <= 100 ? ctx.query.again : undefined;
@@ -65,7 +65,7 @@ ${signUpLink}
   async function submitSignIn(ctx: Context): Promise<void> {
     const form = await checkedForm(ctx);
     if (!form) return;
-    const next = safeNext(form.next, CONNECTIONS_PATH);
+    const next = safeNext(form.next, LISTS_PATH);
     const email = (form.email ?? '').trim();
     const again = form.again && form.again.length <= 100 ? form.again : undefined;
     const throttle = signInThrottle(db, config.signInMaxFailures);
@@ -132,7 +132,7 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 
   async function showSignUp(ctx: Context): Promise<void> {
     if (!config.allowSignUp) return signUpClosed(ctx);
-    const next = safeNext(ctx.query.next, CONNECTIONS_PATH);
+    const next = safeNext(ctx.query.next, LISTS_PATH);
     if (await currentUser(ctx, db)) return ctx.redirect(next);
     signUpPage(ctx, 200, { next });
   }
@@ -141,7 +141,7 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
     if (!config.allowSignUp) return signUpClosed(ctx);
     const form = await checkedForm(ctx);
     if (!form) return;
-    const next = safeNext(form.next, CONNECTIONS_PATH);
+    const next = safeNext(form.next, LISTS_PATH);
     const values = { name: form.name ?? '', email: (form.email ?? '').trim(), timezone: (form.timezone ?? '').trim() || 'UTC' };
     const password = form.password ?? '';
     const problem =
