@@ -67,6 +67,8 @@ describe('the lists pages', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/signin?next=%2Flists');
     expect((await new HttpBrowser(server.baseUrl).request('/')).headers.get('location')).toBe('/lists');
+    // Signing in with no page to return to lands on the lists.
+    expect(formValue(await (await new HttpBrowser(server.baseUrl).request('/signin')).text(), 'next')).toBe('/lists');
   });
 
   it('shows every list with Tasks first, and quick add reads the due date out of the title', async () => {
