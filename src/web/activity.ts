@@ -9,7 +9,7 @@ import type Router from '@koa/router';
 import { timeZoneOf } from '../domain/accounts.js';
 import { activityPage, type ActivityAuthor, type ActivityLine } from '../domain/activity.js';
 import { Html, html } from './html.js';
-import { formatTime } from './items.js';
+import { formatTime } from './format.js';
 import type { PageKit } from './page-kit.js';
 
 export const ACTIVITY_PATH = '/activity';

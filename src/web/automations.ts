@@ -141,7 +141,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
    */
   async function noticeFor(user: WebUser, code: unknown, id: unknown): Promise<string | null> {
     if (code === 'deleted') return 'The automation is deleted.';
-    if (typeof code !== 'string' || typeof id !== 'string' || !NOTICES[code]) return null;
+    if (typeof code !== 'string' || typeof id !== 'string' || !Object.hasOwn(NOTICES, code)) return null;
     const automation = await getAutomation(db, user.id, id).catch(() => null);
     return automation ? NOTICES[code]!(automation) : null;
   }

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
 import { html } from './html.js';
-import type { PageKit } from './page-kit.js';
+import { noticeOf, type PageKit } from './page-kit.js';
 import { listSubscriptions, removeSubscription } from '../domain/subscriptions.js';
 import { isUuid } from '../domain/ids.js';
 import type { WebUser } from './sessions.js';
@@ -82,7 +82,8 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
       'app-revoked': 'The app was disconnected; its tokens and event subscriptions no longer work.',
       'subscription-removed': 'The event subscription was removed.',
     };
-    await connectionsPage(ctx, user, typeof done === 'string' && notices[done] ? { notice: notices[done] } : {});
+    const notice = noticeOf(notices, done);
+    await connectionsPage(ctx, user, notice ? { notice } : {});
   }
 
   async function createKey(ctx: Context): Promise<void> {

@@ -20,13 +20,6 @@ export async function readFormParams(ctx: Context, limit: FormLimit = 'small'): 
   }
 }
 
-/** The first value of each submitted field; an empty object for another content type or an oversized body. */
-export async function readForm(ctx: Context): Promise<Record<string, string>> {
-  const fields: Record<string, string> = {};
-  for (const [key, value] of await readFormParams(ctx)) if (!(key in fields)) fields[key] = value;
-  return fields;
-}
-
 /**
  * A same-site path to go to after signing in, or the fallback: only absolute paths on this
  * site ("/..."), never "//host", "/\host" or a full URL, so `next` cannot redirect elsewhere.

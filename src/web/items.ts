@@ -11,12 +11,14 @@
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import type { OpInput } from '../core/context.js';
+import type { OpInput, OpOutput } from '../core/context.js';
 import { getUser } from '../domain/accounts.js';
 import { listsById, loadAccessible } from '../domain/items.js';
 import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat.js';
 import { Html, html, page, sendPage } from './html.js';
-import { refusal, type PageKit } from './page-kit.js';
+import { noticeOf, refusal, type PageKit } from './page-kit.js';
+import { isUuid } from '../domain/ids.js';
+import { formatDay, formatTime } from './format.js';
 import type { WebUser } from './sessions.js';
 import { markdownText, renderMarkdown } from './markdown.js';
 import {
@@ -35,7 +37,6 @@ import {
 
 export const CONVERSATION_PATH = '/conversation';
 const MAX_MESSAGE = 20000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The notices the item page shows after a redirect, by code. */
 const NOTICES: Record<string, string> = { saved: 'Saved.', unchanged: 'Nothing changed, so nothing was saved.', subtask: 'Subtask added.' };
@@ -75,7 +76,7 @@ export function registerItemPages(router: Router, kit: PageKit): void {
   }
 
   async function reachable(id: string, user: WebUser) {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const found = (await loadAccessible(db, user.id, [id])).get(id);
     if (!found) return null;
     const list = (await listsById(db, [found.row.list_id])).get(found.row.list_id)!;
@@ -90,7 +91,7 @@ export function registerItemPages(router: Router, kit: PageKit): void {
 
   /** The item as get_item answers it to the person, or null when it is not theirs to see (or gone). */
   async function readItem(user: WebUser, id: string, withImages = false): Promise<Item | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     try {
       return await kit.call(user, 'get_item', { id, ...(withImages ? { includeImageUrls: true } : {}) });
     } catch (err) {
@@ -212,7 +213,7 @@ ${fieldInputs(item, fields)}
     if (!user) return;
     const item = await readItem(user, ctx.params.id!, true);
     if (!item) return notFoundPage(ctx, user);
-    await showItem(ctx, user, item, { notice: NOTICES[String(ctx.query.notice)] ?? null });
+    await showItem(ctx, user, item, { notice: noticeOf(NOTICES, ctx.query.notice) });
     // Shown once as unread; seen from now on.
     await markChatRead(db, item.id, now());
   });
@@ -293,7 +294,13 @@ ${fieldInputs(item, fields)}
     const { user } = got;
     const item = await readItem(user, ctx.params.id!, true);
     if (!item) return notFoundPage(ctx, user);
-    const result = await kit.call(user, 'delete_items', { itemIds: [item.id] });
+    let result: OpOutput<'delete_items'>;
+    try {
+      result = await kit.call(user, 'delete_items', { itemIds: [item.id] });
+    } catch (err) {
+      const refused = refusal(err);
+      return showItem(ctx, user, item, { status: refused.status, error: refused.message });
+    }
     if (result.refused.length) return showItem(ctx, user, item, { status: 409, error: 'This item is shared with you: only its owner can delete it.' });
     kit.redirect(ctx, `/lists/${item.listId}`);
   });
@@ -384,13 +391,4 @@ function messageItem(m: ChatMessageRow, when: (d: Date) => string): Html {
 function excerpt(text: string): string {
   const line = markdownText(text.split('\n').find((l) => l.trim() !== '') ?? '');
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
-}
-
-/** A moment as the person reads it, in their time zone. */
-export function formatTime(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
-}
-
-function formatDay(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium' }).format(at);
 }

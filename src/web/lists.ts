@@ -9,7 +9,7 @@
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import type { OpOutput } from '../core/context.js';
+import type { OpInput, OpOutput } from '../core/context.js';
 import type { ApiError } from '../core/errors.js';
 import type { components } from '../generated/api.js';
 import { timeZoneOf } from '../domain/accounts.js';
@@ -17,7 +17,10 @@ import { readDueFromTitle } from '../domain/enrich.js';
 import { isUuid } from '../domain/ids.js';
 import { localNow } from '../domain/time.js';
 import { Html, html } from './html.js';
-import { refusal, type PageKit } from './page-kit.js';
+import { noticeOf, refusal, type PageKit } from './page-kit.js';
+import { safeNext } from './forms.js';
+import { formatDay, formatTime } from './format.js';
+import { STATUS_TEXT } from './item-form.js';
 import type { WebUser } from './sessions.js';
 
 type List = components['schemas']['List'];
@@ -26,7 +29,6 @@ type ItemRow = components['schemas']['ItemRow'];
 type View = 'list' | 'table' | 'board';
 
 export const LISTS_PATH = '/lists';
-const STATUS_LABELS: Record<string, string> = { todo: 'To do', inProgress: 'In progress', completed: 'Completed' };
 const PROPERTY_TYPES = ['text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'] as const;
 const TYPE_NAMES: Record<string, string> = {
   text: 'Text',
@@ -94,9 +96,9 @@ ${newListForm(ctx, form)}
     });
   }
 
-  function quickAddForm(ctx: Context, title: string, listId?: string): Html {
+  function quickAddForm(ctx: Context, title: string, listId?: string, view?: View): Html {
     return html`<form method="post" action="${listId ? `${LISTS_PATH}/${listId}/items` : '/quick-add'}" class="row">
-<input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
+<input type="hidden" name="csrf" value="${kit.csrf(ctx)}">${view ? html`<input type="hidden" name="view" value="${view}">` : ''}
 <div><label for="quick-title">${listId ? 'Add an item' : 'Add a task'}</label>
 <input id="quick-title" name="title" type="text" maxlength="2000" required value="${title}" placeholder="${listId ? 'Title' : 'Pay rent friday 9am'}" aria-describedby="quick-hint"></div>
 <button type="submit">Add</button>
@@ -204,7 +206,7 @@ ${rows}
       view === 'table' ? await tableView(ctx, user, list, tz) : view === 'board' ? await boardView(ctx, user, list, tz) : await listView(ctx, user, list, tz);
     const body = html`<p class="muted"><a href="${LISTS_PATH}">All lists</a>${list.instructions ? html` · ${list.instructions}` : ''}</p>
 ${viewSwitch(ctx, list, view)}
-<section class="card" aria-labelledby="add-h"><h2 id="add-h" class="visually-hidden">Add an item</h2>${quickAddForm(ctx, options.title ?? '', list.id)}</section>
+<section class="card" aria-labelledby="add-h"><h2 id="add-h" class="visually-hidden">Add an item</h2>${quickAddForm(ctx, options.title ?? '', list.id, view)}</section>
 ${rendered}`;
     kit.show(ctx, user, `${list.icon ? `${list.icon} ` : ''}${list.name}`, body, {
       section: 'lists',
@@ -273,7 +275,8 @@ ${rendered}`;
   /** The table: typed columns, sorted by a column's header, filtered by one property, each cell its own small form. */
   async function tableView(ctx: Context, user: WebUser, list: List, tz: string): Promise<Html> {
     const columns = list.properties;
-    const sort = typeof ctx.query.sort === 'string' && ctx.query.sort ? ctx.query.sort : null;
+    // Only the list's own columns: a link cannot make the page show a refusal of its own words.
+    const sort = typeof ctx.query.sort === 'string' && (ctx.query.sort === 'title' || columns.some((p) => p.id === ctx.query.sort)) ? ctx.query.sort : null;
     const direction = ctx.query.dir === 'desc' ? 'desc' : 'asc';
     const filter = tableFilter(ctx, columns);
     let result: OpOutput<'query_items'>;
@@ -328,7 +331,7 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
     const result = await kit.call(user, 'query_items', { listId: list.id, limit: PAGE_ROWS });
     const columns: Array<{ value: string; label: string }> =
       group.id === 'status'
-        ? Object.entries(STATUS_LABELS).map(([value, label]) => ({ value, label }))
+        ? Object.entries(STATUS_TEXT).map(([value, label]) => ({ value, label }))
         : [...(group.options ?? []).map((o) => ({ value: o.id, label: o.label })), { value: '', label: 'No value' }];
     const columnOf = (item: ItemRow) => (group.id === 'status' ? (item.taskStatus ?? 'todo') : String(item.values[group.id] ?? ''));
     const back = `${LISTS_PATH}/${list.id}?view=board${group.id === 'status' ? '' : `&groupBy=${group.id}`}`;
@@ -374,7 +377,7 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
       const made = await kit.call(user, 'create_items', { listId: list.id, items: [entry] });
       const failed = made.failed?.[0];
       if (failed) return listPage(ctx, user, { status: 400, error: failed.reason, title: form.title ?? '' });
-      kit.redirect(ctx, `${LISTS_PATH}/${list.id}${typeof ctx.query.view === 'string' ? `?view=${ctx.query.view}` : ''}`);
+      kit.redirect(ctx, `${LISTS_PATH}/${list.id}${isView(form.view) ? `?view=${form.view}` : ''}`);
     } catch (err) {
       const e = refusal(err);
       await listPage(ctx, user, { status: e.status, error: e.message, title: form.title ?? '' });
@@ -391,7 +394,7 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
     const value = submittedValue(form, all);
     let failure: ApiError | undefined;
     try {
-      await kit.call(user, 'update_items', { items: [{ itemId, values: { [property]: value } }] });
+      await kit.call(user, 'update_items', updateOf(itemId, property, value));
     } catch (err) {
       failure = refusal(err);
     }
@@ -428,7 +431,11 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
       kit.redirect(ctx, withDone(form.back ?? LISTS_PATH, 'deleted'));
     } catch (err) {
       const e = refusal(err);
-      kit.show(ctx, user, 'Not deleted', html`<p><a href="${form.back ?? LISTS_PATH}">Back</a></p>`, { status: e.status, error: e.message, section: 'lists' });
+      kit.show(ctx, user, 'Not deleted', html`<p><a href="${safeNext(form.back, LISTS_PATH)}">Back</a></p>`, {
+        status: e.status,
+        error: e.message,
+        section: 'lists',
+      });
     }
   }
 
@@ -469,8 +476,12 @@ function canBoard(list: List): boolean {
   return canGroupBy(list).length > 0;
 }
 
+function isView(asked: unknown): asked is View {
+  return asked === 'list' || asked === 'table' || asked === 'board';
+}
+
 function viewOf(asked: unknown, list: List): View {
-  const view = asked === 'list' || asked === 'table' || asked === 'board' ? asked : layoutView(list.layout);
+  const view = isView(asked) ? asked : layoutView(list.layout);
   return view === 'board' && !canBoard(list) ? 'table' : view;
 }
 
@@ -510,7 +521,7 @@ function valueInput(item: ItemRow, p: Property, tz: string, label: string): Html
   const labelled = html`<label for="${id}" class="visually-hidden">${label}</label>`;
   switch (p.type) {
     case 'status':
-      return html`${labelled}<select id="${id}" name="value">${Object.entries(STATUS_LABELS).map(
+      return html`${labelled}<select id="${id}" name="value">${Object.entries(STATUS_TEXT).map(
         ([value, text]) => html`<option value="${value}"${(raw ?? 'todo') === value ? new Html(' selected') : ''}>${text}</option>`,
       )}</select>`;
     case 'select':
@@ -536,6 +547,16 @@ function valueInput(item: ItemRow, p: Property, tz: string, label: string): Html
   }
 }
 
+/**
+ * update_items for one value: status and the due date as the call's `taskStatus` and `dueAt`
+ * (the due date read in the person's time zone, words too), any other property as a value.
+ */
+function updateOf(itemId: string, property: string, value: ReturnType<typeof submittedValue>): OpInput<'update_items'> {
+  if (property === 'status') return { items: [{ itemId }], taskStatus: String(value) as NonNullable<OpInput<'update_items'>['taskStatus']> };
+  if (property === 'dueDate') return { items: [{ itemId }], dueAt: String(value).trim() || 'none' };
+  return { items: [{ itemId, values: { [property]: value } }] };
+}
+
 /** The value a cell's form sent, as the API takes it: "" clears, a check box is a boolean, a multiSelect a list. */
 function submittedValue(form: Record<string, string>, all: URLSearchParams): string | number | boolean | string[] {
   if (form.checkbox) return all.getAll('value').includes('true');
@@ -545,8 +566,7 @@ function submittedValue(form: Record<string, string>, all: URLSearchParams): str
 
 function dueText(item: Pick<ItemRow, 'dueAt' | 'hasDueTime'>, tz: string): string {
   if (!item.dueAt) return '';
-  const local = localNow(new Date(item.dueAt), tz);
-  return item.hasDueTime ? `${local.today} ${local.localTime}` : local.today;
+  return item.hasDueTime ? formatTime(new Date(item.dueAt), tz) : formatDay(new Date(item.dueAt), tz);
 }
 
 function splitOptions(text: string): string[] {
@@ -569,7 +589,6 @@ const NOTICES: Record<string, string> = {
   deleted: 'Moved to the trash. Restore it from the trash within its retention time.',
 };
 
-/** Notices come by code, never as text: a link cannot make the page say words of its own. */
 function noticeFor(code: unknown): string | null {
-  return typeof code === 'string' ? (NOTICES[code] ?? null) : null;
+  return noticeOf(NOTICES, code);
 }

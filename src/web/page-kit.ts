@@ -88,6 +88,15 @@ export interface PageKit {
   redirect(ctx: Context, back: string): void;
 }
 
+/**
+ * The notice a page shows for a code in its address (`?done=added`), or null: notices come by
+ * code, never as text, so a link cannot make a page say words of its own; only the table's own
+ * codes count (not `constructor` and the like an object inherits).
+ */
+export function noticeOf(table: Readonly<Record<string, string>>, code: unknown): string | null {
+  return typeof code === 'string' && Object.hasOwn(table, code) ? table[code]! : null;
+}
+
 /** The sentence of a refusal an operation answered (the same one REST and MCP send), or rethrows anything else. */
 export function refusal(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
@@ -117,7 +126,7 @@ export function pageKit(deps: WebDeps): PageKit {
       403,
       page(
         'Please try again',
-        html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${ctx.path}">Reload the page</a> and send it again.</p></div>`,
+        html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${(ctx.get('referer') && sameSitePath(ctx.get('referer'))) || '/lists'}">Reload the page</a> and send it again.</p></div>`,
       ),
     );
   }

@@ -11,7 +11,7 @@ import { changePassword } from '../domain/passwords.js';
 import { endSessionsOf } from '../domain/sessions.js';
 import { signInThrottle } from '../domain/sign-in-throttle.js';
 import { html } from './html.js';
-import { SETTINGS_PAGES, type PageKit } from './page-kit.js';
+import { noticeOf, SETTINGS_PAGES, type PageKit } from './page-kit.js';
 import { signIn, signOut, type WebUser } from './sessions.js';
 
 export const SETTINGS_PATH = '/settings';
@@ -81,7 +81,7 @@ ${kit.button(ctx, `${ACCOUNT_PATH}/sign-out-everywhere`, 'Sign out everywhere', 
   async function showAccount(ctx: Context): Promise<void> {
     const user = await kit.signedIn(ctx);
     if (!user) return;
-    const done = typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined;
+    const done = noticeOf(NOTICES, ctx.query.done);
     await accountPage(ctx, user, done ? { notice: done } : {});
   }
 

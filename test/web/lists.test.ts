@@ -157,6 +157,38 @@ describe('the lists pages', () => {
     expect((await get_item(ctx(), { id: emma })).values[prop('Pages').id]).toBe(474);
   });
 
+  it("reads a due date typed in a table cell in the person's time zone, words too", async () => {
+    const bea = await server.account('Bea', PASSWORD);
+    await server.db('users').where({ id: bea.userId }).update({ timezone: 'America/Los_Angeles' });
+    const browser = await signInOverHttp(server.baseUrl, bea.email, PASSWORD);
+    const token = formValue(await (await browser.request('/lists')).text(), 'csrf');
+    const tasks = (await list_lists(server.context(bea), {})).tasksListId!;
+    const id = (await create_items(server.context(bea), { items: [{ title: 'Pay the rent' }] })).items[0]!.id;
+    const set = (value: string) =>
+      browser.request(`/items/${id}/value`, { form: { csrf: token, property: 'dueDate', value, back: `/lists/${tasks}?view=table` } });
+    expect((await set('2026-12-24')).status).toBe(303);
+    let item = await get_item(server.context(bea), { id });
+    expect([localNow(new Date(item.dueAt!), 'America/Los_Angeles').today, item.hasDueTime]).toEqual(['2026-12-24', false]);
+    // As the cell shows a due time, and sends it back unchanged.
+    expect(await (await browser.request(`/lists/${tasks}?view=table`)).text()).toContain('value="24 Dec 2026"');
+    expect((await set('24 Dec 2026, 17:00')).status).toBe(303);
+    item = await get_item(server.context(bea), { id });
+    expect(localNow(new Date(item.dueAt!), 'America/Los_Angeles')).toEqual({ today: '2026-12-24', localTime: '17:00' });
+    expect((await set('friday 5pm')).status).toBe(303);
+    item = await get_item(server.context(bea), { id });
+    expect(localNow(new Date(item.dueAt!), 'America/Los_Angeles').localTime).toBe('17:00');
+    expect((await set('')).status).toBe(303);
+    expect((await get_item(server.context(bea), { id })).dueAt).toBeNull();
+  });
+
+  it('keeps the view an item was added in, and shows no notice a link names that is not its own', async () => {
+    const { list } = await readingList();
+    const res = await post(`/lists/${list.id}/items`, { title: 'Persuasion', view: 'board' });
+    expect(res.headers.get('location')).toBe(`/lists/${list.id}?view=board`);
+    for (const code of ['constructor', '__proto__', 'toString']) expect(await page(`/lists?done=${code}`)).not.toContain('role="status"');
+    expect(await page('/lists?done=added')).toContain('<p class="notice" role="status">Added.</p>');
+  });
+
   it('sorts the table by a column and filters it by a value', async () => {
     const { list, prop, option } = await readingList();
     await create_items(ctx(), {

@@ -115,7 +115,7 @@ describe('the web app, walked in Chromium', () => {
       // Add items.
       for (const title of ['Dune', 'Emma', 'Heat']) {
         await page.fill('#quick-title', title);
-        await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}$`));
+        await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}\\?view=table$`));
       }
       expect(await page.locator('table.items tbody tr').count()).toBe(3);
 
