@@ -144,18 +144,29 @@ ${rows}
         const options = splitOptions(form[`p${n}-options`] ?? '');
         return { name: form[`p${n}-name`]!.trim(), type, ...(type === 'select' || type === 'multiSelect' ? { options } : {}) };
       });
+    const tasks = form.kind === 'tasks';
+    let made: List;
     try {
-      const made = await kit.call(user, 'create_list', {
-        name: form.name ?? '',
-        ...(form.kind === 'tasks' ? { template: 'tasks' as const } : { properties }),
-      });
-      const layout = form.layout === 'table' || form.layout === 'kanban' ? form.layout : null;
-      if (layout) await kit.call(user, 'update_list', { id: made.id, layout });
-      kit.redirect(ctx, `${LISTS_PATH}/${made.id}`);
+      made = await kit.call(user, 'create_list', { name: form.name ?? '', ...(tasks ? { template: 'tasks' as const } : { properties }) });
     } catch (err) {
       const e = refusal(err);
-      await home(ctx, user, { status: e.status, error: e.message, form });
+      return home(ctx, user, { status: e.status, error: e.message, form });
     }
+    // The view, and a to-do list's own properties (the template takes none), are a second call.
+    // The list exists by then: a refusal shows on the list's page, so sending the form again
+    // cannot make a second list.
+    const layout = form.layout === 'table' || form.layout === 'kanban' ? form.layout : null;
+    const addProperties = tasks && properties.length ? properties : null;
+    if (layout || addProperties) {
+      try {
+        await kit.call(user, 'update_list', { id: made.id, ...(layout ? { layout } : {}), ...(addProperties ? { addProperties } : {}) });
+      } catch (err) {
+        const e = refusal(err);
+        ctx.params.id = made.id;
+        return listPage(ctx, user, { status: e.status, error: `The list was made, but not all of it: ${e.message}` });
+      }
+    }
+    kit.redirect(ctx, `${LISTS_PATH}/${made.id}`);
   }
 
   async function quickAdd(ctx: Context): Promise<void> {

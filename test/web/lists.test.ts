@@ -94,6 +94,17 @@ describe('the lists pages', () => {
       ['Read', 'checkbox'],
       ['Moods', 'multiSelect'],
     ]);
+    // A to-do list keeps the properties typed beside its status and due date.
+    const todo = await post('/lists', {
+      name: 'Packing',
+      kind: 'tasks',
+      layout: 'kanban',
+      'p1-name': 'Bag',
+      'p1-type': 'select',
+      'p1-options': 'Carry-on, Hold',
+    });
+    const packing = (await list_lists(ctx(), {})).lists.find((l) => l.id === todo.headers.get('location')!.split('/').pop())!;
+    expect([packing.layout, packing.role, packing.properties.map((p) => p.name)]).toEqual(['kanban', 'tasks', ['Status', 'Due date', 'Bag']]);
     const refused = await post('/lists', { name: '', kind: 'other' });
     expect(refused.status).toBe(400);
     const rest = await ada.sdk.POST('/lists', { body: { name: '' } });
