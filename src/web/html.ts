@@ -58,6 +58,7 @@ export function page(title: string, body: Html, options: PageOptions = {}): stri
 <meta name="color-scheme" content="light dark">
 <meta name="htmx-config" content='{"allowEval":false,"allowScriptTags":false,"includeIndicatorStyles":false,"selfRequestsOnly":true,"historyCacheSize":0}'>
 <title>${title} · listkeeper</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET_PATHS.css}">
 <script src="${ASSET_PATHS.htmx}" defer></script>
 <script src="${ASSET_PATHS.app}" defer></script>

@@ -73,6 +73,12 @@ describe('the web app, walked in Chromium', () => {
     'signs in, makes a list, edits it in the table and on the board, finds, deletes and restores an item, and removes an app and a webhook',
     async () => {
       const page = await chromium.context.newPage();
+      // A refused script, style or fetch (CSP) or a missing file shows as a console error.
+      const consoleErrors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(`${new URL(page.url()).pathname}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => consoleErrors.push(`${new URL(page.url()).pathname}: ${error.message}`));
       // An app connected by OAuth and a webhook, both to be removed at the end.
       const client = await registerClient(server.baseUrl, 'Travel Agent');
       const authorized = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, pkce().challenge), {
@@ -196,6 +202,7 @@ describe('the web app, walked in Chromium', () => {
       await clickTo(page, 'form[action="/settings/connections/subscriptions/remove"] button', '**/settings/connections?done=subscription-removed');
       expect(await page.textContent('main')).not.toContain(receiver.url);
       expect(await server.db('event_subscriptions').where({ id: sub.data!.id }).first()).toBeUndefined();
+      expect(consoleErrors).toEqual([]);
       await page.close();
     },
     SETUP_MS,
