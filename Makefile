@@ -81,8 +81,10 @@ build: setup ## Compile the SDK to sdk/dist/ and the service to dist/ (the comma
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
 
-browser: ## Install Chromium with apt-get for the browser tests, unless it is there
-	@test -x $(CHROMIUM) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium; }
+# The emoji font is for the screenshots the browser tests take: list icons are emoji.
+EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
+browser: ## Install Chromium (and an emoji font for its screenshots) with apt-get for the browser tests, unless they are there
+	@test -x $(CHROMIUM) -a -f $(EMOJI_FONT) || { $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y chromium fonts-noto-color-emoji; }
 
 PG15_BIN := /usr/lib/postgresql/15/bin
 

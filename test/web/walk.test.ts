@@ -41,7 +41,7 @@ describe('the web app, walked in Chromium', () => {
     [chromium, receiver, ada] = await Promise.all([
       launchBrowser({ viewport: { width: 1200, height: 860 } }),
       startReceiver(),
-      server.account('Ada', PASSWORD),
+      server.account('Ada', PASSWORD, 'ada@example.com'),
     ]);
     await mkdir(SCREENSHOTS, { recursive: true });
   }, SETUP_MS);
@@ -61,6 +61,7 @@ describe('the web app, walked in Chromium', () => {
   }
 
   async function shoot(page: Page, name: string): Promise<void> {
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
   }
 
