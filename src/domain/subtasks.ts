@@ -59,15 +59,6 @@ export async function subtaskCounts(db: Knex, ids: string[]): Promise<Map<string
   return out;
 }
 
-/** An item's live subtasks, in creation order. */
-export async function childrenOf(db: Knex, id: string): Promise<Pick<ItemDbRow, 'id' | 'title' | 'task_status' | 'due_at'>[]> {
-  return (await db('items')
-    .where({ parent_id: id })
-    .whereNull('deleted_at')
-    .orderBy([{ column: 'created_at' }, { column: 'created_seq' }])
-    .select('id', 'title', 'task_status', 'due_at')) as Pick<ItemDbRow, 'id' | 'title' | 'task_status' | 'due_at'>[];
-}
-
 /** The live subtasks of `ids` (the owner's), to move or trash with them. */
 export async function liveSubtaskIds(trx: Knex, ownerId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
