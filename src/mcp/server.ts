@@ -7,6 +7,7 @@
 import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools } from '../generated/tools.js';
 import type { ToolDefinition } from '../core/operation-spec.js';
@@ -24,6 +25,14 @@ export const INSTRUCTIONS =
   'Tools that take objects or arrays also accept them as JSON strings.';
 
 const toolByName = new Map<string, ToolDefinition>(tools.map((t) => [t.name, t]));
+
+/**
+ * One JSON Schema validator for every protocol server: left out, each server (one per request)
+ * builds its own Ajv instance, which was most of what an MCP request cost beyond REST in the
+ * profile (bench/out/flame-mcp-get_item.html). The SDK uses it only to check elicitation
+ * answers, which listkeeper does not ask for.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export interface McpOptions {
   validateResponses: boolean;
@@ -69,6 +78,7 @@ function buildServer(opContext: OperationContext, validateResponses: boolean): S
       experimental: { events: EVENTS_CAPABILITY },
     },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools as never }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
