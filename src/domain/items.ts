@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml components/schemas/Item
  */
 import type { Knex } from 'knex';
+import { preparedRaw } from '../store/prepared.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
@@ -75,7 +76,8 @@ export async function loadItemForReading(
   id: string,
 ): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[]; children: ChildRow[] } | null> {
   const listSelect = LIST_COLUMNS.map((c) => `l.${c} AS "list.${c}"`).join(', ');
-  const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+  const result = await preparedRaw<{ rows: Record<string, unknown>[] }>(
+    db,
     `SELECT i.*, ${ACCESS_SQL} AS access, ${listSelect},
             (SELECT coalesce(json_agg(json_build_object('id', a.id, 'item_id', a.item_id, 'bucket_path', a.bucket_path, 'mime_type', a.mime_type, 'bytes', a.bytes) ORDER BY a.created_at), '[]')
                FROM attachments a WHERE a.item_id = i.id) AS attachment_rows,
