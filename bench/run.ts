@@ -378,7 +378,8 @@ async function main(): Promise<void> {
         const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
         say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
       }
-      for (const connections of CONNECTIONS) await measure(c, wsBig, connections);
+      // 8 connections always: the growth 10k → 100k compares there.
+      for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
     }
     // The growth 10k → 100k is measured at 8 connections.
     for (const c of selected) await measure(c, wsSmall, 8);
@@ -457,6 +458,7 @@ async function main(): Promise<void> {
           errors: r.errors + ceil.errors,
           completed: r.completed,
           timeouts: r.timeouts,
+          failed: r.errors,
         };
       });
     const growth: Record<string, number> = {};
@@ -511,7 +513,7 @@ async function main(): Promise<void> {
 }
 
 type Result = {
-  table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; errors: number }[];
+  table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; failed: number }[];
   growth: Record<string, number>;
   firstParse: { p99DuringParse: number } | undefined;
   memory: { idleWithModelRssMb: number | undefined; peakRssMb: number };
@@ -531,9 +533,9 @@ function goalsOf(result: Result): Goal[] {
     atMost('query_items sum (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (sum)'], 1.5, 'x'),
     {
       what: 'update_items (200) at 32 connections: timeouts and failures',
-      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.errors} failed` : 'not measured',
+      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.failed} failed` : 'not measured',
       goal: 'every request completes',
-      pass: updates ? updates.timeouts === 0 && updates.errors === 0 : undefined,
+      pass: updates ? updates.timeouts === 0 && updates.failed === 0 : undefined,
     },
     atMost('memory, idle with the local model loaded (RSS)', result.memory.idleWithModelRssMb, 300, ' MB', { strict: true }),
     atMost('start to /readyz (slowest of 3)', result.startToReadyMs.length ? Math.max(...result.startToReadyMs) : undefined, 5000, ' ms', { strict: true }),
