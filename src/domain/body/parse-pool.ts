@@ -1,14 +1,16 @@
 /**
  * Parsing a long body off the event loop: micromark costs seconds per megabyte, and in the
  * request's thread every other request of the process would wait that long. A piscina pool
- * of one worker thread (started on the first long body, gone after a minute idle, so an
- * idle server holds no second heap) parses and answers the outline; this thread rebuilds
- * the parse from it. A worker that fails (it could not start, or died) is not the body's
+ * of one worker thread parses and answers the outline; this thread rebuilds the parse from
+ * it. The worker runs at the lowest CPU priority (nice 19): on a machine whose cores the
+ * requests keep busy, a parse on an equal footing took a core from them and their latency
+ * rose tenfold (bench/README.md). Piscina is loaded and the worker started on the first
+ * long body, and the worker ends after a minute idle: an idle server holds neither. A worker that fails (it could not start, or died) is not the body's
  * fault: the body is then parsed here, as before the pool.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { ParsedBody } from './blocks.js';
 import { parseBody } from './blocks.js';
 import { fromOutline, toOutline } from './outline.js';
@@ -32,17 +34,23 @@ function workerFile(): { filename: string; execArgv: string[] } {
 /** A pool of one worker; `filename` replaces the worker (tests use one that fails). */
 export function createParsePool(options: { filename?: string; onWorkerFailure?: (err: unknown) => void } = {}): ParsePool {
   const worker = options.filename ? { filename: options.filename, execArgv: [] } : workerFile();
-  const pool = new Piscina<string, string>({
-    filename: worker.filename,
-    execArgv: worker.execArgv,
-    minThreads: 0,
-    maxThreads: 1,
-    idleTimeout: 60_000,
-  });
+  let pool: Promise<Piscina<string, string>> | undefined;
+  const started = () =>
+    (pool ??= import('piscina').then(
+      ({ Piscina }) =>
+        new Piscina<string, string>({
+          filename: worker.filename,
+          execArgv: worker.execArgv,
+          minThreads: 0,
+          maxThreads: 1,
+          idleTimeout: 60_000,
+          niceIncrement: 19,
+        }),
+    ));
   return {
     async parse(text) {
       try {
-        const outline = await pool.run(text);
+        const outline = await (await started()).run(text);
         const parsed = fromOutline(text, outline);
         // An outline that does not fit the text (it cannot, short of a bug) is not trusted.
         if (parsed) return { parsed, outline };
@@ -53,7 +61,7 @@ export function createParsePool(options: { filename?: string; onWorkerFailure?: 
         return { parsed, outline: toOutline(parsed) };
       }
     },
-    close: () => pool.destroy(),
+    close: async () => (pool ? (await pool).destroy() : undefined),
   };
 }
 
