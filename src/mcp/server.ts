@@ -64,7 +64,7 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
     const result = await callTool(options.operationContext(ctx), call.name, call.arguments, options.validateResponses);
     // The answer as the SDK's transport writes it (JSON response mode): the JSON-RPC response, application/json.
     ctx.status = 200;
-    ctx.body = JSON.stringify({ result, jsonrpc: '2.0', id: call.id });
+    ctx.body = responseJson(call.id, result);
     ctx.set('Content-Type', 'application/json');
     return;
   }
@@ -126,6 +126,21 @@ function buildServer(opContext: OperationContext, validateResponses: boolean): S
   return server;
 }
 
+/** The JSON of each result's structuredContent, made once for its text content. */
+const outputJson = new WeakMap<CallToolResult, string>();
+
+/**
+ * The JSON-RPC response to a tools/call, as JSON.stringify({ result, jsonrpc, id }) writes it,
+ * but with the structured content's JSON that callTool already made for the text: the
+ * output is serialised once, not twice (a page of 50 items is most of the answer).
+ */
+function responseJson(id: string | number, result: CallToolResult): string {
+  const structured = outputJson.get(result);
+  if (structured === undefined) return JSON.stringify({ result, jsonrpc: '2.0', id });
+  const isError = result.isError ? ',"isError":true' : '';
+  return `{"result":{"content":${JSON.stringify(result.content)},"structuredContent":${structured}${isError}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
 /** Runs one tool call; every refusal becomes an `isError` result, never a protocol error. */
 export async function callTool(opContext: OperationContext, name: string, args: Record<string, unknown>, validateResponses: boolean): Promise<CallToolResult> {
   const tool = toolByName.get(name);
@@ -135,11 +150,13 @@ export async function callTool(opContext: OperationContext, name: string, args: 
     const output = (await invoke(opContext, name, input, { validateOutput: validateResponses })) as Record<string, unknown>;
     const outcome = batchOutcome(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
     const text = JSON.stringify(output);
-    return {
+    const result: CallToolResult = {
       content: [{ type: 'text', text: outcome ? `${outcome.line}\n${text}` : text }],
       structuredContent: output,
       ...(outcome?.nothingWritten ? { isError: true } : {}),
     };
+    outputJson.set(result, text);
+    return result;
   } catch (err) {
     if (err instanceof ApiError) {
       const details = err.extra.details ? ` Details: ${JSON.stringify(err.extra.details)}` : '';

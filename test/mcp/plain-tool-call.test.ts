@@ -47,6 +47,7 @@ describe('a plain tools/call', () => {
     expect(short.status).toBe(sdk.status);
     expect(short.headers['content-type']).toBe(sdk.headers['content-type']);
     expect(short.text).toBe(sdk.text);
+    if (name === 'create_items') expect(short.json<{ result: object }>().result).toMatchObject({ structuredContent: { added: 0, items: [] }, isError: true });
   });
 
   it('keeps a string id', async () => {
