@@ -11,8 +11,8 @@
  *   BENCH_SECONDS      length of each load run (default 3)
  *   BENCH_CONNECTIONS  comma-separated connection counts (default 1,8,32)
  *   BENCH_ONLY         a subset, comma-separated: operations by prefix (get_item, list_items (50), …)
- *                      and the extra measurements by name (first-parse, two-processes, start,
- *                      model-memory); default everything
+ *                      and the extra measurements by name (first-parse, update-burst, two-processes,
+ *                      start, model-memory); default everything
  *   BENCH_PROFILE=1    also profile the server (--cpu-prof) under get_item over REST and over MCP
  *                      at 32 connections and write flame graphs (cpupro) to bench/out/
  */
@@ -384,6 +384,10 @@ async function main(): Promise<void> {
     // The growth 10k → 100k is measured at 8 connections.
     for (const c of selected) await measure(c, wsSmall, 8);
 
+    // update_items (200) at 32 connections for longer than a request may take (autocannon gives
+    // up after 10 s): in a 3-second run a request still waiting at the end is not counted.
+    const updateBurst = wanted('update-burst') ? await load(cases.find((c) => c.operation === 'update_items (200)')!.ours(wsBig), 32, 20) : undefined;
+    if (updateBurst) say(`update_items (200) x32 for 20 s: ${updateBurst.completed} completed, ${updateBurst.timeouts} timeouts, p99 ${updateBurst.p99} ms`);
     const parse = wanted('first-parse')
       ? await firstParse(wsBig).catch((err: unknown) => {
           findings.push(`first parse not measured: ${err instanceof Error ? err.message : String(err)}`);
@@ -497,6 +501,7 @@ async function main(): Promise<void> {
       twoProcesses,
       growth,
       firstParse: parse,
+      updateBurst,
       seeding: { items100kMs: big.ms, indexCatchUpSeconds },
       findings,
       plans,
@@ -518,6 +523,7 @@ type Result = {
   table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; failed: number }[];
   growth: Record<string, number>;
   firstParse: { p99DuringParse: number } | undefined;
+  updateBurst: Load | undefined;
   memory: { idleWithModelRssMb: number | undefined; peakRssMb: number };
   startToReadyMs: number[];
 };
@@ -525,7 +531,7 @@ type Result = {
 /** The goals of issue #20 that this benchmark measures, from its result. */
 function goalsOf(result: Result): Goal[] {
   const at32 = (op: string) => result.table.find((r) => r.operation === op && r.data === '100k' && r.connections === 32);
-  const updates = at32('update_items (200)');
+  const updates = result.updateBurst;
   return [
     atMost('get_item: ceiling ÷ listkeeper at 32 connections', at32('get_item')?.ratio ?? undefined, 2, 'x'),
     atMost('list_items (50): ceiling ÷ listkeeper at 32', at32('list_items (50)')?.ratio ?? undefined, 1.5, 'x'),
@@ -534,10 +540,10 @@ function goalsOf(result: Result): Goal[] {
     atMost('query_items count (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (count)'], 1.5, 'x'),
     atMost('query_items sum (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (sum)'], 1.5, 'x'),
     {
-      what: 'update_items (200) at 32 connections: timeouts and failures',
-      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.failed} failed` : 'not measured',
+      what: 'update_items (200), 32 connections for 20 s: timeouts, failures',
+      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.errors - updates.timeouts} failed` : 'not measured',
       goal: 'every request completes',
-      pass: updates ? updates.timeouts === 0 && updates.failed === 0 : undefined,
+      pass: updates ? updates.errors === 0 : undefined,
     },
     atMost('memory, idle with the local model loaded (RSS)', result.memory.idleWithModelRssMb, 300, ' MB', { strict: true }),
     atMost('start to /readyz (slowest of 3)', result.startToReadyMs.length ? Math.max(...result.startToReadyMs) : undefined, 5000, ' ms', { strict: true }),
