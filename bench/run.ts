@@ -476,8 +476,16 @@ async function main(): Promise<void> {
       if (slows || c.operation.startsWith('query_items')) {
         if (c.plan) {
           const { sql, params } = c.plan(wsBig);
-          const explained = await db.raw(`EXPLAIN ANALYZE ${sql.replace(/\$\d+/g, '?')}`, params as Knex.RawBinding[]);
-          plans[c.operation] = (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n');
+          // $n placeholders to knex's ?, each with its parameter (a statement may use one twice).
+          const bindings: unknown[] = [];
+          const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+            bindings.push(params[Number(n) - 1]);
+            return '?';
+          });
+          plans[c.operation] = await db
+            .raw(`EXPLAIN ANALYZE ${text}`, bindings as Knex.RawBinding[])
+            .then((explained) => (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n'))
+            .catch((err: unknown) => `not explained: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
     }
