@@ -4,7 +4,7 @@
  * the MCP adapter adds on top of the operation (JSON-RPC parsing, a fresh stateless protocol
  * server per request, text + structuredContent in the answer).
  *
- *   npx tsx bench/mcp/tools-call.ts [--duration 5] [--connections 32] [--rounds 2] [--only get_item,list_lists]
+ *   npx tsx bench/mcp/tools-call.ts [--duration 5] [--connections 32] [--rounds 3] [--only get_item,list_lists]
  *   make bench-mcp
  *
  * Pairs: get_item vs GET /items/{id}, list_lists vs GET /lists, list_items vs GET /items
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   const connections = option('connections', 32);
   const onlyAt = process.argv.indexOf('--only');
   const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(',') : null;
-  const rounds = option('rounds', 2);
+  const rounds = option('rounds', 3);
   const database = await openDatabase();
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000' });
   const services = createServices();
