@@ -604,6 +604,7 @@ async function profileServer(serverEnv: Record<string, string>, ws: Workspace): 
       cpupro.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cpupro exited with ${code}`))));
     });
     await rename(path.join(dir, 'server.cpuprofile'), path.join(outDir, `${run.name}.cpuprofile`));
+    await rm(dir, { recursive: true, force: true });
     say(`profiled ${run.name} (${measured.rps} req/s, p99 ${measured.p99} ms): bench/out/${report}, bench/out/${run.name}.cpuprofile`);
   }
 }
