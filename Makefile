@@ -116,10 +116,10 @@ test-install: setup ## A production install: npm pack, npm install --omit=dev in
 test: lint gen-check typecheck build browser test-unit contract test-install ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
 	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
 
-bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling (bench/out/latest.json)
+bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling, the goals of #20 (BENCH_ONLY, BENCH_PROFILE=1: bench/run.ts)
 	npx tsx bench/run.ts
 
-bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists)
+bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists, list_items, create_items)
 	npx tsx bench/mcp/tools-call.ts
 
 $(SCHEMATHESIS_STAMP):

@@ -13,36 +13,11 @@ import { applyEdits, readForEditing, type BodyEdit } from '../src/domain/body/in
 import { clearParsedBodies, parsedBody } from '../src/domain/body/cache.js';
 import { fromOutline, toOutline } from '../src/domain/body/outline.js';
 import { editableOf } from '../src/domain/body/read.js';
+import { generateBody } from './body-text.js';
 
 const TARGET_SIZE = 1_000_000;
 const EDITS = 50;
 const RUNS = 9;
-
-/** A deterministic mixed document: headings, prose, nested task lists, fenced Markdown, tables, quotes. */
-function generateBody(size: number): string {
-  const parts: string[] = [];
-  let length = 0;
-  for (let i = 0; length < size; i++) {
-    const section =
-      `## Section ${i}\n\n` +
-      `Paragraph ${i} with *emphasis*, a [link](https://example.com/${i}) and \`code\`.\n` +
-      `It continues on a second line to look like prose.\n\n` +
-      `- [ ] task ${i} one\n` +
-      `- [x] task ${i} two\n` +
-      `  - [ ] sub-task ${i} a\n` +
-      `  - [ ] sub-task ${i} b\n` +
-      `- plain item ${i}\n\n` +
-      '```md\n' +
-      `# not a heading ${i}\n` +
-      `- not an item\n` +
-      '```\n\n' +
-      `| key | value |\n|-----|-------|\n| k${i} | v${i} |\n\n` +
-      `> quoted ${i}\n\n`;
-    parts.push(section);
-    length += section.length;
-  }
-  return parts.join('');
-}
 
 /** 50 edits spread over the body, mixing every handle-addressed op; `run` makes their text unique per run. */
 function spreadEdits(handles: readonly string[], text: string, run: number): BodyEdit[] {

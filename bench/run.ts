@@ -5,9 +5,19 @@
  * table of throughput, p50, p99 and the ratio to the ceiling; also growth 10k → 100k, memory,
  * start time and two processes on one database. Writes bench/out/latest.json.
  * Ratios, not absolute numbers, are the result: both sides share the same noisy machine.
+ * Then the goals of issue #20 (bench/goals.ts), each beside its measured figure.
+ *
+ * Settings (environment):
+ *   BENCH_SECONDS      length of each load run (default 3)
+ *   BENCH_CONNECTIONS  comma-separated connection counts (default 1,8,32)
+ *   BENCH_ONLY         a subset, comma-separated: operations by prefix (get_item, list_items (50), …)
+ *                      and the extra measurements by name (first-parse, update-burst, two-processes,
+ *                      start, model-memory); default everything
+ *   BENCH_PROFILE=1    also profile the server (--cpu-prof) under get_item over REST and over MCP
+ *                      at 32 connections and write flame graphs (cpupro) to bench/out/
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile, chmod } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,10 +29,18 @@ import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
 import { seedWorkspace, type SeedResult } from '../src/domain/seed.js';
 import { SQL } from './ceiling-sql.js';
+import { generateBody } from './body-text.js';
+import { atMost, printGoals, type Goal } from './goals.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const CONNECTIONS = [1, 8, 32];
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,8,32').split(',').map(Number);
+const ONLY = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+/** Whether this run measures `name` (an operation, matched by prefix, or an extra measurement). */
+const wanted = (name: string) => !ONLY || ONLY.some((o) => name.startsWith(o));
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 interface Row {
@@ -34,6 +52,9 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Requests answered, and those autocannon gave up on (10 s without an answer). */
+  completed: number;
+  timeouts: number;
 }
 
 async function freePort(): Promise<number> {
@@ -61,7 +82,11 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs = 60000): Pro
 }
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv, pipeOut = false): ChildProcess {
-  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', pipeOut ? 'pipe' : 'ignore', 'inherit'] });
+  return spawn(process.execPath, [...nodeFlags(), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', pipeOut ? 'pipe' : 'ignore', 'inherit'],
+  });
 }
 
 /** Waits until the child's stdout (its log) contains `text`. */
@@ -228,14 +253,56 @@ function pickIds(ws: Workspace, n: number): string[] {
   return ws.itemIds.slice(start, start + n);
 }
 
-async function load(options: autocannon.Options, connections: number): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const result = await autocannon({ ...options, connections, duration: SECONDS, pipelining: 1 });
+type Load = Omit<Row, 'operation' | 'data' | 'connections' | 'target'>;
+
+function summarise(result: autocannon.Result): Load {
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
+    completed: result.requests.total,
+    timeouts: result.timeouts,
   };
+}
+
+async function load(options: autocannon.Options, connections: number, seconds = SECONDS): Promise<Load> {
+  return summarise(await autocannon({ ...options, connections, duration: seconds, pipelining: 1 }));
+}
+
+/** Node flags for the next server started; set while profiling. */
+let extraNodeFlags: string[] = [];
+const nodeFlags = () => extraNodeFlags;
+
+/**
+ * get_item's latency while the same process parses a 1 MB body it has never seen (a
+ * `forEditing` read of a new item): the load starts, the read is sent 300 ms later, and the
+ * load stops when the read answers. Also get_item's p99 under the same load without a parse.
+ */
+async function firstParse(ws: Workspace): Promise<{ parseMs: number; p99DuringParse: number; p50DuringParse: number; requests: number; p99Without: number }> {
+  const without = await load(cases[0]!.ours(ws), 32);
+  // Just under the 1,000,000 characters a body may have.
+  const body = `# First parse ${Date.now()}\n\n${generateBody(999_000)}`.slice(0, 999_999);
+  const created = await fetch(`${ws.base}/api/v1/items`, {
+    method: 'POST',
+    headers: auth(ws),
+    body: JSON.stringify({ listId: ws.seed.lists.projects, items: [{ title: 'a long body', body }] }),
+  });
+  if (!created.ok) throw new Error(`creating the 1 MB item: ${created.status} ${await created.text()}`);
+  const id = ((await created.json()) as { items: { id: string }[] }).items[0]!.id;
+  let parseMs = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ ...cases[0]!.ours(ws), connections: 32, duration: 120, pipelining: 1 }, (err, res) => (err ? reject(err) : resolve(res)));
+    setTimeout(async () => {
+      const t0 = performance.now();
+      const read = await fetch(`${ws.base}/api/v1/items/${id}?forEditing=true`, { headers: auth(ws) }).catch((e: unknown) => e as Error);
+      parseMs = Math.round(performance.now() - t0);
+      if (read instanceof Error || !read.ok) reject(new Error(`the forEditing read failed: ${read instanceof Error ? read.message : read.status}`));
+      instance.stop();
+    }, 300);
+  });
+  const during = summarise(result);
+  return { parseMs, p99DuringParse: during.p99, p50DuringParse: during.p50, requests: during.completed, p99Without: without.p99 };
 }
 
 async function main(): Promise<void> {
@@ -291,6 +358,7 @@ async function main(): Promise<void> {
     const wsBig = await workspace('100k', big);
 
     const rows: Row[] = [];
+    const findings: string[] = [];
     let peakRss = idleRss;
     const measure = async (c: Case, ws: Workspace, connections: number) => {
       // Write cases leave an indexing backlog; each case starts on a caught-up server.
@@ -302,28 +370,49 @@ async function main(): Promise<void> {
       }
       say(`${c.operation} ${ws.label} x${connections} done`);
     };
-    for (const c of cases) {
+    const selected = cases.filter((c) => wanted(c.operation));
+    for (const c of selected) {
       if (c.operation.startsWith('changes feed')) {
         // Diagnostics for the feed: rows waiting for a position, and sessions holding a transaction open.
         const pending = await db('items').whereNull('feed_seq').count('* as n').first();
         const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
         say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
       }
-      for (const connections of CONNECTIONS) await measure(c, wsBig, connections);
+      // 8 connections always: the growth 10k → 100k compares there.
+      for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
     }
-    for (const c of cases) await measure(c, wsSmall, 8);
+    // The growth 10k → 100k is measured at 8 connections.
+    for (const c of selected) await measure(c, wsSmall, 8);
+
+    // update_items (200) at 32 connections for longer than a request may take (autocannon gives
+    // up after 10 s): in a 3-second run a request still waiting at the end is not counted.
+    const updateBurst = wanted('update-burst') ? await load(cases.find((c) => c.operation === 'update_items (200)')!.ours(wsBig), 32, 20) : undefined;
+    if (updateBurst) say(`update_items (200) x32 for 20 s: ${updateBurst.completed} completed, ${updateBurst.timeouts} timeouts, p99 ${updateBurst.p99} ms`);
+    // The burst above leaves an indexing backlog: measure the parse on a caught-up server.
+    await waitForIndex(db, undefined, true);
+    const parse = wanted('first-parse')
+      ? await firstParse(wsBig).catch((err: unknown) => {
+          findings.push(`first parse not measured: ${err instanceof Error ? err.message : String(err)}`);
+          return undefined;
+        })
+      : undefined;
+    if (parse) say(`first parse of a 1 MB body: ${parse.parseMs} ms; get_item p99 meanwhile ${parse.p99DuringParse} ms`);
 
     // Two processes on one database against one, same load.
-    const port2 = await freePort();
-    const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
-    children.push(second);
-    await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
-    const getItem = cases[0]!;
-    const one = await load(getItem.ours(wsBig), 32);
-    const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
-    const twoProcesses = { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
-    await stopProcess(second);
+    let twoProcesses: { oneProcessRps: number; twoProcessesRps: number; errors: number } | undefined;
+    if (wanted('two-processes')) {
+      const port2 = await freePort();
+      const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
+      children.push(second);
+      await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
+      const getItem = cases[0]!;
+      const one = await load(getItem.ours(wsBig), 32);
+      const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
+      twoProcesses = { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
+      await stopProcess(second);
+    }
     await stopProcess(ours);
+    if (PROFILE) await profileServer(serverEnv, wsBig);
     await stopProcess(ceiling);
 
     // Start time on an existing data folder: `npm start` with the embedded default.
@@ -331,11 +420,13 @@ async function main(): Promise<void> {
     await mkdir(startDir, { recursive: true });
     const startPort = await freePort();
     const startEnv = { LISTKEEPER_DATA_DIR: startDir, PORT: String(startPort), LOG_LEVEL: 'warn' };
-    const first = startProcess(['dist/src/main.js'], startEnv);
-    await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
-    await stopProcess(first);
     const startTimes: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    if (wanted('start') || wanted('model-memory')) {
+      const first = startProcess(['dist/src/main.js'], startEnv);
+      await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
+      await stopProcess(first);
+    }
+    for (let i = 0; wanted('start') && i < 3; i++) {
       const t0 = performance.now();
       const child = startProcess(['dist/src/main.js'], startEnv);
       await waitFor(`http://127.0.0.1:${startPort}/readyz`, child, 120000);
@@ -344,13 +435,15 @@ async function main(): Promise<void> {
     }
 
     // Memory with the local embedding model loaded, on the same data folder, after its warm-up.
-    const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
-    await waitForLine(modelChild, 'search is ready', 120000);
-    await sleep(1500);
-    const modelIdleRss = await rssMb(modelChild.pid!);
-    await stopProcess(modelChild);
+    let modelIdleRss: number | undefined;
+    if (wanted('model-memory')) {
+      const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
+      await waitForLine(modelChild, 'search is ready', 120000);
+      await sleep(1500);
+      modelIdleRss = await rssMb(modelChild.pid!);
+      await stopProcess(modelChild);
+    }
 
-    const findings: string[] = [];
     const plans: Record<string, string> = {};
     const byKey = (op: string, data: string, conn: number, target: string) =>
       rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
@@ -369,17 +462,32 @@ async function main(): Promise<void> {
           ceilingP50: ceil.p50,
           ratio: ceil.rps ? Number((ceil.rps / Math.max(1, r.rps)).toFixed(2)) : null,
           errors: r.errors + ceil.errors,
+          completed: r.completed,
+          timeouts: r.timeouts,
+          failed: r.errors,
         };
       });
-    for (const c of cases) {
+    const growth: Record<string, number> = {};
+    for (const c of selected) {
       const s = byKey(c.operation, '10k', 8, 'listkeeper');
       const g = byKey(c.operation, '100k', 8, 'listkeeper');
-      if (s && g && !c.operation.startsWith('create') && !c.operation.startsWith('update') && s.rps / Math.max(1, g.rps) > 1.5) {
-        findings.push(`${c.operation} slows ${(s.rps / Math.max(1, g.rps)).toFixed(2)}x from 10k to 100k items`);
+      if (s && g) growth[c.operation] = Number((s.rps / Math.max(1, g.rps)).toFixed(2));
+      const slows = s && g && !c.operation.startsWith('create') && !c.operation.startsWith('update') && s.rps / Math.max(1, g.rps) > 1.5;
+      if (slows) findings.push(`${c.operation} slows ${(s.rps / Math.max(1, g.rps)).toFixed(2)}x from 10k to 100k items`);
+      // query_items' plans always: their growth is a goal, and the plan shows whether the index on values serves it.
+      if (slows || c.operation.startsWith('query_items')) {
         if (c.plan) {
           const { sql, params } = c.plan(wsBig);
-          const explained = await db.raw(`EXPLAIN ANALYZE ${sql.replace(/\$\d+/g, '?')}`, params as Knex.RawBinding[]);
-          plans[c.operation] = (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n');
+          // $n placeholders to knex's ?, each with its parameter (a statement may use one twice).
+          const bindings: unknown[] = [];
+          const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+            bindings.push(params[Number(n) - 1]);
+            return '?';
+          });
+          plans[c.operation] = await db
+            .raw(`EXPLAIN ANALYZE ${text}`, bindings as Knex.RawBinding[])
+            .then((explained) => (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n'))
+            .catch((err: unknown) => `not explained: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
     }
@@ -401,6 +509,9 @@ async function main(): Promise<void> {
       memory: { idleRssMb: idleRss, peakRssMb: peakRss, idleWithModelRssMb: modelIdleRss },
       startToReadyMs: startTimes,
       twoProcesses,
+      growth,
+      firstParse: parse,
+      updateBurst,
       seeding: { items100kMs: big.ms, indexCatchUpSeconds },
       findings,
       plans,
@@ -409,6 +520,7 @@ async function main(): Promise<void> {
     await mkdir(path.join(root, 'bench/out'), { recursive: true });
     await writeFile(path.join(root, 'bench/out/latest.json'), JSON.stringify(result, null, 2));
     printTable(result);
+    printGoals(`Goals (100k items, ${SECONDS}-second runs, this run):`, goalsOf(result));
   } finally {
     for (const child of children) await stopProcess(child).catch(() => undefined);
     await db.destroy();
@@ -417,16 +529,96 @@ async function main(): Promise<void> {
   }
 }
 
+type Result = {
+  table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; failed: number }[];
+  growth: Record<string, number>;
+  firstParse: { p99DuringParse: number } | undefined;
+  updateBurst: Load | undefined;
+  memory: { idleWithModelRssMb: number | undefined; peakRssMb: number };
+  startToReadyMs: number[];
+};
+
+/** The goals of issue #20 that this benchmark measures, from its result. */
+function goalsOf(result: Result): Goal[] {
+  const at32 = (op: string) => result.table.find((r) => r.operation === op && r.data === '100k' && r.connections === 32);
+  const updates = result.updateBurst;
+  return [
+    atMost('get_item: ceiling ÷ listkeeper at 32 connections', at32('get_item')?.ratio ?? undefined, 2, 'x'),
+    atMost('list_items (50): ceiling ÷ listkeeper at 32', at32('list_items (50)')?.ratio ?? undefined, 1.5, 'x'),
+    atMost('changes feed (200): ceiling ÷ listkeeper at 32', at32('changes feed (200)')?.ratio ?? undefined, 1.5, 'x'),
+    atMost('get_item p99 while a 1 MB body is first parsed', result.firstParse?.p99DuringParse, 50, ' ms', { strict: true }),
+    atMost('query_items count (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (count)'], 1.5, 'x'),
+    atMost('query_items sum (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (sum)'], 1.5, 'x'),
+    {
+      what: 'update_items (200), 32 connections for 20 s: timeouts, failures',
+      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.errors - updates.timeouts} failed` : 'not measured',
+      goal: 'every request completes',
+      pass: updates ? updates.errors === 0 : undefined,
+    },
+    atMost('memory, idle with the local model loaded (RSS)', result.memory.idleWithModelRssMb, 300, ' MB', { strict: true }),
+    atMost('start to /readyz (slowest of 3)', result.startToReadyMs.length ? Math.max(...result.startToReadyMs) : undefined, 5000, ' ms', { strict: true }),
+  ];
+}
+
+/**
+ * Runs a server under `--cpu-prof` with the load of get_item at 32 connections, over REST and
+ * then as an MCP tools/call, one server each, and turns each profile into a flame graph
+ * (cpupro, a self-contained HTML page) in bench/out/.
+ */
+async function profileServer(serverEnv: Record<string, string>, ws: Workspace): Promise<void> {
+  const outDir = path.join(root, 'bench/out');
+  const mcp = (w: Workspace): autocannon.Options => ({
+    url: `${w.base}/mcp`,
+    method: 'POST',
+    headers: { ...auth(w), accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    requests: [
+      {
+        setupRequest: (r: any) => ({
+          ...r,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_item', arguments: { id: rotate(w.itemIds) } } }),
+        }),
+      },
+    ],
+  });
+  const runs = [
+    { name: 'get_item', options: (w: Workspace) => cases[0]!.ours(w) },
+    { name: 'mcp-get_item', options: mcp },
+  ];
+  for (const run of runs) {
+    const dir = path.join(os.tmpdir(), `listkeeper-profile-${process.pid}-${run.name}`);
+    await rm(dir, { recursive: true, force: true });
+    const port = await freePort();
+    extraNodeFlags = ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=server.cpuprofile'];
+    const child = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port) });
+    extraNodeFlags = [];
+    const w = { ...ws, base: `http://127.0.0.1:${port}` };
+    await waitFor(`${w.base}/readyz`, child);
+    await load(run.options(w), 32, 2); // warm-up, outside the figures below but inside the profile
+    const measured = await load(run.options(w), 32, 10);
+    await stopProcess(child);
+    const report = `flame-${run.name}.html`;
+    await new Promise<void>((resolve, reject) => {
+      const cpupro = spawn(path.join(root, 'node_modules/.bin/cpupro'), [path.join(dir, 'server.cpuprofile'), '-n', '-o', outDir, '-f', report], {
+        stdio: 'ignore',
+      });
+      cpupro.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cpupro exited with ${code}`))));
+    });
+    await rename(path.join(dir, 'server.cpuprofile'), path.join(outDir, `${run.name}.cpuprofile`));
+    await rm(dir, { recursive: true, force: true });
+    say(`profiled ${run.name} (${measured.rps} req/s, p99 ${measured.p99} ms): bench/out/${report}, bench/out/${run.name}.cpuprofile`);
+  }
+}
+
 function printTable(result: {
   table: Record<string, unknown>[];
   memory: object;
   startToReadyMs: number[];
-  twoProcesses: object;
+  twoProcesses: object | undefined;
   findings: string[];
   plans: Record<string, string>;
   machine: object;
 }): void {
-  const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors'];
+  const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors', 'timeouts'];
   const widths = cols.map((c) => Math.max(c.length, ...result.table.map((r) => String(r[c]).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${line(cols)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);

@@ -4,12 +4,13 @@
  * the MCP adapter adds on top of the operation (JSON-RPC parsing, a fresh stateless protocol
  * server per request, text + structuredContent in the answer).
  *
- *   npx tsx bench/mcp/tools-call.ts [--duration 10] [--connections 10] [--rounds 2]
+ *   npx tsx bench/mcp/tools-call.ts [--duration 5] [--connections 32] [--rounds 3] [--only get_item,list_lists]
  *   make bench-mcp
  *
- * Pairs: get_item vs GET /items/{id} (when get_item and create_items are built), and always
- * list_lists vs GET /lists. Each pair runs REST and MCP alternately, `--rounds` times each,
- * so drift on a shared machine hits both alike. The server runs in this process on an
+ * Pairs: get_item vs GET /items/{id}, list_lists vs GET /lists, list_items vs GET /items
+ * (50 of a list) and create_items (one entry) vs POST /items. Each pair runs REST and MCP
+ * alternately, `--rounds` times each, so drift on a shared machine hits both alike; the
+ * goal of issue #20 (REST ÷ MCP throughput within 1.2x) is printed beside each. The server runs in this process on an
  * embedded Postgres in .tmp/bench-pg (or DATABASE_URL), with RATE_LIMIT_PER_MINUTE raised
  * explicitly: the limit is counted in Postgres on every request, by both interfaces alike.
  * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
@@ -30,6 +31,7 @@ import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { invoke } from '../../src/operations/dispatch.js';
 import type { OperationContext } from '../../src/core/context.js';
+import { atMost, printGoals } from '../goals.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROTOCOL_VERSION = '2025-11-25';
@@ -38,6 +40,8 @@ interface Pair {
   tool: string;
   args: Record<string, unknown>;
   restPath: string;
+  /** A write: POST with this JSON body (a fresh one each request), and no comparison of answers. */
+  restBody?: () => Record<string, unknown>;
 }
 
 interface Measured {
@@ -100,9 +104,11 @@ function combine(rounds: Measured[]): Measured {
 }
 
 async function main(): Promise<void> {
-  const duration = option('duration', 10);
-  const connections = option('connections', 10);
-  const rounds = option('rounds', 2);
+  const duration = option('duration', 5);
+  const connections = option('connections', 32);
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(',') : null;
+  const rounds = option('rounds', 3);
   const database = await openDatabase();
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000' });
   const services = createServices();
@@ -127,10 +133,14 @@ async function main(): Promise<void> {
     }));
     const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
     const id = created.items[50]!.id;
+    let n = 0;
+    const newItem = () => ({ listId: 'tasks', items: [{ title: `bench ${n++}` }] });
     const pairs: Pair[] = [
       { tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` },
       { tool: 'list_lists', args: {}, restPath: '/api/v1/lists' },
-    ];
+      { tool: 'list_items', args: { listId: 'tasks', limit: 50 }, restPath: '/api/v1/items?listId=tasks&limit=50' },
+      { tool: 'create_items', args: {}, restPath: '/api/v1/items', restBody: newItem },
+    ].filter((p) => !only || only.includes(p.tool));
 
     const app = createApp({ db: database.knex, config, services, log });
     const server = app.listen(0, '127.0.0.1');
@@ -140,33 +150,59 @@ async function main(): Promise<void> {
     const mcpHeaders = { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PROTOCOL_VERSION };
 
     const report: Record<string, unknown>[] = [];
+    const goals: ReturnType<typeof atMost>[] = [];
     try {
       for (const pair of pairs) {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: pair.tool, arguments: pair.args } });
-        // Both must answer the same thing before their speed means anything.
-        const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
-        const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body })).json()) as {
-          result?: { isError?: boolean; structuredContent?: unknown };
+        const mcpBody = () =>
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: pair.tool, arguments: pair.restBody ? pair.restBody() : pair.args } });
+        const restOptions: autocannon.Options = pair.restBody
+          ? {
+              url: `${base}${pair.restPath}`,
+              method: 'POST',
+              headers: { ...auth, 'Content-Type': 'application/json' },
+              requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify(pair.restBody!()) }) }],
+            }
+          : { url: `${base}${pair.restPath}`, headers: auth };
+        const mcpOptions: autocannon.Options = {
+          url: `${base}/mcp`,
+          method: 'POST',
+          headers: mcpHeaders,
+          requests: [{ setupRequest: (r: any) => ({ ...r, body: mcpBody() }) }],
         };
-        if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
-          throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
+        if (!pair.restBody) {
+          // Both must answer the same thing before their speed means anything.
+          const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
+          const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: mcpBody() })).json()) as {
+            result?: { isError?: boolean; structuredContent?: unknown };
+          };
+          if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
+            throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
+          }
         }
         const restRounds: Measured[] = [];
         const mcpRounds: Measured[] = [];
         for (let round = 0; round < rounds; round++) {
-          restRounds.push(await measure({ url: `${base}${pair.restPath}`, headers: auth, connections, duration }));
-          mcpRounds.push(await measure({ url: `${base}/mcp`, method: 'POST', headers: mcpHeaders, body, connections, duration }));
+          restRounds.push(await measure({ ...restOptions, connections, duration }));
+          mcpRounds.push(await measure({ ...mcpOptions, connections, duration }));
         }
         const restResult = combine(restRounds);
         const mcpResult = combine(mcpRounds);
         report.push({
-          pair: `${pair.tool} vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`,
+          pair: `${pair.tool} vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`,
           rest: restResult,
           mcp: mcpResult,
           mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond,
         });
+        goals.push(
+          atMost(
+            `${pair.tool}: REST ÷ MCP tools/call throughput at ${connections} connections`,
+            restResult.requestsPerSecond / mcpResult.requestsPerSecond,
+            1.2,
+            'x',
+          ),
+        );
         process.stdout.write(
-          `\n${pair.tool} (MCP tools/call) vs GET ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
+          `\n${pair.tool} (MCP tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
             `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
             `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
             `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n`,
@@ -183,6 +219,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ at: new Date().toISOString(), node: process.version, duration, connections, rounds, results: report }, null, 2)}\n`,
     );
     process.stdout.write(`\nwrote bench/out/mcp-vs-rest.json\n`);
+    printGoals(`Goals (${connections} connections, ${rounds}×${duration}s each, this run):`, goals);
   } finally {
     await database.close();
   }

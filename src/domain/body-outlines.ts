@@ -1,12 +1,14 @@
 /**
  * Long bodies keep their block outline in `body_outlines`, so reading one for editing, or
  * editing it, parses it once in all processes and restarts rather than once per process:
- * parsing Markdown costs seconds per megabyte, loading an outline milliseconds.
+ * parsing Markdown costs seconds per megabyte (in a worker thread: body/parse-pool.ts), loading
+ * an outline milliseconds.
  * @see ./body/README.md "Implementation notes"
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { cachedParsed, parsedBody, rememberParsed, versionOf } from './body/cache.js';
+import { cachedParsed, rememberParsed, versionOf } from './body/cache.js';
+import { parsePool } from './body/parse-pool.js';
 import { fromOutline, toOutline } from './body/outline.js';
 
 /** Bodies shorter than this parse in well under 100 ms and keep no outline. */
@@ -36,9 +38,11 @@ export async function prepareBody(db: Knex, itemId: string, body: string, option
       return 'outline';
     }
   }
-  const parsed = parsedBody(body, versionOf(digest));
+  // Off the event loop: the other requests of the process go on meanwhile.
+  const { parsed, outline } = await parsePool().parse(body);
+  rememberParsed(parsed, versionOf(digest));
   // A cache: if the item went away meanwhile (the key refers to it), the read still answers.
-  if (options.store !== false) await writeOutline(db, itemId, digest, toOutline(parsed)).catch(() => undefined);
+  if (options.store !== false) await writeOutline(db, itemId, digest, outline).catch(() => undefined);
   return 'parsed';
 }
 

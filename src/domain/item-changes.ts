@@ -27,7 +27,11 @@ export async function readItemChanges(
 ): Promise<ItemChanges> {
   const position = parseCursor(cursor === undefined ? changedSince : decodeCursor(cursor, 'feed', [SHAPES.any])[0]!);
   const page = await readFeed<ItemDbRow>(db, 'ownerId' in scope ? scope : { listIds: scope.lists.map((l) => l.id) }, position, limit);
-  const byId = await listsById(db, [...new Set(page.rows.map((r) => r.list_id))]);
+  // The lists read for the scope serve; only rows of lists not among them (the owner's
+  // whole workspace) need their lists read.
+  const known = new Map('lists' in scope ? scope.lists.map((l) => [l.id, l]) : []);
+  const missing = [...new Set(page.rows.map((r) => r.list_id))].filter((id) => !known.has(id));
+  const byId = missing.length ? new Map([...known, ...(await listsById(db, missing))]) : known;
   const live = page.rows.filter((r) => r.deleted_at === null);
   const gone = page.rows.filter((r) => r.deleted_at !== null);
   return {

@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml components/schemas/Item
  */
 import type { Knex } from 'knex';
+import { preparedRaw } from '../store/prepared.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import type { StoredValues } from './values.js';
 import { iso, parseIsoInstant, startOfLocalDay } from './time.js';
@@ -60,22 +61,30 @@ const LIST_COLUMNS = [
   'purges_at',
 ] as const satisfies readonly (keyof ListRow)[];
 
+/** A subtask as get_item lists it. */
+export type ChildRow = Pick<ItemDbRow, 'id' | 'title' | 'task_status' | 'due_at'>;
+
 /**
- * One live item that `userId` may reach, with its list, attachments (oldest first) and the
- * last 50 messages of its chat (newest first), in one statement; null when they may not.
+ * One live item that `userId` may reach, with its list, attachments (oldest first), the
+ * last 50 messages of its chat (newest first) and its live subtasks (oldest first), in one
+ * statement; null when they may not. Each round trip to Postgres is a large part of what a
+ * read costs on a busy machine (bench/README.md).
  */
 export async function loadItemForReading(
   db: Knex,
   userId: string,
   id: string,
-): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[] } | null> {
+): Promise<{ item: AccessibleItem; list: ListRow; attachments: AttachmentRow[]; chat: ChatRow[]; children: ChildRow[] } | null> {
   const listSelect = LIST_COLUMNS.map((c) => `l.${c} AS "list.${c}"`).join(', ');
-  const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+  const result = await preparedRaw<{ rows: Record<string, unknown>[] }>(
+    db,
     `SELECT i.*, ${ACCESS_SQL} AS access, ${listSelect},
             (SELECT coalesce(json_agg(json_build_object('id', a.id, 'item_id', a.item_id, 'bucket_path', a.bucket_path, 'mime_type', a.mime_type, 'bytes', a.bytes) ORDER BY a.created_at), '[]')
                FROM attachments a WHERE a.item_id = i.id) AS attachment_rows,
             (SELECT coalesce(json_agg(json_build_object('author_kind', c.author_kind, 'author_name', c.author_name, 'text', c.text, 'needs_input', c.needs_input) ORDER BY c.created_at DESC), '[]')
-               FROM (SELECT * FROM chat_messages WHERE item_id = i.id ORDER BY created_at DESC LIMIT 50) c) AS chat_rows
+               FROM (SELECT * FROM chat_messages WHERE item_id = i.id ORDER BY created_at DESC LIMIT 50) c) AS chat_rows,
+            (SELECT coalesce(json_agg(json_build_object('id', s.id, 'title', s.title, 'task_status', s.task_status, 'due_at', s.due_at) ORDER BY s.created_at, s.created_seq), '[]')
+               FROM items s WHERE s.parent_id = i.id AND s.deleted_at IS NULL) AS child_rows
        FROM items i JOIN lists l ON l.id = i.list_id
       WHERE i.id = ? AND i.deleted_at IS NULL`,
     [userId, userId, userId, id],
@@ -86,13 +95,15 @@ export async function loadItemForReading(
   const list: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (key.startsWith('list.')) list[key.slice(5)] = value;
-    else if (key !== 'access' && key !== 'attachment_rows' && key !== 'chat_rows') item[key] = value;
+    else if (key !== 'access' && key !== 'attachment_rows' && key !== 'chat_rows' && key !== 'child_rows') item[key] = value;
   }
   return {
     item: { row: item as unknown as ItemDbRow, access: row.access as Access },
     list: list as unknown as ListRow,
     attachments: row.attachment_rows as AttachmentRow[],
     chat: row.chat_rows as ChatRow[],
+    // JSON carries due_at as text: a Date, as the driver gives it elsewhere.
+    children: (row.child_rows as ChildRow[]).map((c) => ({ ...c, due_at: c.due_at === null ? null : new Date(c.due_at) })),
   };
 }
 

@@ -128,7 +128,17 @@ export function applyWhere(
     const cast = t.kind === 'date' ? '::timestamptz' : '';
     if (clause.op === 'ne') q.whereRaw(`${t.sql}${cast} IS DISTINCT FROM ?${cast}`, [value]);
     else q.whereRaw(`${t.sql}${cast} ${SQL_OP[clause.op]} ?${cast}`, [value]);
+    if (clause.op === 'eq' && t.kind === 'option' && t.property && typeof value === 'string') q.whereRaw(...containment(t.property.id, value));
   });
+}
+
+/**
+ * The same test as `values->>property = option`, in the form the GIN index on `values`
+ * serves (migration 20261125000900): a select property's value is its option's id, a JSON
+ * string, so the two agree on every row; the index then finds the rows with that option.
+ */
+function containment(propertyId: string, optionId: string): [string, string[]] {
+  return ['"values" @> ?::jsonb', [JSON.stringify({ [propertyId]: optionId })]];
 }
 
 /** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */

@@ -4,6 +4,7 @@
  * middleware that applies them is src/auth/rate-limit.ts.
  */
 import type { Knex } from 'knex';
+import { preparedRaw } from '../store/prepared.js';
 import { hashToken } from './api-keys.js';
 
 export interface RateDecision {
@@ -38,7 +39,8 @@ export async function countRequests(
 ): Promise<RateDecision[] & { extra?: unknown }> {
   const windowStart = new Date(Math.floor(now.getTime() / 60000) * 60000);
   const sorted = [...new Set(buckets.map((b) => b.bucket))].sort();
-  const result = await db.raw<{ rows: { counts: Record<string, number>; extra: unknown }[] }>(
+  const result = await preparedRaw<{ rows: { counts: Record<string, number>; extra: unknown }[] }>(
+    db,
     `WITH counted AS (
        INSERT INTO rate_limits (bucket, window_start, count)
        SELECT b, ?::timestamptz, 1 FROM unnest(?::text[]) WITH ORDINALITY AS u(b, n) ORDER BY n

@@ -42,32 +42,6 @@ export async function openSubtasks(trx: Knex, ids: string[]): Promise<Map<string
   return out;
 }
 
-/** How many live subtasks each of `ids` has, and how many are open. */
-export async function subtaskCounts(db: Knex, ids: string[]): Promise<Map<string, { count: number; open: number }>> {
-  const out = new Map<string, { count: number; open: number }>();
-  if (ids.length === 0) return out;
-  const rows = (await db('items')
-    .whereIn('parent_id', ids)
-    .whereNull('deleted_at')
-    .groupBy('parent_id')
-    .select('parent_id', db.raw('count(*) AS count'), db.raw(`count(*) FILTER (WHERE task_status IS DISTINCT FROM 'completed') AS open`))) as {
-    parent_id: string;
-    count: string;
-    open: string;
-  }[];
-  for (const r of rows) out.set(r.parent_id, { count: Number(r.count), open: Number(r.open) });
-  return out;
-}
-
-/** An item's live subtasks, in creation order. */
-export async function childrenOf(db: Knex, id: string): Promise<Pick<ItemDbRow, 'id' | 'title' | 'task_status' | 'due_at'>[]> {
-  return (await db('items')
-    .where({ parent_id: id })
-    .whereNull('deleted_at')
-    .orderBy([{ column: 'created_at' }, { column: 'created_seq' }])
-    .select('id', 'title', 'task_status', 'due_at')) as Pick<ItemDbRow, 'id' | 'title' | 'task_status' | 'due_at'>[];
-}
-
 /** The live subtasks of `ids` (the owner's), to move or trash with them. */
 export async function liveSubtaskIds(trx: Knex, ownerId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];

@@ -1,13 +1,16 @@
 /**
  * The MCP adapter at /mcp: Streamable HTTP, stateless (a fresh protocol server per HTTP
- * request, no session ids), so any number of server processes can answer any request.
+ * request, no session ids), so any number of server processes can answer any request. The
+ * most common request, one plain tools/call, is answered without a protocol server (see
+ * `plainToolCall`).
  * Tools come from the generated operation table and call the same operations as REST;
  * failures are `isError` results whose text tells the model how to fix the call.
  */
 import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools } from '../generated/tools.js';
 import type { ToolDefinition } from '../core/operation-spec.js';
 import { invoke, operationSpec, parameterNames, takesBody } from '../operations/dispatch.js';
@@ -24,6 +27,14 @@ export const INSTRUCTIONS =
   'Tools that take objects or arrays also accept them as JSON strings.';
 
 const toolByName = new Map<string, ToolDefinition>(tools.map((t) => [t.name, t]));
+
+/**
+ * One JSON Schema validator for every protocol server: left out, each server (one per request)
+ * builds its own Ajv instance, which was most of what an MCP request cost beyond REST in the
+ * profile (bench/out/flame-mcp-get_item.html). The SDK uses it only to check elicitation
+ * answers, which listkeeper does not ask for.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export interface McpOptions {
   validateResponses: boolean;
@@ -48,6 +59,15 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
     ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per request.' } };
     return;
   }
+  const call = plainToolCall(ctx, body);
+  if (call) {
+    const result = await callTool(options.operationContext(ctx), call.name, call.arguments, options.validateResponses);
+    // The answer as the SDK's transport writes it (JSON response mode): the JSON-RPC response, application/json.
+    ctx.status = 200;
+    ctx.body = responseJson(call.id, result);
+    ctx.set('Content-Type', 'application/json');
+    return;
+  }
   const server = buildServer(options.operationContext(ctx), options.validateResponses);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   ctx.respond = false;
@@ -57,6 +77,32 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
   });
   await server.connect(transport);
   await transport.handleRequest(ctx.req, ctx.res, body);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A POST of one tools/call request that the SDK's transport would take as it is: the Accept,
+ * Content-Type and MCP-Protocol-Version headers it requires, a JSON-RPC request with an id,
+ * a tool name, plain arguments and nothing else (no `_meta`, no task). Such a call is
+ * answered by `callTool` directly, as the protocol server would answer it: building that
+ * server and its transport per request made an MCP get_item cost twice a REST one
+ * (bench/README.md). Anything else (initialize, tools/list, resources, notifications, a
+ * request with `_meta`, a malformed one) goes to the SDK, which answers or refuses it.
+ */
+function plainToolCall(ctx: Context, body: unknown): { id: string | number; name: string; arguments: Record<string, unknown> } | null {
+  if (ctx.method !== 'POST' || !isPlainObject(body)) return null;
+  const accept = ctx.get('accept');
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream') || ctx.is('application/json') !== 'application/json') return null;
+  const version = ctx.get('mcp-protocol-version');
+  if (version !== '' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const { jsonrpc, id, method, params, ...rest } = body;
+  if (jsonrpc !== '2.0' || method !== 'tools/call' || Object.keys(rest).length > 0) return null;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return null;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return null;
+  const { name, arguments: args, ...other } = params;
+  if (Object.keys(other).length > 0 || !(args === undefined || isPlainObject(args))) return null;
+  return { id, name: name as string, arguments: args ?? {} };
 }
 
 function buildServer(opContext: OperationContext, validateResponses: boolean): Server {
@@ -69,6 +115,7 @@ function buildServer(opContext: OperationContext, validateResponses: boolean): S
       experimental: { events: EVENTS_CAPABILITY },
     },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools as never }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
@@ -77,6 +124,21 @@ function buildServer(opContext: OperationContext, validateResponses: boolean): S
   registerEventMethods(server, opContext);
   registerResources(server, opContext);
   return server;
+}
+
+/** The JSON of each result's structuredContent, made once for its text content. */
+const outputJson = new WeakMap<CallToolResult, string>();
+
+/**
+ * The JSON-RPC response to a tools/call, as JSON.stringify({ result, jsonrpc, id }) writes it,
+ * but with the structured content's JSON that callTool already made for the text: the
+ * output is serialised once, not twice (a page of 50 items is most of the answer).
+ */
+function responseJson(id: string | number, result: CallToolResult): string {
+  const structured = outputJson.get(result);
+  if (structured === undefined) return JSON.stringify({ result, jsonrpc: '2.0', id });
+  const isError = result.isError ? ',"isError":true' : '';
+  return `{"result":{"content":${JSON.stringify(result.content)},"structuredContent":${structured}${isError}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 /** Runs one tool call; every refusal becomes an `isError` result, never a protocol error. */
@@ -88,11 +150,13 @@ export async function callTool(opContext: OperationContext, name: string, args: 
     const output = (await invoke(opContext, name, input, { validateOutput: validateResponses })) as Record<string, unknown>;
     const outcome = batchOutcome(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
     const text = JSON.stringify(output);
-    return {
+    const result: CallToolResult = {
       content: [{ type: 'text', text: outcome ? `${outcome.line}\n${text}` : text }],
       structuredContent: output,
       ...(outcome?.nothingWritten ? { isError: true } : {}),
     };
+    outputJson.set(result, text);
+    return result;
   } catch (err) {
     if (err instanceof ApiError) {
       const details = err.extra.details ? ` Details: ${JSON.stringify(err.extra.details)}` : '';
@@ -129,6 +193,7 @@ function batchOutcome(name: string, args: Record<string, unknown>, output: Recor
   return { line: `${head} ${reasons}${more}.`, nothingWritten };
 }
 
+/** Keys in the order the SDK's result schema writes them, so both ways of answering give the same bytes. */
 function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
+  return { content: [{ type: 'text', text }], isError: true };
 }

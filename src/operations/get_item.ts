@@ -11,12 +11,11 @@ import { notFound } from '../core/errors.js';
 import { signedAttachments } from '../domain/attachments.js';
 import { bodyImages } from '../domain/body-images.js';
 import { isRecipientFavorite } from '../domain/shares.js';
-import { childrenOf } from '../domain/subtasks.js';
 
 /** GET /items/{id}: one item with everything about it; `forEditing` puts a handle before every block. */
 export const get_item: Handler<'get_item'> = async (ctx, input) => {
   const { db, principal, config, services } = ctx;
-  // The item, its list, attachments and chat in one statement.
+  // The item, its list, attachments, chat and subtasks in one statement.
   const found = await loadItemForReading(db, principal.userId, input.id);
   if (!found) throw notFound(`No item ${input.id} in your workspace (it may be in the trash: list_deleted shows it).`);
   const { row, access } = found.item;
@@ -32,7 +31,7 @@ export const get_item: Handler<'get_item'> = async (ctx, input) => {
   const attachments = await signedAttachments(ctx, row.id, input.includeImageUrls === true, found.attachments);
   if (input.forEditing) await prepareBody(db, row.id, body);
   const version = bodyVersion(body);
-  const children = await childrenOf(db, row.id);
+  const { children } = found;
   return {
     ...base,
     ...(children.length

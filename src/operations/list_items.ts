@@ -6,7 +6,6 @@ import { readItemChanges } from '../domain/item-changes.js';
 import { linkRoots } from '../domain/links.js';
 import { ApiError } from '../core/errors.js';
 import { withImageUrls } from '../domain/attachments.js';
-import { subtaskCounts } from '../domain/subtasks.js';
 
 /**
  * GET /items: one list's items, or the Tasks set (every item on the person's lists that keep
@@ -54,14 +53,7 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
     list === null || keepsStatus(list),
   );
   const byId = new Map(lists.map((l) => [l.id, l]));
-  const counts = await subtaskCounts(
-    db,
-    page.rows.map((r) => r.id),
-  );
-  const items = page.rows.map((row) => {
-    const subtasks = counts.get(row.id);
-    return { ...itemRowDto(row, byId.get(row.list_id)!), ...(subtasks ? { subtasks } : {}) };
-  });
+  const items = page.rows.map((row) => ({ ...itemRowDto(row, byId.get(row.list_id)!), ...(row.subtasks ? { subtasks: row.subtasks } : {}) }));
   return {
     ...header,
     count: items.length,

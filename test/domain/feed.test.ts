@@ -12,7 +12,7 @@ import { list_items } from '../../src/operations/list_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
-import { sequenceBatch } from '../../src/domain/feed.js';
+import { sequenceBatch, sequencePending } from '../../src/domain/feed.js';
 import { startSequencer } from '../../src/jobs/feed-sequencer.js';
 
 describe('changes feed', () => {
@@ -71,6 +71,20 @@ describe('changes feed', () => {
     ).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6']);
     expect(page.items.map((i) => i.title).at(-1)).toBe('b0 renamed');
     expect(page.items).toHaveLength(7);
+  });
+
+  it('lets a reader through without the sequencer lock when no change waits for a position', async () => {
+    await sequencePending(server.db);
+    const holder = await server.db.transaction();
+    try {
+      // Another process sequencing right now holds the lock.
+      await holder.raw('SELECT pg_advisory_xact_lock(7270011)');
+      const read = list_items(ctx(), { listId: 'tasks', changedSince: '2000-01-01T00:00:00Z' } as never);
+      const answered = await Promise.race([read.then(() => true), sleep(2000).then(() => false)]);
+      expect(answered).toBe(true);
+    } finally {
+      await holder.rollback();
+    }
   });
 
   it('the background sequencer positions writes without any reader', async () => {

@@ -17,7 +17,7 @@ describe('subtasks', () => {
   it('nests subtasks under a task, counts and lists them, and refuses what would nest wrongly', async () => {
     const parent = (await create([{ title: 'Plan the trip' }])).items[0]!;
     const made = await create([
-      { title: 'Book flights', parentId: parent.id },
+      { title: 'Book flights', parentId: parent.id, dueAt: '2026-12-01T09:30:00.123Z' },
       { title: 'Book hotel', parentId: parent.id },
     ]);
     expect(made.items.map((i) => i.parentId)).toEqual([parent.id, parent.id]);
@@ -25,6 +25,9 @@ describe('subtasks', () => {
     expect(listed.find((i) => i.id === parent.id)).toMatchObject({ parentId: null, subtasks: { count: 2, open: 2 } });
     const read = await getItem(parent.id);
     expect(read.children!.map((c) => c.title)).toEqual(['Book flights', 'Book hotel']);
+    // Read in the item's own statement (as JSON): the same fields as the driver's rows would give.
+    expect(read.children![0]).toEqual({ id: made.items[0]!.id, title: 'Book flights', taskStatus: 'todo', dueAt: '2026-12-01T09:30:00.123Z' });
+    expect(read.children![1]!.dueAt).toBeNull();
     expect(read.subtasks).toEqual({ count: 2, open: 2 });
 
     const note = (await create([{ title: 'Elsewhere' }], 'notes')).items[0]!;

@@ -22,6 +22,7 @@ import * as recurrence from './20261125000500_recurrence.js';
 import * as labels from './20261125000600_labels.js';
 import * as reminders from './20261125000700_reminders.js';
 import * as subtasks from './20261125000800_subtasks.js';
+import * as itemValuesIndex from './20261125000900_item_values_index.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const migrations: [string, Migration][] = [
   ['20261125000600_labels', labels],
   ['20261125000700_reminders', reminders],
   ['20261125000800_subtasks', subtasks],
+  ['20261125000900_item_values_index', itemValuesIndex],
 ];
 
 /** A knex MigrationSource over the static list above. */

@@ -1,0 +1,78 @@
+/**
+ * Parsing a long body off the event loop: micromark costs seconds per megabyte, and in the
+ * request's thread every other request of the process would wait that long. A piscina pool
+ * of one worker thread parses and answers the outline; this thread rebuilds the parse from
+ * it. The worker runs at the lowest CPU priority (nice 19): on a machine whose cores the
+ * requests keep busy, a parse on an equal footing took a core from them and their latency
+ * rose tenfold (bench/README.md). Piscina is loaded and the worker started on the first
+ * long body, and the worker ends after a minute idle: an idle server holds neither. A worker that fails (it could not start, or died) is not the body's
+ * fault: the body is then parsed here, as before the pool.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Piscina } from 'piscina';
+import type { ParsedBody } from './blocks.js';
+import { parseBody } from './blocks.js';
+import { fromOutline, toOutline } from './outline.js';
+
+export interface ParsePool {
+  /** The parse of `text` and its outline, made in a worker thread (in this one when the worker fails). */
+  parse(text: string): Promise<{ parsed: ParsedBody; outline: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's file: the compiled .js next to this file, or, when running from the sources
+ * (tsx, the tests), the .ts file, loaded through tsx in the worker.
+ */
+function workerFile(): { filename: string; execArgv: string[] } {
+  const compiled = fileURLToPath(new URL('./parse-worker.js', import.meta.url));
+  if (existsSync(compiled)) return { filename: compiled, execArgv: [] };
+  return { filename: fileURLToPath(new URL('./parse-worker.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
+}
+
+/** A pool of one worker; `filename` replaces the worker (tests use one that fails). */
+export function createParsePool(options: { filename?: string; onWorkerFailure?: (err: unknown) => void } = {}): ParsePool {
+  const worker = options.filename ? { filename: options.filename, execArgv: [] } : workerFile();
+  let pool: Promise<Piscina<string, string>> | undefined;
+  const started = () =>
+    (pool ??= import('piscina').then(
+      ({ Piscina }) =>
+        new Piscina<string, string>({
+          filename: worker.filename,
+          execArgv: worker.execArgv,
+          minThreads: 0,
+          maxThreads: 1,
+          idleTimeout: 60_000,
+          niceIncrement: 19,
+        }),
+    ));
+  return {
+    async parse(text) {
+      try {
+        const outline = await (await started()).run(text);
+        const parsed = fromOutline(text, outline);
+        // An outline that does not fit the text (it cannot, short of a bug) is not trusted.
+        if (parsed) return { parsed, outline };
+        throw new Error('the worker answered an outline that does not fit the body');
+      } catch (err) {
+        (options.onWorkerFailure ?? warn)(err);
+        const parsed = parseBody(text);
+        return { parsed, outline: toOutline(parsed) };
+      }
+    },
+    close: async () => (pool ? (await pool).destroy() : undefined),
+  };
+}
+
+function warn(err: unknown): void {
+  process.emitWarning(`parsing a body in the worker failed, parsed in the request's thread instead: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+let shared: ParsePool | undefined;
+
+/** The process's pool, started on first use. */
+export function parsePool(): ParsePool {
+  shared ??= createParsePool();
+  return shared;
+}

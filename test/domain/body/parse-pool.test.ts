@@ -1,0 +1,58 @@
+/**
+ * The parse pool (src/domain/body/parse-pool.ts): a body parsed in the worker thread is the
+ * same parse as one made in this thread, with the same outline; a worker that fails is
+ * reported and the body is parsed here instead.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { fileURLToPath } from 'node:url';
+import { parseBody } from '../../../src/domain/body/blocks.js';
+import { toOutline } from '../../../src/domain/body/outline.js';
+import { createParsePool } from '../../../src/domain/body/parse-pool.js';
+
+function mixedBody(sections: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < sections; i++)
+    parts.push(
+      `## Section ${i}\n\nProse ${i} with *emphasis* and \`code\`.\n\n- [ ] task ${i}\n  - [x] sub ${i}\n1. first\n2. second\n\n` +
+        `\`\`\`md\n# not a heading\n\`\`\`\n\n| a | b |\n|---|---|\n| ${i} | x |\n\n> quoted ${i}\n\n`,
+    );
+  return parts.join('');
+}
+
+describe('the parse pool', () => {
+  const pool = createParsePool();
+  const failures: unknown[] = [];
+  const failing = createParsePool({
+    filename: fileURLToPath(new URL('../../fixtures/failing-parse-worker.mjs', import.meta.url)),
+    onWorkerFailure: (err) => failures.push(err),
+  });
+  afterAll(async () => {
+    await pool.close();
+    await failing.close();
+  });
+
+  it('parses in the worker to the same blocks and outline as a parse in this thread', async () => {
+    const body = mixedBody(300);
+    const inProcess = parseBody(body);
+    const { parsed, outline } = await pool.parse(body);
+    expect(outline).toBe(toOutline(inProcess));
+    expect(parsed.text).toBe(body);
+    expect(parsed.blockCount).toBe(inProcess.blockCount);
+    expect(parsed.starts).toEqual(inProcess.starts);
+    expect(parsed.units).toEqual(inProcess.units);
+  });
+
+  it('parses several bodies at once, each to its own parse', async () => {
+    const bodies = [mixedBody(5), mixedBody(40), '# Only a heading\n'];
+    const results = await Promise.all(bodies.map((b) => pool.parse(b)));
+    results.forEach(({ outline }, i) => expect(outline).toBe(toOutline(parseBody(bodies[i]!))));
+  });
+
+  it('falls back to parsing in this thread when the worker fails, and says so', async () => {
+    const body = mixedBody(20);
+    const { parsed, outline } = await failing.parse(body);
+    expect(outline).toBe(toOutline(parseBody(body)));
+    expect(parsed.text).toBe(body);
+    expect(String(failures[0])).toContain('this worker always fails');
+  });
+});
