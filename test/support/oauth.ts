@@ -196,6 +196,28 @@ export async function authorizeInBrowser(
   return { location: step.location, res: step.res, page: '' };
 }
 
+/**
+ * An app connected the way a person connects one: registered, authorized in a browser that
+ * signs in and allows it, and its code exchanged; answers the client and the token response.
+ */
+export async function connectApp(
+  baseUrl: string,
+  person: { email: string; password: string },
+  name: string,
+): Promise<{ client: Awaited<ReturnType<typeof registerClient>>; token: { status: number; body: Record<string, unknown> } }> {
+  const client = await registerClient(baseUrl, name);
+  const { verifier, challenge } = pkce();
+  const { location } = await authorizeInBrowser(new HttpBrowser(baseUrl), authorizeUrl(baseUrl, client, challenge), person);
+  const token = await tokenRequest(baseUrl, {
+    grant_type: 'authorization_code',
+    code: codeFrom(location),
+    code_verifier: verifier,
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+  });
+  return { client, token };
+}
+
 /** POSTs to the token endpoint. */
 export async function tokenRequest(baseUrl: string, params: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}/oauth/token`, {

@@ -6,7 +6,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
+import { HttpBrowser, signInOverHttp, connectApp } from '../support/oauth.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
@@ -20,19 +20,7 @@ function signedIn(server: TestServer, account: TestAccount): Promise<HttpBrowser
 
 /** An OAuth access token of a connected app, by the real flow. */
 async function appToken(server: TestServer, account: TestAccount, name: string): Promise<string> {
-  const client = await registerClient(server.baseUrl, name);
-  const { verifier, challenge } = pkce();
-  const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
-    email: account.email,
-    password: PASSWORD,
-  });
-  const token = await tokenRequest(server.baseUrl, {
-    grant_type: 'authorization_code',
-    code: codeFrom(location),
-    code_verifier: verifier,
-    client_id: client.clientId,
-    redirect_uri: client.redirectUri,
-  });
+  const { token } = await connectApp(server.baseUrl, { email: account.email, password: PASSWORD }, name);
   return String(token.body.access_token);
 }
 

@@ -5,7 +5,18 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, registerClient, tokenRequest, signInOverHttp } from '../support/oauth.js';
+import {
+  HttpBrowser,
+  authorizeInBrowser,
+  authorizeUrl,
+  codeFrom,
+  formValue,
+  pkce,
+  registerClient,
+  tokenRequest,
+  signInOverHttp,
+  connectApp,
+} from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/subscriptions.js';
@@ -175,19 +186,7 @@ describe('Settings → Connections', () => {
   });
 
   it('lists connected apps and disconnects one: its access token answers 401 and its refresh token 400', async () => {
-    const client = await registerClient(server.baseUrl, 'Connected Agent');
-    const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
-      email: ada.email,
-      password: PASSWORD,
-    });
-    const token = await tokenRequest(server.baseUrl, {
-      grant_type: 'authorization_code',
-      code: codeFrom(location),
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
+    const { client, token } = await connectApp(server.baseUrl, { email: ada.email, password: PASSWORD }, 'Connected Agent');
     const accessToken = String(token.body.access_token);
     expect((await api(accessToken)).status).toBe(200);
 
