@@ -63,13 +63,13 @@ describe('first run', () => {
     expect(new URL(page.url()).origin).toBe(printed);
     await page.fill('#email', 'ada@example.com');
     await page.fill('#password', 'correct horse battery');
-    await Promise.all([page.waitForURL(/\/settings\/connections/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/lists$/), page.click('button[type=submit]')]);
     await page.goto(`${printed}/signout`).catch(() => undefined);
     await page.context().clearCookies();
     await page.goto(`${printed}/signin`);
     await page.fill('#email', 'ada@example.com');
     await page.fill('#password', 'correct horse battery');
-    await Promise.all([page.waitForURL(/\/settings\/connections/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/lists$/), page.click('button[type=submit]')]);
     expect(await page.content()).not.toContain('This form expired or was sent from another site');
     await page.close();
   }, 60000);
