@@ -17,7 +17,7 @@ import { formatOfFile } from '../domain/import-plan.js';
 import { invoke } from '../operations/dispatch.js';
 import { html, page, sendPage, type Html } from './html.js';
 import type { PageKit } from './page-kit.js';
-import { csrfValid, type WebUser } from './sessions.js';
+import type { WebUser } from './sessions.js';
 
 export const DATA_PATH = '/settings/data';
 const FORMATS = ['listkeeper', 'csv', 'todoist'] as const;
@@ -56,7 +56,6 @@ function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<st
 export function registerDataPages(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
   const { asPerson } = kit;
-  const ownOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.webOrigin).origin]);
 
   async function overview(ctx: Context, user: WebUser, problem?: string): Promise<void> {
     const lists = await liveLists(db, user.id);
@@ -138,8 +137,7 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
     const user = await kit.signedIn(ctx);
     if (!user) return null;
     const form = await readMultipart(ctx, config.bodyLimitBytes);
-    const origin = ctx.get('origin');
-    if (!form || (origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, kit.deps.cookieKeys, form.fields.csrf)) {
+    if (!form || !kit.fromThisSite(ctx, form.fields.csrf)) {
       await overview(
         ctx,
         user,

@@ -9,6 +9,7 @@ import type Router from '@koa/router';
 import { timeZoneOf } from '../domain/accounts.js';
 import { localNow } from '../domain/time.js';
 import { html, type Html } from './html.js';
+import { shorten } from './format.js';
 import { refusal, type PageKit } from './page-kit.js';
 import type { WebUser } from './sessions.js';
 
@@ -108,6 +109,5 @@ function restoredNotice(type: unknown): string | null {
 }
 
 function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
+  return shorten(text.replace(/\s+/g, ' ').trim(), 200);
 }

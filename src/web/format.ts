@@ -11,3 +11,8 @@ export function formatTime(at: Date, timeZone: string): string {
 export function formatDay(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium' }).format(at);
 }
+
+/** `text` cut to at most `max` characters, with an ellipsis when cut (one-line excerpts). */
+export function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

@@ -12,13 +12,13 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { OpInput, OpOutput } from '../core/context.js';
-import { getUser } from '../domain/accounts.js';
+import { timeZoneOf } from '../domain/accounts.js';
 import { listsById, loadAccessible } from '../domain/items.js';
 import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat.js';
-import { Html, html, page, sendPage } from './html.js';
+import { Html, html, sendPage } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
 import { isUuid } from '../domain/ids.js';
-import { formatDay, formatTime } from './format.js';
+import { formatDay, formatTime, shorten } from './format.js';
 import type { WebUser } from './sessions.js';
 import { markdownText, renderMarkdown } from './markdown.js';
 import {
@@ -64,14 +64,12 @@ export function registerItemPages(router: Router, kit: PageKit): void {
   const now = () => kit.deps.services.now();
 
   function notFoundPage(ctx: Context, user: WebUser): void {
-    sendPage(
+    kit.show(
       ctx,
-      404,
-      page(
-        'No such item',
-        html`<div class="card"><p>This item is not in your workspace: it may have been deleted, or it belongs to someone else.</p><p><a href="${CONVERSATION_PATH}">Back to your conversation</a></p></div>`,
-        { nav: kit.nav(ctx, user, 'lists') },
-      ),
+      user,
+      'No such item',
+      html`<div class="card"><p>This item is not in your workspace: it may have been deleted, or it belongs to someone else.</p><p><a href="${CONVERSATION_PATH}">Back to your conversation</a></p></div>`,
+      { status: 404, section: 'lists' },
     );
   }
 
@@ -85,7 +83,7 @@ export function registerItemPages(router: Router, kit: PageKit): void {
 
   /** How this person's page writes instants and days: in their time zone, in words the API reads back. */
   async function clockOf(user: WebUser): Promise<Clock> {
-    const { timezone } = await getUser(db, user.id);
+    const timezone = await timeZoneOf(db, user.id);
     return { time: (d) => formatTime(d, timezone), day: (d) => formatDay(d, timezone) };
   }
 
@@ -349,16 +347,13 @@ ${fieldInputs(item, fields)}
     if (!item) return notFoundPage(ctx, user);
     const text = (form.message ?? '').replace(/\r\n/g, '\n').trim();
     if (text === '' || text.length > MAX_MESSAGE) {
-      sendPage(
+      return kit.show(
         ctx,
-        400,
-        page(
-          'Nothing sent',
-          html`<div class="card"><p class="error">${text === '' ? 'Write a message first.' : `A message holds at most ${MAX_MESSAGE} characters.`}</p><p><a href="/artifacts/${item.row.id}#chat">Back to the item</a></p></div>`,
-          { nav: kit.nav(ctx, user, 'lists') },
-        ),
+        user,
+        'Nothing sent',
+        html`<div class="card"><p class="error">${text === '' ? 'Write a message first.' : `A message holds at most ${MAX_MESSAGE} characters.`}</p><p><a href="/artifacts/${item.row.id}#chat">Back to the item</a></p></div>`,
+        { status: 400, section: 'lists' },
       );
-      return;
     }
     await postPersonMessage(db, item.row, item.list, { id: user.id, name: user.name }, text);
     ctx.status = 303;
@@ -368,7 +363,7 @@ ${fieldInputs(item, fields)}
   router.get(CONVERSATION_PATH, async (ctx) => {
     const user = await kit.signedIn(ctx);
     if (!user) return;
-    const { timezone } = await getUser(db, user.id);
+    const timezone = await timeZoneOf(db, user.id);
     const lines = await mainConversation(db, user.id);
     const list = lines.length
       ? html`<ul class="lines">${lines.map(
@@ -376,7 +371,7 @@ ${fieldInputs(item, fields)}
             html`<li${l.unread ? new Html(' class="unread"') : ''}>${l.unread ? html`<span class="badge unread">Unread</span> ` : ''}${l.needsInput ? html`<span class="badge ask">Waiting for you</span> ` : ''}<strong>${l.agentName}</strong> on <a href="/artifacts/${l.itemId}#chat">${l.itemTitle?.trim() || '(untitled)'}</a>: ${excerpt(l.text)} <span class="muted">${formatTime(l.createdAt, timezone)}</span></li>`,
         )}</ul>`
       : html`<p class="muted">No agent has written to you yet.</p>`;
-    sendPage(ctx, 200, page('Conversation', html`<div class="card">${list}</div>`, { nav: kit.nav(ctx, user, 'conversation') }));
+    kit.show(ctx, user, 'Conversation', html`<div class="card">${list}</div>`, { section: 'conversation' });
   });
 }
 
@@ -389,6 +384,5 @@ function messageItem(m: ChatMessageRow, when: (d: Date) => string): Html {
 
 /** The first line of a message as plain text (its Markdown syntax left out), at most 160 characters. */
 function excerpt(text: string): string {
-  const line = markdownText(text.split('\n').find((l) => l.trim() !== '') ?? '');
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+  return shorten(markdownText(text.split('\n').find((l) => l.trim() !== '') ?? ''), 160);
 }

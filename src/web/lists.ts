@@ -92,7 +92,7 @@ ${newListForm(ctx, form)}
       section: 'lists',
       ...(options.status ? { status: options.status } : {}),
       error: options.error ?? null,
-      notice: options.notice ?? noticeFor(ctx.query.done),
+      notice: options.notice ?? noticeOf(NOTICES, ctx.query.done),
     });
   }
 
@@ -224,7 +224,7 @@ ${rendered}`;
       wide: view !== 'list',
       ...(options.status ? { status: options.status } : {}),
       error: options.error ?? null,
-      notice: noticeFor(ctx.query.done),
+      notice: noticeOf(NOTICES, ctx.query.done),
     });
   }
 
@@ -599,7 +599,3 @@ const NOTICES: Record<string, string> = {
   added: 'Added.',
   deleted: 'Moved to the trash. Restore it from the trash within its retention time.',
 };
-
-function noticeFor(code: unknown): string | null {
-  return noticeOf(NOTICES, code);
-}

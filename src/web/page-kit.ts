@@ -84,6 +84,8 @@ export interface PageKit {
   button(ctx: Context, action: string, label: string, options?: { kind?: string; fields?: Record<string, string>; title?: string }): Html;
   /** Whether htmx sent this request (it swaps a fragment instead of following a redirect). */
   fromHtmx(ctx: Context): boolean;
+  /** Whether a POST came from this site with this browser's CSRF token (for forms the kit does not read, such as multipart ones). */
+  fromThisSite(ctx: Context, token: unknown): boolean;
   /** After a form: back to `back` (a same-site path), with 303 so the browser GETs it. */
   redirect(ctx: Context, back: string): void;
 }
@@ -131,11 +133,15 @@ export function pageKit(deps: WebDeps): PageKit {
     );
   }
 
+  function fromThisSite(ctx: Context, token: unknown): boolean {
+    const origin = ctx.get('origin');
+    return !(origin && origin !== 'null' && !ownOrigins.has(origin)) && csrfValid(ctx, deps.cookieKeys, token);
+  }
+
   async function checkedParams(ctx: Context, limit?: FormLimit, refuse: (ctx: Context) => void = refuseForm): Promise<URLSearchParams | null> {
     await currentUser(ctx, db);
-    const origin = ctx.get('origin');
     const params = await readFormParams(ctx, limit);
-    if ((origin && origin !== 'null' && !ownOrigins.has(origin)) || !csrfValid(ctx, deps.cookieKeys, params.get('csrf'))) {
+    if (!fromThisSite(ctx, params.get('csrf'))) {
       refuse(ctx);
       return null;
     }
@@ -234,7 +240,7 @@ export function pageKit(deps: WebDeps): PageKit {
     ctx.redirect(safeNext(back, '/lists'));
   }
 
-  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, settingsNav, show, asPerson, call, button, fromHtmx, redirect };
+  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, settingsNav, show, asPerson, call, button, fromHtmx, fromThisSite, redirect };
 }
 
 function firstValues(params: URLSearchParams): Record<string, string> {
