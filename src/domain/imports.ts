@@ -14,7 +14,7 @@ import { planDocument } from './import-document.js';
 import { planCsv } from './import-csv.js';
 import { planTodoist } from './import-todoist.js';
 import { existingTarget, matchProperty, type ImportRow, type Outcome } from './import-run.js';
-import { timeZoneOf } from './accounts.js';
+import { isTimeZone, timeZoneOf } from './accounts.js';
 import { liveLists, resolveList } from './lists.js';
 
 export const IMPORT_JOB = 'imports.run';
@@ -133,6 +133,11 @@ export function planImport(input: ImportInput, context: { timeZone: string; now:
     case 'listkeeper':
       if (!input.document) throw refuse("format 'listkeeper' reads the export document from 'document'; it is missing.", 'document');
       forbid(input, ['csv', 'listId', 'listName', 'columns'], 'listkeeper');
+      if (!isTimeZone(input.document.timeZone))
+        throw refuse(
+          `The document's timeZone '${input.document.timeZone}' is not an IANA time zone such as Europe/London; its date-only due dates are days in it.`,
+          'document.timeZone',
+        );
       return planDocument(input.document);
     case 'csv':
       if (input.csv === undefined) throw refuse("format 'csv' reads the file's text from 'csv'; it is missing.", 'csv');

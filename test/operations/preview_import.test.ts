@@ -94,4 +94,21 @@ describe('preview_import', () => {
       { name: 'Films', listId: null, items: 0, newProperties: [], sample: [] },
     ]);
   });
+
+  it('refuses a document whose time zone is not one, and writes nothing', async () => {
+    const before = await countAll();
+    const document = { format: 'listkeeper.export' as const, version: 1 as const, exportedAt: '2026-11-25T10:00:00Z', timeZone: '', lists: [] };
+    for (const timeZone of ['', 'Mars/Olympus']) {
+      const res = await ada.sdk.POST('/imports/preview', { body: { format: 'listkeeper', document: { ...document, timeZone } } });
+      expect(res.response.status).toBe(409);
+      expect(res.error).toMatchObject({
+        code: 'toolError',
+        field: 'document.timeZone',
+        error: expect.stringContaining(`timeZone '${timeZone}' is not an IANA time zone`),
+      });
+      const created = await ada.sdk.POST('/imports', { body: { format: 'listkeeper', document: { ...document, timeZone } } });
+      expect(created.response.status).toBe(409);
+    }
+    expect(await countAll()).toEqual(before);
+  });
 });
