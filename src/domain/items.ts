@@ -177,11 +177,12 @@ export function readDueAt(value: string, timeZone: string, now: Date): { dueAt: 
 
 /**
  * A due date from ISO 8601: a date alone is due at the start of that day in the person's
- * time zone (`hasDueTime` false); a date-time keeps its time.
+ * time zone (`hasDueTime` false); a date-time keeps its time, read in that zone when it has no
+ * offset (`2026-12-01T09:00` is nine in the morning where the person is).
  */
 export function parseDueAt(value: string, timeZone: string): { dueAt: Date; hasDueTime: boolean } | null {
   const text = value.trim();
-  const at = parseIsoInstant(text);
+  const at = parseIsoInstant(text, timeZone);
   if (!at) return null;
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return { dueAt: startOfLocalDay(new Date(`${text}T12:00:00Z`), timeZone), hasDueTime: false };
   return { dueAt: at, hasDueTime: true };

@@ -25,7 +25,7 @@ export function startOfLocalDay(at: Date, timeZone: string): Date {
 
 /** The instant of a local wall-clock time in `timeZone` (month 1-12), right across DST changes. */
 export function localToUtc(year: number, month: number, day: number, hour: number, minute: number, timeZone: string): Date {
-  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  const wall = utcDate(year, month, day, hour, minute, 0).getTime();
   const first = wall - zoneOffsetMs(new Date(wall), timeZone);
   return new Date(wall - zoneOffsetMs(new Date(first), timeZone));
 }
@@ -73,8 +73,11 @@ export function iso(value: Date | string | null | undefined): string | null {
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt\s](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
-/** The instant to the whole second, and the decimal fraction of its second as written. */
-function readIsoInstant(text: string): { seconds: Date; fraction: string } | null {
+/**
+ * The instant to the whole second, and the decimal fraction of its second as written; a
+ * date-time without an offset is wall-clock time in `timeZone`.
+ */
+function readIsoInstant(text: string, timeZone: string): { seconds: Date; fraction: string } | null {
   const m = ISO_DATE_TIME.exec(text.trim());
   if (!m) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -85,11 +88,8 @@ function readIsoInstant(text: string): { seconds: Date; fraction: string } | nul
   const fraction = second === 60 ? '999999' : (m[7] ?? '').slice(1);
   const at = new Date(0);
   const zone = m[8];
-  if (zone === undefined && m[4] !== undefined) {
-    at.setFullYear(year, month - 1, day);
-    at.setHours(hour, minute, Math.min(second, 59), 0);
-    return { seconds: at, fraction };
-  }
+  if (zone === undefined && m[4] !== undefined)
+    return { seconds: new Date(localToUtc(year, month, day, hour, minute, timeZone).getTime() + Math.min(second, 59) * 1000), fraction };
   at.setUTCFullYear(year, month - 1, day);
   at.setUTCHours(hour, minute, Math.min(second, 59), 0);
   if (zone && zone.toUpperCase() !== 'Z') {
@@ -105,11 +105,12 @@ function readIsoInstant(text: string): { seconds: Date; fraction: string } | nul
  * Reads an ISO 8601 / RFC 3339 date or date-time (what the spec's `format: date-time` and
  * `format: date` admit, and the shorter forms the service has always read): calendar-checked,
  * offsets of any size the RFC allows (Postgres itself only takes ±15:59), a leap second read as
- * the last millisecond before it. A date-time without an offset is local time, as `Date` reads it.
- * Null when the text is no such date.
+ * the last millisecond before it. A date-time without an offset is wall-clock time in `timeZone`
+ * (the person's where a person's time is meant, else UTC: never the zone of the machine the
+ * server runs on). Null when the text is no such date.
  */
-export function parseIsoInstant(text: string): Date | null {
-  const read = readIsoInstant(text);
+export function parseIsoInstant(text: string, timeZone = 'UTC'): Date | null {
+  const read = readIsoInstant(text, timeZone);
   if (!read) return null;
   return new Date(read.seconds.getTime() + Math.floor(Number(`0.${read.fraction || '0'}`) * 1000));
 }
@@ -127,8 +128,8 @@ const LATEST = new Date('9999-12-31T23:59:59.000Z').getTime();
  * feed's cursors), and instants before year 1 or after 9999 (reachable through an offset)
  * clamped to those years' ends, which no stored timestamp lies beyond.
  */
-export function canonicalInstant(text: string): string | null {
-  const read = readIsoInstant(text);
+export function canonicalInstant(text: string, timeZone = 'UTC'): string | null {
+  const read = readIsoInstant(text, timeZone);
   if (!read) return null;
   const seconds = read.seconds.getTime();
   if (seconds < EARLIEST) return '0001-01-01T00:00:00.000000Z';

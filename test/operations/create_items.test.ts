@@ -84,6 +84,27 @@ describe('create_items', () => {
     expect(result.failed[2]!.reason).toMatch(/keeps no status/);
   });
 
+  it("reads a date-time without an offset as the person's wall-clock time, whatever the server's zone", async () => {
+    const serverZone = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo'; // the machine the server runs on is elsewhere; it must not matter
+    try {
+      const result = await create_items(ctx(), {
+        items: [
+          { title: 'Summer dentist', dueAt: '2026-07-01T09:00' },
+          { title: 'Winter dentist', dueAt: '2026-12-01T09:30:15' },
+        ],
+      });
+      // Ada is in Europe/London: nine in July is eight UTC (BST); in December London is UTC.
+      expect(result.items.map((i) => [i.dueAt, i.hasDueTime])).toEqual([
+        ['2026-07-01T08:00:00.000Z', true],
+        ['2026-12-01T09:30:15.000Z', true],
+      ]);
+    } finally {
+      if (serverZone === undefined) delete process.env.TZ;
+      else process.env.TZ = serverZone;
+    }
+  });
+
   it('refuses an unreadable dueAt for that entry only', async () => {
     const result = await create_items(ctx(), { items: [{ title: 'x', dueAt: 'whenever suits' }, { title: 'y' }] });
     expect(result.failed).toEqual([{ index: 0, reason: expect.stringMatching(/not an ISO 8601/), externalId: null }]);
