@@ -13,6 +13,7 @@ import type { OpInput } from '../core/context.js';
 import { parseDue } from './due-words.js';
 import type { Property, PropertyType } from './properties.js';
 import { isIsoDate } from './values.js';
+import { parseIsoInstant } from './time.js';
 import type { SystemRole } from './lists.js';
 import type { TaskStatus } from './rows.js';
 
@@ -133,11 +134,12 @@ export function readCsv(text: string, field = 'csv'): { header: string[]; rows: 
   return { header, rows: rows.map((r) => header.map((_, i) => r[i] ?? '')) };
 }
 
-/** An ISO date or date-time, or a date in words ("tomorrow 5pm", "Dec 3 2026"). */
+/** An ISO date or date-time (without an offset: in `timeZone`), or a date in words ("tomorrow 5pm", "Dec 3 2026"). */
 export function dueFromText(text: string, timeZone: string, now: Date): PlanItem['due'] {
   const t = text.trim();
   if (/^\d{4}-\d{2}-\d{2}$/.test(t) && isIsoDate(t)) return { date: t };
-  if (isIsoDate(t)) return { at: new Date(t).toISOString() };
+  const at = parseIsoInstant(t, timeZone);
+  if (at) return { at: at.toISOString() };
   const words = parseDue(t, timeZone, now);
   if (!words) return null;
   return words.hasTime ? { at: words.at.toISOString() } : { date: words.value };

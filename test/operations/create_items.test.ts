@@ -99,6 +99,18 @@ describe('create_items', () => {
         ['2026-07-01T08:00:00.000Z', true],
         ['2026-12-01T09:30:15.000Z', true],
       ]);
+      // A date property's date-time without an offset is UTC (as query_items compares it), a leap
+      // second the last millisecond before the next minute, a date alone a date.
+      const log = await create_list(ctx(), { name: 'Visits', properties: [{ name: 'When', type: 'date' }] });
+      const visits = await create_items(ctx(), {
+        listId: log.id,
+        items: ['2026-12-01T09:00', '2026-12-31T23:59:60Z', ' 2026-12-02 '].map((when, i) => ({
+          title: `Visit ${i}`,
+          values: [{ property: 'When', value: when }],
+        })),
+      });
+      expect(visits.failed).toEqual([]);
+      expect(visits.items.map((i) => Object.values(i.values)[0])).toEqual(['2026-12-01T09:00:00.000Z', '2026-12-31T23:59:59.999Z', '2026-12-02']);
     } finally {
       if (serverZone === undefined) delete process.env.TZ;
       else process.env.TZ = serverZone;

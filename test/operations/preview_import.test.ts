@@ -55,6 +55,13 @@ describe('preview_import', () => {
     expect(await countAll()).toEqual(before);
   });
 
+  it("reads a CSV due date-time without an offset in the person's zone", async () => {
+    const res = await ada.sdk.POST('/imports/preview', { body: { format: 'csv', csv: 'Title,Due\nSummer dentist,2026-07-01T09:00\n', listName: 'Dentist' } });
+    expect(res.response.status).toBe(200);
+    // Ada is in Europe/London, an hour ahead of UTC in July.
+    expect(res.data!.lists[0]!.sample.map((i) => i.dueAt)).toEqual(['2026-07-01T08:00:00.000Z']);
+  });
+
   it('names the existing lists an export document would merge into', async () => {
     const res = await ada.sdk.POST('/imports/preview', {
       body: {
