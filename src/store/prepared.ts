@@ -14,9 +14,12 @@ const PLAN_CHANGED = '0A000';
  * process migrated) fails once with PLAN_CHANGED; it is then run unprepared. In a
  * transaction, where that failure would abort the transaction, it is not prepared.
  */
+const names = new Map<string, string>();
+
 export async function preparedRaw<T = unknown>(db: Knex, sql: string, bindings: readonly Knex.RawBinding[]): Promise<T> {
   if ((db as Knex & { isTransaction?: boolean }).isTransaction) return (await db.raw<T>(sql, bindings)) as T;
-  const name = `lk_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  let name = names.get(sql);
+  if (name === undefined) names.set(sql, (name = `lk_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`));
   try {
     return (await db.raw<T>(sql, bindings).options({ name })) as T;
   } catch (err) {
