@@ -14,7 +14,7 @@
  *                      and the extra measurements by name (first-parse, update-burst, two-processes,
  *                      start, model-memory); default everything
  *   BENCH_PROFILE=1    also profile the server (--cpu-prof) under get_item over REST and over MCP
- *                      at 32 connections and write flame graphs (cpupro) to bench/out/
+ *                      and under list_items (50) at 32 connections and write flame graphs (cpupro) to bench/out/
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile, chmod } from 'node:fs/promises';
@@ -562,7 +562,7 @@ function goalsOf(result: Result): Goal[] {
 
 /**
  * Runs a server under `--cpu-prof` with the load of get_item at 32 connections, over REST and
- * then as an MCP tools/call, one server each, and turns each profile into a flame graph
+ * then as an MCP tools/call, then of list_items (50), one server each, and turns each profile into a flame graph
  * (cpupro, a self-contained HTML page) in bench/out/.
  */
 async function profileServer(serverEnv: Record<string, string>, ws: Workspace): Promise<void> {
@@ -583,6 +583,7 @@ async function profileServer(serverEnv: Record<string, string>, ws: Workspace): 
   const runs = [
     { name: 'get_item', options: (w: Workspace) => cases[0]!.ours(w) },
     { name: 'mcp-get_item', options: mcp },
+    { name: 'list_items', options: (w: Workspace) => cases.find((c) => c.operation === 'list_items (50)')!.ours(w) },
   ];
   for (const run of runs) {
     const dir = path.join(os.tmpdir(), `listkeeper-profile-${process.pid}-${run.name}`);

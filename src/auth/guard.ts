@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
 import { ApiError, unauthorized } from '../core/errors.js';
-import { apiKeyLookup, looksLikeApiKey } from '../domain/api-keys.js';
+import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/api-keys.js';
 import { countRequests, tokenBucket, type RateDecision } from '../domain/rate-limits.js';
 import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
 
@@ -40,12 +40,13 @@ export function bearerGuard(deps: GuardDeps) {
     // One statement counts the token's limit, the address's (left here by addressRateLimit) and
     // looks up an API key: a request costs one round trip before the operation, not three.
     const deferred = ctx.state.deferredAddressCount as DeferredAddressCount | undefined;
+    const tokenHash = hashToken(token);
     const buckets = [
-      { bucket: tokenBucket(token), limit: deps.config.rateLimitPerMinute },
+      { bucket: tokenBucket(tokenHash), limit: deps.config.rateLimitPerMinute },
       ...(deferred ? [{ bucket: deferred.bucket, limit: deferred.limit }] : []),
     ];
     const isKey = looksLikeApiKey(token);
-    const counted = await countRequests(deps.db, buckets, deps.now(), isKey ? apiKeyLookup(token) : undefined);
+    const counted = await countRequests(deps.db, buckets, deps.now(), isKey ? apiKeyLookup(tokenHash) : undefined);
     if (deferred) deferred.counted = true;
     const [rate, addressRate] = counted as [RateDecision, RateDecision | undefined];
     if (addressRate && !addressRate.allowed) throw addressLimited(addressRate);

@@ -5,7 +5,6 @@
  */
 import type { Knex } from 'knex';
 import { preparedRaw } from '../store/prepared.js';
-import { hashToken } from './api-keys.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -130,9 +129,9 @@ async function countGroup(
   return result.rows[0]!;
 }
 
-/** The bucket of a bearer token; never the token itself. */
-export function tokenBucket(token: string): string {
-  return `t:${hashToken(token).slice(0, 40)}`;
+/** The bucket of a bearer token, from its hashToken; never the token itself. */
+export function tokenBucket(tokenHash: string): string {
+  return `t:${tokenHash.slice(0, 40)}`;
 }
 
 async function sweepOldWindows(db: Knex, current: Date): Promise<void> {
