@@ -1,10 +1,12 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from './migrations/index.js';
+import { parseTimestamptz } from './timestamps.js';
 
 // Counts and bigints come back from pg as strings; the few we read are small, so make them
 // numbers once, here, instead of at every call site.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 /** A knex pool on the given Postgres URL. */
 export function createDb(url: string, poolMax = 10): Knex {
