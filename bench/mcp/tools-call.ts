@@ -19,6 +19,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
@@ -70,6 +71,10 @@ async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
   return {
     knex,
     async close() {
+      // Requests the load generator left in flight still run after their sockets close: let
+      // them finish before the pool goes (destroying it under them logs acquire errors).
+      const pool = knex.client.pool as { numUsed(): number; numPendingAcquires(): number };
+      for (let waited = 0; waited < 10_000 && pool.numUsed() + pool.numPendingAcquires() > 0; waited += 50) await sleep(50);
       await knex.destroy();
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
