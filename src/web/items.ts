@@ -41,6 +41,10 @@ const MAX_MESSAGE = 20000;
 /** The notices the item page shows after a redirect, by code. */
 const NOTICES: Record<string, string> = { saved: 'Saved.', unchanged: 'Nothing changed, so nothing was saved.', subtask: 'Subtask added.' };
 
+/** Said when the notes changed between reading the page and saving it. */
+const NOTES_CHANGED =
+  'These notes changed while you were editing them (an agent, or you in another window), so nothing was saved. The notes as they are now are at the top of the page and your version is in the form: save again to replace them with yours.';
+
 interface ItemPageOptions {
   status?: number;
   error?: string | null;
@@ -237,6 +241,12 @@ ${fieldInputs(item, fields)}
       await kit.call(user, 'update_items', input);
     } catch (err) {
       const refused = refusal(err);
+      // The notes changed since the page was read (an agent, another window): the rewrite was
+      // refused and nothing saved. Show the notes as they are now, keep the person's text, and
+      // base it on the current version, so saving again replaces them knowingly.
+      const current = input.items[0]?.edits ? await readItem(user, item.id) : null;
+      if (current && current.bodyVersion !== draft.bodyVersion)
+        return showItem(ctx, user, current, { draft: { ...draft, bodyVersion: current.bodyVersion }, status: refused.status, error: NOTES_CHANGED });
       return showItem(ctx, user, item, { draft, status: refused.status, error: refused.message });
     }
     kit.redirect(ctx, `/artifacts/${item.id}?notice=saved`);

@@ -184,6 +184,30 @@ describe('the item page edits the item', () => {
     expect(page).toContain('Paul, <strong>twelve</strong> years on.');
   });
 
+  it("keeps the person's notes when an agent changed them meanwhile, and replaces them only when saved again", async () => {
+    const id = await book();
+    const form = submission(await (await web.request(`/artifacts/${id}`)).text());
+    const opened = await get_item(ctx(), { id });
+    await update_items(ctx(), { items: [{ itemId: id, edits: [{ op: 'rewrite', baseVersion: opened.bodyVersion, markdown: 'Summary by the agent.' }] }] });
+    set(form, 'title', 'Dune, annotated');
+    set(form, 'body', 'My own notes.');
+    set(form, 'intent', 'save');
+    const res = await web.request(`/artifacts/${id}`, { form });
+    expect(res.status).toBe(409);
+    const page = await res.text();
+    expect(page).toContain('<p class="error" role="alert">These notes changed while you were editing them');
+    expect(page).toContain('<p>Summary by the agent.</p>'); // the notes as they are now
+    expect(page).toMatch(/<textarea[^>]*name="body"[^>]*>\n?My own notes\.<\/textarea>/);
+    const meanwhile = await get_item(ctx(), { id });
+    expect([meanwhile.title, meanwhile.body]).toEqual(['Dune', 'Summary by the agent.']);
+    expect(page).toContain(`name="bodyVersion" value="${meanwhile.bodyVersion}"`);
+
+    const again = await web.request(`/artifacts/${id}`, { form: set(submission(page), 'intent', 'save') });
+    expect(again.status).toBe(303);
+    const saved = await get_item(ctx(), { id });
+    expect([saved.title, saved.body]).toEqual(['Dune, annotated', 'My own notes.']);
+  });
+
   it('writes nothing when nothing changed', async () => {
     const id = await book();
     const before = await get_item(ctx(), { id });
