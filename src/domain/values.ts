@@ -96,10 +96,11 @@ function coerce(property: Property, value: RawValue, newOptions: Map<string, Pro
       throw wrong('true or false');
     }
     case 'date': {
-      const at = typeof value === 'string' ? parseIsoInstant(value) : null;
+      const text = typeof value === 'string' ? value.trim() : '';
+      const at = parseIsoInstant(text);
       if (!at) throw wrong('an ISO 8601 date such as 2026-12-01 or 2026-12-01T09:00:00Z');
       // A date-time is stored as the UTC instant read as query_items compares it (no offset: UTC).
-      return (value as string).trim().length === 10 ? (value as string).trim() : at.toISOString();
+      return text.length === 10 ? text : at.toISOString();
     }
     case 'select': {
       if (Array.isArray(value)) {

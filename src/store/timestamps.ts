@@ -15,6 +15,8 @@ const COLON = 58;
 const DOT = 46;
 const PLUS = 43;
 const ZERO = 48;
+/** Seconds in the minutes and seconds of an offset (`+05:30`, `+00:19:32`). */
+const OFFSET_UNITS = [60, 1] as const;
 
 const digit = (text: string, at: number): number => {
   const d = text.charCodeAt(at) - ZERO;
@@ -52,7 +54,7 @@ export function readIsoTimestamptz(text: string): Date | null {
   if (sign !== PLUS && sign !== DASH) return null;
   let offset = two(text, at + 1) * 3600;
   at += 3;
-  for (const unit of [60, 1]) {
+  for (const unit of OFFSET_UNITS) {
     if (at === text.length) break;
     if (text.charCodeAt(at) !== COLON) return null;
     offset += two(text, at + 1) * unit;
