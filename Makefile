@@ -119,7 +119,7 @@ test: lint gen-check typecheck build browser test-unit contract test-install ## 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling, the goals of #20 (BENCH_ONLY, BENCH_PROFILE=1: bench/run.ts)
 	npx tsx bench/run.ts
 
-bench-mcp: setup ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists, list_items, create_items)
+bench-mcp: build ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists, list_items, create_items)
 	npx tsx bench/mcp/tools-call.ts
 
 $(SCHEMATHESIS_STAMP):

@@ -10,20 +10,23 @@
  * Pairs: get_item vs GET /items/{id}, list_lists vs GET /lists, list_items vs GET /items
  * (50 of a list) and create_items (one entry) vs POST /items. Each pair runs REST and MCP
  * alternately, `--rounds` times each, so drift on a shared machine hits both alike; the
- * goal of issue #20 (REST ÷ MCP throughput within 1.2x) is printed beside each. The server runs in this process on an
+ * goal of issue #20 (REST ÷ MCP throughput within 1.2x) is printed beside each. The server is
+ * the built one (dist/, `make build`) in its own process, as `make bench` runs it, on an
  * embedded Postgres in .tmp/bench-pg (or DATABASE_URL), with RATE_LIMIT_PER_MINUTE raised
  * explicitly: the limit is counted in Postgres on every request, by both interfaces alike.
+ * (The load generator reads every answer's body into a string: in the server's own process
+ * it charged the server for the bytes of each answer, which an MCP answer has twice.)
  * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
  */
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/core/config.js';
 import { createServices } from '../../src/core/services.js';
 import { migrate } from '../../src/store/db.js';
@@ -59,7 +62,7 @@ function option(name: string, fallback: number): number {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
+async function openDatabase(): Promise<{ knex: Knex; url: string; close(): Promise<void> }> {
   const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
   const adminUrl = process.env.DATABASE_URL ?? server!.url;
   const name = `mcp_bench_${Date.now()}`;
@@ -70,6 +73,7 @@ async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
   const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 10 } });
   return {
     knex,
+    url: url.toString(),
     async close() {
       // Requests the load generator left in flight still run after their sockets close: let
       // them finish before the pool goes (destroying it under them logs acquire errors).
@@ -79,6 +83,57 @@ async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
       await server?.stop();
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The built server (dist/src/main.js) in a process of its own on `databaseUrl`, keyword
+ * search only (no model loading or embedding in the background of the measurements).
+ */
+async function startServer(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(here, '..', '..', 'dist', 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000',
+      EMBEDDINGS: 'none',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (
+    let waited = 0;
+    !(await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    waited += 50
+  ) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before it was ready`);
+    if (waited > 60_000) throw new Error('the server was not ready after 60 s');
+    await sleep(50);
+  }
+  return {
+    base,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }
@@ -115,7 +170,13 @@ async function main(): Promise<void> {
   const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(',') : null;
   const rounds = option('rounds', 3);
   const database = await openDatabase();
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000' });
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000',
+    EMBEDDINGS: 'none',
+  });
   const services = createServices();
   const log = pino({ level: 'silent' });
   try {
@@ -147,10 +208,8 @@ async function main(): Promise<void> {
       { tool: 'create_items', args: {}, restPath: '/api/v1/items', restBody: newItem },
     ].filter((p) => !only || only.includes(p.tool));
 
-    const app = createApp({ db: database.knex, config, services, log });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await startServer(database.url);
+    const base = server.base;
     const auth = { Authorization: `Bearer ${key}` };
     const mcpHeaders = { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PROTOCOL_VERSION };
 
@@ -214,8 +273,7 @@ async function main(): Promise<void> {
         );
       }
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.stop();
     }
     const outDir = path.join(here, '..', 'out');
     await mkdir(outDir, { recursive: true });
