@@ -1,8 +1,8 @@
 /**
  * Parsing a long body off the event loop: micromark costs seconds per megabyte, and in the
  * request's thread every other request of the process would wait that long. A piscina pool
- * of one worker thread parses and answers the outline; this thread rebuilds the parse from
- * it. The worker runs at the lowest CPU priority (nice 19): on a machine whose cores the
+ * of one worker thread parses and answers the outline and the blocks' handles; this thread
+ * rebuilds the parse from the outline and keeps the handles with it. The worker runs at the lowest CPU priority (nice 19): on a machine whose cores the
  * requests keep busy, a parse on an equal footing took a core from them and their latency
  * rose tenfold (bench/README.md). Piscina is loaded and the worker started on the first
  * long body, and the worker ends after a minute idle: an idle server holds neither. A worker that fails (it could not start, or died) is not the body's
@@ -14,6 +14,7 @@ import type { Piscina } from 'piscina';
 import type { ParsedBody } from './blocks.js';
 import { parseBody } from './blocks.js';
 import { fromOutline, toOutline } from './outline.js';
+import type { ParseAnswer } from './parse-worker.js';
 
 export interface ParsePool {
   /** The parse of `text` and its outline, made in a worker thread (in this one when the worker fails). */
@@ -34,11 +35,11 @@ function workerFile(): { filename: string; execArgv: string[] } {
 /** A pool of one worker; `filename` replaces the worker (tests use one that fails). */
 export function createParsePool(options: { filename?: string; onWorkerFailure?: (err: unknown) => void } = {}): ParsePool {
   const worker = options.filename ? { filename: options.filename, execArgv: [] } : workerFile();
-  let pool: Promise<Piscina<string, string>> | undefined;
+  let pool: Promise<Piscina<string, ParseAnswer>> | undefined;
   const started = () =>
     (pool ??= import('piscina').then(
       ({ Piscina }) =>
-        new Piscina<string, string>({
+        new Piscina<string, ParseAnswer>({
           filename: worker.filename,
           execArgv: worker.execArgv,
           minThreads: 0,
@@ -50,11 +51,14 @@ export function createParsePool(options: { filename?: string; onWorkerFailure?: 
   return {
     async parse(text) {
       try {
-        const outline = await (await started()).run(text);
+        const { outline, handles } = await (await started()).run(text);
         const parsed = fromOutline(text, outline);
         // An outline that does not fit the text (it cannot, short of a bug) is not trusted.
-        if (parsed) return { parsed, outline };
-        throw new Error('the worker answered an outline that does not fit the body');
+        if (!parsed) throw new Error('the worker answered an outline that does not fit the body');
+        // Handles are made from the blocks alone, so the worker's are this parse's; a count that does not fit is left to handlesOf.
+        const named = handles === '' ? [] : handles.split(' ');
+        if (named.length === parsed.blockCount) parsed.handles = named;
+        return { parsed, outline };
       } catch (err) {
         (options.onWorkerFailure ?? warn)(err);
         const parsed = parseBody(text);

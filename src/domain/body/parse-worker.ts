@@ -1,11 +1,20 @@
 /**
  * The worker side of the parse pool (parse-pool.ts): parses a body and answers its outline,
- * a compact string that crosses threads cheaply; the calling thread rebuilds the parse
- * from it (fromOutline) in milliseconds.
+ * a compact string that crosses threads cheaply, and the handles of its blocks, space-separated;
+ * the calling thread rebuilds the parse from the outline (fromOutline) in milliseconds and takes
+ * the handles as they are: naming 28,000 blocks of a 1 MB body took ~40 ms, on the thread
+ * every request waits for.
  */
 import { parseBody } from './blocks.js';
+import { handlesOf } from './handles.js';
 import { toOutline } from './outline.js';
 
-export default function parseToOutline(text: string): string {
-  return toOutline(parseBody(text));
+export interface ParseAnswer {
+  outline: string;
+  handles: string;
+}
+
+export default function parseToOutline(text: string): ParseAnswer {
+  const parsed = parseBody(text);
+  return { outline: toOutline(parsed), handles: handlesOf(parsed).join(' ') };
 }

@@ -1,11 +1,12 @@
 /**
  * The parse pool (src/domain/body/parse-pool.ts): a body parsed in the worker thread is the
- * same parse as one made in this thread, with the same outline; a worker that fails is
- * reported and the body is parsed here instead.
+ * same parse as one made in this thread, with the same outline and handles; a worker that
+ * fails is reported and the body is parsed here instead.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { parseBody } from '../../../src/domain/body/blocks.js';
+import { handlesOf } from '../../../src/domain/body/handles.js';
 import { toOutline } from '../../../src/domain/body/outline.js';
 import { createParsePool } from '../../../src/domain/body/parse-pool.js';
 
@@ -40,6 +41,24 @@ describe('the parse pool', () => {
     expect(parsed.blockCount).toBe(inProcess.blockCount);
     expect(parsed.starts).toEqual(inProcess.starts);
     expect(parsed.units).toEqual(inProcess.units);
+  });
+
+  it('answers the handles with the parse, the same ones this thread would name the blocks with', async () => {
+    const body = mixedBody(300);
+    const { parsed } = await pool.parse(body);
+    // Set from the worker's answer, not made here: handlesOf returns them as they are.
+    expect(parsed.handles).toHaveLength(parsed.blockCount);
+    expect(handlesOf(parsed)).toBe(parsed.handles);
+    expect(parsed.handles).toEqual(handlesOf(parseBody(body)));
+    // Over 1,000 blocks, handles have four characters.
+    expect(parsed.blockCount).toBeGreaterThan(1000);
+    expect(parsed.handles![0]).toHaveLength(4);
+  });
+
+  it('answers no handles for a body without blocks', async () => {
+    const { parsed } = await pool.parse('\n\n');
+    expect(parsed.blockCount).toBe(0);
+    expect(handlesOf(parsed)).toEqual([]);
   });
 
   it('parses several bodies at once, each to its own parse', async () => {
