@@ -494,7 +494,7 @@ async function main(): Promise<void> {
     for (const row of table) {
       if (row.errors > 0)
         findings.push(
-          `${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts); that row's figures are not valid`,
+          `${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts; listkeeper's ${row.failed}, the ceiling's ${row.errors - row.failed}); that row's figures are not valid`,
         );
     }
     for (const row of table) {

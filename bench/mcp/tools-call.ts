@@ -19,7 +19,7 @@
  * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,10 @@ interface Measured {
   requests: number;
   non2xx: number;
   errors: number;
+  /** CPU time (user + system) the server process spent per answered request, in ms. */
+  serverCpuMsPerRequest: number;
+  /** Bytes read per answer (headers and body). */
+  bytesPerRequest: number;
 }
 
 function option(name: string, fallback: number): number {
@@ -100,7 +104,7 @@ async function freePort(): Promise<number> {
  * The built server (dist/src/main.js) in a process of its own on `databaseUrl`, keyword
  * search only (no model loading or embedding in the background of the measurements).
  */
-async function startServer(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {
+async function startServer(databaseUrl: string): Promise<{ base: string; cpuMs(): Promise<number>; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(here, '..', '..', 'dist', 'src', 'main.js')], {
     env: {
@@ -129,6 +133,12 @@ async function startServer(databaseUrl: string): Promise<{ base: string; stop():
   }
   return {
     base,
+    // utime and stime, fields 14 and 15 of /proc/<pid>/stat (after the command's parenthesis), in clock ticks of 10 ms.
+    async cpuMs() {
+      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -138,8 +148,11 @@ async function startServer(databaseUrl: string): Promise<{ base: string; stop():
   };
 }
 
-async function measure(options: autocannon.Options): Promise<Measured> {
+/** One load run; `cpuMs` reads the server's CPU time, so the run also says what each request cost the server. */
+async function measure(options: autocannon.Options, cpuMs: () => Promise<number>): Promise<Measured> {
+  const before = await cpuMs();
   const result = await autocannon(options);
+  const spent = (await cpuMs()) - before;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -147,6 +160,8 @@ async function measure(options: autocannon.Options): Promise<Measured> {
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    serverCpuMsPerRequest: spent / Math.max(1, result.requests.total),
+    bytesPerRequest: result.throughput.total / Math.max(1, result.requests.total),
   };
 }
 
@@ -160,6 +175,18 @@ function combine(rounds: Measured[]): Measured {
     requests: sum((m) => m.requests),
     non2xx: sum((m) => m.non2xx),
     errors: sum((m) => m.errors),
+    serverCpuMsPerRequest:
+      sum((m) => m.serverCpuMsPerRequest * m.requests) /
+      Math.max(
+        1,
+        sum((m) => m.requests),
+      ),
+    bytesPerRequest:
+      sum((m) => m.bytesPerRequest * m.requests) /
+      Math.max(
+        1,
+        sum((m) => m.requests),
+      ),
   };
 }
 
@@ -246,8 +273,8 @@ async function main(): Promise<void> {
         const restRounds: Measured[] = [];
         const mcpRounds: Measured[] = [];
         for (let round = 0; round < rounds; round++) {
-          restRounds.push(await measure({ ...restOptions, connections, duration }));
-          mcpRounds.push(await measure({ ...mcpOptions, connections, duration }));
+          restRounds.push(await measure({ ...restOptions, connections, duration }, server.cpuMs));
+          mcpRounds.push(await measure({ ...mcpOptions, connections, duration }, server.cpuMs));
         }
         const restResult = combine(restRounds);
         const mcpResult = combine(mcpRounds);
@@ -269,7 +296,9 @@ async function main(): Promise<void> {
           `\n${pair.tool} (MCP tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
             `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
             `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
-            `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n`,
+            `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n` +
+            `  server CPU a request: REST ${restResult.serverCpuMsPerRequest.toFixed(2)} ms, MCP ${mcpResult.serverCpuMsPerRequest.toFixed(2)} ms (${(mcpResult.serverCpuMsPerRequest / restResult.serverCpuMsPerRequest).toFixed(2)}x); ` +
+            `bytes an answer: REST ${Math.round(restResult.bytesPerRequest)}, MCP ${Math.round(mcpResult.bytesPerRequest)}\n`,
         );
       }
     } finally {
