@@ -20,7 +20,7 @@ export interface WhereClause {
 
 type Kind = 'text' | 'number' | 'date' | 'bool' | 'option' | 'options' | 'status';
 
-interface Target {
+export interface Target {
   label: string;
   kind: Kind;
   sql: string;
@@ -142,7 +142,7 @@ function containment(propertyId: string, optionId: string): [string, string[]] {
 }
 
 /** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
-function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] | Date {
+export function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] | Date {
   try {
     if (isEmptyValue(value)) throw new ValueError(`'${t.label}' got an empty value, which matches nothing; to find items without one, use isEmpty.`);
     switch (t.kind) {

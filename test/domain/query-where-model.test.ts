@@ -3,8 +3,9 @@
  * one property of every own type; random clauses: every operator on every property (own ones
  * by name or id, the reserved status and dueDate by id or name, the title, createdAt and
  * updatedAt), with values that fit and values that do not. Every answer must be the items the
- * model selects (200), or, where the model says the clause cannot apply, a 409 whose sentence
- * names the clause (`where[i]`) and the property. A second property throws anything the schema
+ * model selects (200), as a page, a count and a sum of Pages (count and sum on select and number
+ * conditions alone come from item_values), or, where the model says the clause cannot apply, a
+ * 409 whose sentence names the clause (`where[i]`) and the property. A second property throws anything the schema
  * admits at the same list, dates Postgres cannot read among it: never a 500.
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
@@ -246,6 +247,13 @@ describe('query_items where against a model: every operator on every property', 
             } else {
               expect({ where, status: response.status, error: error?.error }).toEqual({ where, status: 200, error: undefined });
               expect({ where, ids: ids(data!.items) }).toEqual({ where, ids: ids(expected) });
+              // Count and sum too: those on select and number conditions alone are read from item_values (query-values.ts).
+              const pages = (r: Row) => r.values[list.propertyId.Pages!];
+              const total = expected.reduce((acc, r) => acc + (typeof pages(r) === 'number' ? (pages(r) as number) : 0), 0);
+              const counted = await ada.sdk.POST('/items/query', { body: { listId: list.id, where, mode: 'count' } as never });
+              expect({ where, count: counted.data?.count }).toEqual({ where, count: expected.length });
+              const summed = await ada.sdk.POST('/items/query', { body: { listId: list.id, where, mode: 'sum', sumPropertyId: 'Pages' } as never });
+              expect({ where, count: summed.data?.count, sum: summed.data?.sum }).toEqual({ where, count: expected.length, sum: total });
             }
           }
         },

@@ -23,6 +23,7 @@ import * as labels from './20261125000600_labels.js';
 import * as reminders from './20261125000700_reminders.js';
 import * as subtasks from './20261125000800_subtasks.js';
 import * as itemValuesIndex from './20261125000900_item_values_index.js';
+import * as itemScalarValues from './20261126000100_item_scalar_values.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,6 +56,7 @@ const migrations: [string, Migration][] = [
   ['20261125000700_reminders', reminders],
   ['20261125000800_subtasks', subtasks],
   ['20261125000900_item_values_index', itemValuesIndex],
+  ['20261126000100_item_scalar_values', itemScalarValues],
 ];
 
 /** A knex MigrationSource over the static list above. */
