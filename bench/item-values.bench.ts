@@ -1,0 +1,120 @@
+/**
+ * What the item_values triggers (migration 20261126000100) cost a write, side by side in one
+ * run, in interleaved rounds with the triggers off and on: create_items of 100 items with
+ * three values each (a select, a number, a text), update_items of those 100 changing two
+ * values each (the row trigger rewrites their rows), and update_items of their titles only
+ * (the trigger's condition is false: nothing to do).
+ * Run: npx tsx bench/item-values.bench.ts   (embedded Postgres in .tmp/bench-pg, or DATABASE_URL)
+ * Prints one JSON line: medians in milliseconds per call, and the ratio of on to off.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import knexFactory, { type Knex } from 'knex';
+import { pino } from 'pino';
+import { loadConfig } from '../src/core/config.js';
+import { createServices } from '../src/core/services.js';
+import type { OperationContext } from '../src/core/context.js';
+import { migrate } from '../src/store/db.js';
+import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
+import { createUser } from '../src/domain/accounts.js';
+import { create_list } from '../src/operations/create_list.js';
+import { create_items } from '../src/operations/create_items.js';
+import { update_items } from '../src/operations/update_items.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROUNDS = 8;
+const CALLS = 8;
+const ITEMS = 100;
+const TRIGGERS = ['items_values_inserted', 'items_values_updated'];
+type Variant = 'off' | 'on';
+type Step = 'create' | 'updateValues' | 'updateTitles';
+
+async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
+  const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '.tmp', 'bench-pg') });
+  const adminUrl = process.env.DATABASE_URL ?? server!.url;
+  const name = `values_bench_${Date.now()}`;
+  const admin = knexFactory({ client: 'pg', connection: adminUrl });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 4 } });
+  return {
+    knex,
+    async close() {
+      await knex.destroy();
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+      await server?.stop();
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const database = await openDatabase();
+  const db = database.knex;
+  try {
+    await migrate(db);
+    const user = await createUser(db, { email: 'values@example.com', name: 'Values' });
+    const ctx: OperationContext = {
+      principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` },
+      db,
+      config: loadConfig({ EMBEDDINGS: 'none' }),
+      services: createServices(),
+      log: pino({ level: 'silent' }),
+    };
+    const list = await create_list(ctx, {
+      name: 'Books',
+      properties: [
+        { name: 'Shelf', type: 'select', options: [{ label: 'Read' }, { label: 'Unread' }] },
+        { name: 'Pages', type: 'number' },
+        { name: 'Author', type: 'text' },
+      ],
+    } as never);
+    const times: Record<Variant, Record<Step, number[]>> = {
+      off: { create: [], updateValues: [], updateTitles: [] },
+      on: { create: [], updateValues: [], updateTitles: [] },
+    };
+    const timed = async (variant: Variant, step: Step, run: () => Promise<unknown>) => {
+      const started = performance.now();
+      await run();
+      times[variant][step].push(performance.now() - started);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating which goes first, so a slow moment of the machine falls on both alike.
+      for (const variant of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        for (const trigger of TRIGGERS) await db.raw(`ALTER TABLE items ${variant === 'off' ? 'DISABLE' : 'ENABLE'} TRIGGER ${trigger}`);
+        for (let call = 0; call < CALLS; call++) {
+          let made: Awaited<ReturnType<typeof create_items>> | undefined;
+          await timed(variant, 'create', async () => {
+            made = await create_items(ctx, {
+              listId: list.id,
+              items: Array.from({ length: ITEMS }, (_, i) => ({
+                title: `r${round} c${call} i${i}`,
+                values: { Shelf: 'Unread', Pages: 100 + i, Author: `A${i}` },
+              })),
+            } as never);
+          });
+          const ids = made!.items.map((item) => item.id);
+          await timed(variant, 'updateValues', () =>
+            update_items(ctx, { items: ids.map((itemId, i) => ({ itemId, values: { Shelf: 'Read', Pages: 200 + i } })) } as never),
+          );
+          await timed(variant, 'updateTitles', () => update_items(ctx, { items: ids.map((itemId, i) => ({ itemId, title: `edited ${i}` })) } as never));
+        }
+        await db('outbox').delete();
+      }
+    }
+    for (const trigger of TRIGGERS) await db.raw(`ALTER TABLE items ENABLE TRIGGER ${trigger}`);
+    const summary = (variant: Variant) =>
+      Object.fromEntries((Object.keys(times[variant]) as Step[]).map((step) => [step, +median(times[variant][step]).toFixed(2)]));
+    const off = summary('off');
+    const on = summary('on');
+    const ratio = Object.fromEntries(Object.keys(off).map((step) => [step, +(on[step]! / off[step]!).toFixed(3)]));
+    process.stdout.write(`${JSON.stringify({ items: ITEMS, calls: ROUNDS * CALLS, offMedianMs: off, onMedianMs: on, ratioOnToOff: ratio })}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+await main();
