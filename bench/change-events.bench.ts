@@ -8,49 +8,25 @@
  * Prints one JSON line: the median and minimum milliseconds per call of each variant, and their
  * ratios to `off`.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { loadConfig } from '../src/core/config.js';
 import { createServices } from '../src/core/services.js';
 import type { OperationContext } from '../src/core/context.js';
 import { migrate } from '../src/store/db.js';
-import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createUser } from '../src/domain/accounts.js';
 import { create_items } from '../src/operations/create_items.js';
 import { update_items } from '../src/operations/update_items.js';
+import { openBenchDatabase } from './support.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const ROUNDS = 9;
 const CALLS = 10;
 const ITEMS = 100;
 type Variant = 'off' | 'unsubscribed' | 'subscribed';
 
-async function openDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
-  const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '.tmp', 'bench-pg') });
-  const adminUrl = process.env.DATABASE_URL ?? server!.url;
-  const name = `events_bench_${Date.now()}`;
-  const admin = knexFactory({ client: 'pg', connection: adminUrl });
-  await admin.raw(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 4 } });
-  return {
-    knex,
-    async close() {
-      await knex.destroy();
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-      await server?.stop();
-    },
-  };
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const database = await openDatabase();
+  const database = await openBenchDatabase('events_bench', 4);
   const db = database.knex;
   try {
     await migrate(db);

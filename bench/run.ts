@@ -18,7 +18,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile, chmod } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +30,7 @@ import { seedWorkspace, type SeedResult } from '../src/domain/seed.js';
 import { SQL } from './ceiling-sql.js';
 import { generateBody } from './body-text.js';
 import { atMost, printGoals, type Goal } from './goals.js';
+import { freePort } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -55,15 +55,6 @@ interface Row {
   /** Requests answered, and those autocannon gave up on (10 s without an answer). */
   completed: number;
   timeouts: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60000): Promise<number> {

@@ -20,22 +20,20 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/core/config.js';
 import { createServices } from '../../src/core/services.js';
 import { migrate } from '../../src/store/db.js';
-import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { invoke } from '../../src/operations/dispatch.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { atMost, printGoals } from '../goals.js';
+import { freePort, openBenchDatabase } from '../support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROTOCOL_VERSION = '2025-11-25';
@@ -64,40 +62,6 @@ interface Measured {
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-async function openDatabase(): Promise<{ knex: Knex; url: string; close(): Promise<void> }> {
-  const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(here, '..', '..', '.tmp', 'bench-pg') });
-  const adminUrl = process.env.DATABASE_URL ?? server!.url;
-  const name = `mcp_bench_${Date.now()}`;
-  const admin = knexFactory({ client: 'pg', connection: adminUrl });
-  await admin.raw(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 10 } });
-  return {
-    knex,
-    url: url.toString(),
-    async close() {
-      // Requests the load generator left in flight still run after their sockets close: let
-      // them finish before the pool goes (destroying it under them logs acquire errors).
-      const pool = knex.client.pool as { numUsed(): number; numPendingAcquires(): number };
-      for (let waited = 0; waited < 10_000 && pool.numUsed() + pool.numPendingAcquires() > 0; waited += 50) await sleep(50);
-      await knex.destroy();
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-      await server?.stop();
-    },
-  };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -196,7 +160,7 @@ async function main(): Promise<void> {
   const onlyAt = process.argv.indexOf('--only');
   const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(',') : null;
   const rounds = option('rounds', 3);
-  const database = await openDatabase();
+  const database = await openBenchDatabase('mcp_bench', 10);
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'silent',

@@ -41,11 +41,12 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
   };
   const none = { rows: [], offset: 0, hasMore: false };
   const mode = input.mode ?? 'list';
-  // A count or sum on select and number conditions alone reads item_values' indexes (query-values.ts).
-  const byValues = () =>
-    input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore
-      ? null
-      : valueConditions((input.where ?? []) as WhereClause[], list.properties, keeps);
+  // A count or sum on select and number conditions alone reads item_values' indexes (query-values.ts); null when it cannot.
+  const fromValues = (sumPropertyId?: string) => {
+    if (input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore) return null;
+    const conditions = valueConditions((input.where ?? []) as WhereClause[], list.properties, keeps);
+    return conditions ? aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId }) : null;
+  };
   if (mode === 'sum') {
     if (!input.sumPropertyId) throw toolError('mode sum needs sumPropertyId: the id or name of a number property.');
     const property = findProperty(list.properties, input.sumPropertyId);
@@ -56,11 +57,8 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
         `sumPropertyId '${property.name}' is a ${property.type} property; sum needs a number property${numbers.length ? ` (${numbers.join(', ')})` : ', and this list has none'}.`,
       );
     }
-    const conditions = byValues();
-    if (conditions) {
-      const { count, sum } = await aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId: property.id });
-      return { ...none, count, sum, sumPropertyId: property.id };
-    }
+    const indexed = await fromValues(property.id);
+    if (indexed) return { ...none, count: indexed.count, sum: indexed.sum, sumPropertyId: property.id };
     const [row] = (await base().select(
       db.raw('count(*)::int AS n'),
       db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
@@ -68,11 +66,7 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
     return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id };
   }
   const countAll = async () => Number(((await base().count({ n: '*' })) as { n: number }[])[0]!.n);
-  if (mode === 'count') {
-    const conditions = byValues();
-    const count = conditions ? (await aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true })).count : await countAll();
-    return { ...none, count, sum: null, sumPropertyId: null };
-  }
+  if (mode === 'count') return { ...none, count: (await fromValues())?.count ?? (await countAll()), sum: null, sumPropertyId: null };
 
   const offset = input.offset ?? 0;
   const limit = input.limit ?? 50;

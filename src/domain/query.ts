@@ -20,7 +20,7 @@ export interface WhereClause {
 
 type Kind = 'text' | 'number' | 'date' | 'bool' | 'option' | 'options' | 'status';
 
-export interface Target {
+interface Target {
   label: string;
   kind: Kind;
   sql: string;
