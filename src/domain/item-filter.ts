@@ -8,6 +8,7 @@ import type { OpInput } from '../core/context.js';
 import { TASK_STATUSES, type ItemDbRow } from './rows.js';
 import { decodeCursor, encodeCursor, SHAPES } from './cursors.js';
 import { whereLabel } from './labels.js';
+import { keepsStatus, listVersionColumn, readList, rememberedList, type ListRow, type VersionedList } from './lists.js';
 
 export type ItemFilter = Omit<OpInput<'list_items'>, 'changedSince' | 'listId' | 'includeImageUrls' | 'scope'>;
 
@@ -17,13 +18,42 @@ export interface ItemPage {
   rows: (ItemDbRow & { subtasks: { count: number; open: number } | null })[];
   hasMore: boolean;
   nextCursor: string | null;
+  /** With `versionOf`, the list's version the page's statement saw (undefined when the page is empty). */
+  listVersion?: string | null;
+}
+
+/**
+ * One list's page and the list as it is now. A list this process remembers (lists.ts) is
+ * checked by the page's own statement, so a page costs one statement instead of two; when the
+ * list has changed since, or the page is empty (nothing to carry the check), the list is read
+ * again, and the page too if the list it was filtered for is not the list as it is.
+ */
+export async function pageOfList(db: Knex, ownerId: string, listId: string, filter: ItemFilter): Promise<{ list: ListRow; page: ItemPage }> {
+  const known = rememberedList(db, ownerId, listId);
+  let current: VersionedList | undefined;
+  if (known) {
+    const page = await filterItems(db, [known.row.id], filter, keepsStatus(known.row), { versionOf: ownerId });
+    if (page.rows.length > 0 && page.listVersion === known.version) return { list: known.row, page };
+    if (page.rows.length === 0) {
+      current = await readList(db, ownerId, listId);
+      if (current.version === known.version) return { list: current.row, page };
+    }
+  }
+  current ??= await readList(db, ownerId, listId);
+  return { list: current.row, page: await filterItems(db, [current.row.id], filter, keepsStatus(current.row)) };
 }
 
 /**
  * Live, unarchived, non-template items of `listIds` matching the filter, sorted, a page of
  * `limit` (default 50) after `cursor`.
  */
-export async function filterItems(db: Knex, listIds: string[], input: ItemFilter, statusApplies: boolean): Promise<ItemPage> {
+export async function filterItems(
+  db: Knex,
+  listIds: string[],
+  input: ItemFilter,
+  statusApplies: boolean,
+  options: { /** The owner of the one list: each row also carries the list's version (pageOfList). */ versionOf?: string } = {},
+): Promise<ItemPage> {
   if (listIds.length === 0) return { rows: [], hasMore: false, nextCursor: null };
   const q = db('items').whereIn('list_id', listIds).whereNull('deleted_at').whereNull('archived_at').where('is_template', false);
   if (input.ids?.length) q.whereIn('id', input.ids);
@@ -53,6 +83,7 @@ export async function filterItems(db: Knex, listIds: string[], input: ItemFilter
   const sort = input.sort ?? 'due';
   const order = ORDERS[sort];
   q.select('*', db.raw(`${order.key.map((k, i) => `(${k})::text AS k${i}`).join(', ')}`), db.raw(`${SUBTASKS} AS subtasks`)).orderByRaw(order.orderBy);
+  if (options.versionOf !== undefined) q.select(listVersionColumn(db, options.versionOf, listIds[0]!));
   if (input.cursor !== undefined) {
     const after = decodeCursor(
       input.cursor,
@@ -70,6 +101,7 @@ export async function filterItems(db: Knex, listIds: string[], input: ItemFilter
   return {
     rows: page,
     hasMore,
+    ...(options.versionOf !== undefined && last ? { listVersion: last.list_version ?? null } : {}),
     nextCursor:
       hasMore && last
         ? encodeCursor(

@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml components/schemas/List
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { isUuid } from './ids.js';
 import { buildProperties, DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
 import { recordActivity } from './activity.js';
@@ -81,8 +82,57 @@ export async function resolveList(trx: Knex, ownerId: string, listId: string, op
   }
   if (!isUuid(listId)) return listByName(trx, ownerId, listId);
   const row = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
-  if (!row) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
+  if (!row) throw noSuchList(listId);
   return row;
+}
+
+function noSuchList(listId: string) {
+  return notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
+}
+
+/** A list as read, with the version of its row: Postgres's `xmin`, which every UPDATE of the row changes. */
+export interface VersionedList {
+  row: ListRow;
+  /** null for a list named in words (`tasks`, a name): only lists read by id are remembered. */
+  version: string | null;
+}
+
+/**
+ * Lists read lately by id for a page of their items, per database handle. A statement that
+ * reads the page also reads the list's current version (listVersionColumn), in its own
+ * snapshot, so a remembered list serves only while no process has changed it: a rename, a
+ * property added, the trash all make the next page read the list again. At most 2,000 lists,
+ * each for ten minutes (far inside the four billion transactions before an xmin comes round).
+ */
+const remembered = new WeakMap<Knex, LRUCache<string, VersionedList>>();
+
+function memoryOf(db: Knex): LRUCache<string, VersionedList> {
+  let memory = remembered.get(db);
+  if (!memory) remembered.set(db, (memory = new LRUCache<string, VersionedList>({ max: 2000, ttl: 10 * 60_000 })));
+  return memory;
+}
+
+/** The list with this id as this process last read it, if it has; check its version before trusting it. */
+export function rememberedList(db: Knex, ownerId: string, listId: string): VersionedList | undefined {
+  return isUuid(listId) ? remembered.get(db)?.get(`${ownerId}:${listId}`) : undefined;
+}
+
+/** resolveList with the row's version; a list read by id is remembered for the next page. */
+export async function readList(db: Knex, ownerId: string, listId: string): Promise<VersionedList> {
+  if (!isUuid(listId)) return { row: await resolveList(db, ownerId, listId), version: null };
+  const found = (await db('lists').select('*', db.raw('xmin::text AS row_version')).where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as
+    | (ListRow & { row_version: string })
+    | undefined;
+  if (!found) throw noSuchList(listId);
+  const { row_version: version, ...row } = found;
+  const read = { row, version };
+  memoryOf(db).set(`${ownerId}:${listId}`, read);
+  return read;
+}
+
+/** A column for a statement on items: the list's version now, in that statement's snapshot; null once it is in the trash. */
+export function listVersionColumn(db: Knex, ownerId: string, listId: string): Knex.Raw {
+  return db.raw('(SELECT xmin::text FROM lists WHERE id = ? AND owner_id = ? AND deleted_at IS NULL) AS list_version', [listId, ownerId]);
 }
 
 /**

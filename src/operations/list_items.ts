@@ -1,7 +1,7 @@
 import type { Handler } from '../core/context.js';
-import { keepsStatus, listsForFeed, liveLists, propertyDto, resolveList, taskLists } from '../domain/lists.js';
+import { listsForFeed, liveLists, propertyDto, taskLists } from '../domain/lists.js';
 import { itemRowDto } from '../domain/items.js';
-import { filterItems } from '../domain/item-filter.js';
+import { filterItems, pageOfList } from '../domain/item-filter.js';
 import { readItemChanges } from '../domain/item-changes.js';
 import { linkRoots } from '../domain/links.js';
 import { ApiError } from '../core/errors.js';
@@ -17,17 +17,19 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
   const workspace = input.scope === 'workspace';
   if (workspace && input.listId !== undefined)
     throw new ApiError('toolError', 'scope workspace reads every list you own and cannot be combined with listId; leave one of them out.', { field: 'scope' });
-  const lists = input.listId
-    ? feed
+  // One list's page reads the list with it (pageOfList); the feed and the sets read theirs first.
+  const onePage = input.listId !== undefined && !feed ? await pageOfList(db, principal.userId, input.listId, input) : null;
+  const lists = onePage
+    ? [onePage.list]
+    : input.listId
       ? await listsForFeed(db, principal.userId, input.listId)
-      : [await resolveList(db, principal.userId, input.listId)]
-    : workspace
-      ? feed
-        ? [] // the feed reads by owner (see readItemChanges), not by a list set taken before its snapshot
-        : await liveLists(db, principal.userId)
-      : feed
-        ? await listsForFeed(db, principal.userId, undefined)
-        : await taskLists(db, principal.userId);
+      : workspace
+        ? feed
+          ? [] // the feed reads by owner (see readItemChanges), not by a list set taken before its snapshot
+          : await liveLists(db, principal.userId)
+        : feed
+          ? await listsForFeed(db, principal.userId, undefined)
+          : await taskLists(db, principal.userId);
   const list = input.listId ? lists[0]! : null;
   const header = {
     listId: list?.id ?? null,
@@ -46,12 +48,14 @@ export const list_items: Handler<'list_items'> = async (ctx, input) => {
     const scope = workspace ? { ownerId: principal.userId } : { lists };
     return { ...header, ...(await readItemChanges(db, scope, input.changedSince, input.cursor, input.limit ?? 50)) };
   }
-  const page = await filterItems(
-    db,
-    lists.map((l) => l.id),
-    input,
-    list === null || keepsStatus(list),
-  );
+  const page =
+    onePage?.page ??
+    (await filterItems(
+      db,
+      lists.map((l) => l.id),
+      input,
+      true,
+    ));
   const byId = new Map(lists.map((l) => [l.id, l]));
   const items = page.rows.map((row) => ({ ...itemRowDto(row, byId.get(row.list_id)!), ...(row.subtasks ? { subtasks: row.subtasks } : {}) }));
   return {
