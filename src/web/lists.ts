@@ -252,21 +252,44 @@ ${rendered}`;
     }
   }
 
-  /** The list view: one line per item, open ones first, with Complete on a to-do list. */
+  /** The list view: one line per item, open ones first, with Complete on a to-do list; a page of PAGE_ROWS, then Next. */
   async function listView(ctx: Context, user: WebUser, list: List, tz: string): Promise<Html> {
     const completed = list.statusPropertyId !== null && ctx.query.status === 'completed';
-    const { items } = await kit.call(user, 'list_items', {
-      listId: list.id,
-      limit: PAGE_ROWS,
-      ...(completed ? { taskStatus: ['completed' as const], sort: 'completed' as const } : {}),
-    });
+    const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '' ? ctx.query.cursor : undefined;
+    const read = (after?: string) =>
+      kit.call(user, 'list_items', {
+        listId: list.id,
+        limit: PAGE_ROWS,
+        ...(completed ? { taskStatus: ['completed' as const], sort: 'completed' as const } : {}),
+        ...(after ? { cursor: after } : {}),
+      });
+    let problem: string | null = null;
+    let page: OpOutput<'list_items'>;
+    try {
+      page = await read(cursor);
+    } catch (err) {
+      // A link's cursor that no longer reads (edited by hand, or from an older version): the first page, and why.
+      if (cursor === undefined) throw err;
+      problem = refusal(err).message;
+      page = await read();
+    }
+    const { items } = page;
     const base = `${LISTS_PATH}/${list.id}?view=list`;
+    const first = completed ? `${base}&status=completed` : base;
+    const onLater = cursor !== undefined && problem === null;
     const other = list.statusPropertyId
       ? html`<p><a href="${completed ? base : `${base}&status=completed`}">${completed ? 'Show open tasks' : 'Show completed'}</a></p>`
       : '';
-    if (items.length === 0) return html`<p class="muted">${completed ? 'Nothing completed yet.' : 'Nothing here yet.'}</p>${other}`;
-    const back = completed ? `${base}&status=completed` : base;
-    return html`${other}<section class="card"><ul class="tasks">${items.map((item) => {
+    const notice = problem ? html`<p class="error" role="alert">${problem} The first page is shown.</p>` : '';
+    const paging = html`${
+      page.hasMore && page.nextCursor ? html`<a href="${first}&cursor=${encodeURIComponent(page.nextCursor)}">Next ${PAGE_ROWS}</a>` : ''
+    }${page.hasMore && onLater ? ' · ' : ''}${onLater ? html`<a href="${first}">Back to the first ${PAGE_ROWS}</a>` : ''}`;
+    if (items.length === 0)
+      return html`${notice}<p class="muted">${onLater ? 'No more items.' : completed ? 'Nothing completed yet.' : 'Nothing here yet.'}</p>${other}${
+        onLater ? html`<p>${paging}</p>` : ''
+      }`;
+    const back = onLater ? `${first}&cursor=${encodeURIComponent(cursor)}` : first;
+    return html`${notice}${other}<section class="card"><ul class="tasks">${items.map((item) => {
       const done = item.taskStatus === 'completed';
       const toggle = list.statusPropertyId
         ? kit.button(ctx, `/items/${item.id}/value`, done ? 'Reopen' : 'Complete', {
@@ -280,7 +303,7 @@ ${rendered}`;
       }${item.labels?.length ? html` ${item.labels.map((l) => html`<span class="badge">${l}</span> `)}` : ''}${
         item.subtasks?.count ? html` <span class="muted">${item.subtasks.count - item.subtasks.open}/${item.subtasks.count} subtasks</span>` : ''
       }</span></li>`;
-    })}</ul></section>`;
+    })}</ul>${page.hasMore || onLater ? html`<nav class="pager" aria-label="Pages"><p>${paging}</p></nav>` : ''}</section>`;
   }
 
   /** The table: typed columns, sorted by a column's header, filtered by one property, each cell its own small form. */
@@ -290,12 +313,14 @@ ${rendered}`;
     const sort = typeof ctx.query.sort === 'string' && (ctx.query.sort === 'title' || columns.some((p) => p.id === ctx.query.sort)) ? ctx.query.sort : null;
     const direction = ctx.query.dir === 'desc' ? 'desc' : 'asc';
     const filter = tableFilter(ctx, columns);
+    const offset = pageOffset(ctx.query.offset);
     let result: OpOutput<'query_items'>;
     let problem: string | null = null;
     try {
       result = await kit.call(user, 'query_items', {
         listId: list.id,
         limit: PAGE_ROWS,
+        ...(offset ? { offset } : {}),
         ...(sort ? { sort: { property: sort, direction } } : {}),
         ...(filter ? { where: [filter.clause] } : {}),
       });
@@ -303,13 +328,24 @@ ${rendered}`;
       problem = refusal(err).message;
       result = await kit.call(user, 'query_items', { listId: list.id, limit: PAGE_ROWS });
     }
-    const base = `${LISTS_PATH}/${list.id}?view=table`;
-    const back = `${base}${sort ? `&sort=${encodeURIComponent(sort)}&dir=${direction}` : ''}`;
+    // The filter in every link (sorting and paging keep it); the sort in paging's; the page in a cell's way back.
+    const base = `${LISTS_PATH}/${list.id}?view=table${filter ? `&where=${encodeURIComponent(filter.form.property)}&value=${encodeURIComponent(filter.form.value)}` : ''}`;
+    const sorted = `${base}${sort ? `&sort=${encodeURIComponent(sort)}&dir=${direction}` : ''}`;
+    const back = `${sorted}${result.offset ? `&offset=${result.offset}` : ''}`;
     const header = (id: string, label: string) => {
       const next = sort === id && direction === 'asc' ? 'desc' : 'asc';
       const state = sort === id ? (direction === 'asc' ? 'ascending' : 'descending') : 'none';
       return html`<th scope="col" aria-sort="${state}"><a href="${base}&sort=${encodeURIComponent(id)}&dir=${next}">${label}${sort === id ? (direction === 'asc' ? ' ▲' : ' ▼') : ''}</a></th>`;
     };
+    const shown = result.items.length;
+    const pager =
+      result.offset > 0 || result.hasMore
+        ? html`<nav class="pager" aria-label="Pages"><p><span class="muted">${result.offset + 1}–${result.offset + shown} of ${result.count}</span>${
+            result.offset > 0
+              ? html` · <a href="${sorted}${result.offset > PAGE_ROWS ? `&offset=${result.offset - PAGE_ROWS}` : ''}">Previous ${PAGE_ROWS}</a>`
+              : ''
+          }${result.hasMore ? html` · <a href="${sorted}&offset=${result.offset + shown}">Next ${PAGE_ROWS}</a>` : ''}</p></nav>`
+        : '';
     return html`${filterForm(list, columns, filter?.form)}
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <section class="card table-wrap"><table class="items">
@@ -321,8 +357,8 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
           (p) => html`<td>${cellForm(ctx, item, p, tz, back)}</td>`,
         )}<td>${kit.button(ctx, `/items/${item.id}/delete`, 'Delete', { kind: 'danger small', fields: { back }, title: `Delete ${item.title ?? 'item'}` })}</td></tr>`,
     )}</tbody></table>
-${result.items.length === 0 ? html`<p class="muted">No items${filter ? ' match the filter' : ''}.</p>` : ''}
-${result.hasMore ? html`<p class="muted">The first ${PAGE_ROWS} of ${result.count} are shown; narrow them with the filter.</p>` : ''}
+${result.items.length === 0 ? html`<p class="muted">${result.offset > 0 ? 'No more items.' : `No items${filter ? ' match the filter' : ''}.`}</p>` : ''}
+${pager}
 </section>`;
   }
 
@@ -340,6 +376,9 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
     const group = boardGroup(ctx, list);
     if (!group) return html`<p class="muted">A board groups by status or by a choice property; this list has neither.</p>`;
     const result = await kit.call(user, 'query_items', { listId: list.id, limit: PAGE_ROWS });
+    const more = result.hasMore
+      ? html`<p class="muted">The board holds the first ${PAGE_ROWS} of ${result.count} items; <a href="${LISTS_PATH}/${list.id}?view=table">the table</a> pages through them all.</p>`
+      : '';
     const columns: Array<{ value: string; label: string }> =
       group.id === 'status'
         ? Object.entries(STATUS_TEXT).map(([value, label]) => ({ value, label }))
@@ -362,7 +401,7 @@ ${valueInput(item, property, tz, label)}<button type="submit" class="small no-js
             item.dueAt ? html`<br><span class="muted">due ${dueText(item, tz)}</span>` : ''
           }${moveForm(ctx, item, group, columns, column.value, back)}</li>`,
       )}</ol></section>`;
-    })}</div>`;
+    })}</div>${more}`;
   }
 
   function moveForm(ctx: Context, item: ItemRow, group: Property, columns: Array<{ value: string; label: string }>, current: string, back: string): Html {
@@ -502,6 +541,12 @@ function boardGroup(ctx: Context, list: List): Property | null {
 }
 
 /** The one `where` clause of the table's filter: `contains` for text, equality otherwise. */
+/** A table page's first row from its address: a whole number from 0, anything else the first page. */
+function pageOffset(raw: unknown): number {
+  const n = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : 0;
+  return Math.min(n, 1_000_000);
+}
+
 function tableFilter(ctx: Context, columns: Property[]): { clause: components['schemas']['WhereClause']; form: { property: string; value: string } } | null {
   const property = typeof ctx.query.where === 'string' ? ctx.query.where : '';
   const value = typeof ctx.query.value === 'string' ? ctx.query.value : '';

@@ -217,6 +217,69 @@ describe('the lists pages', () => {
     expect(rows(await page(`/lists/${list.id}?view=table&where=title&value=ol`))).toEqual(['Lolita']);
   });
 
+  it('pages through a list of more than 200 items in the list view and the table; the board says where the rest are', async () => {
+    const { list, prop, option } = await readingList();
+    // 450 books: "Book 001" to "Book 450", Pages = the number, every third on the Classics shelf.
+    for (let start = 1; start <= 450; start += 150) {
+      const items = Array.from({ length: 150 }, (_, i) => {
+        const n = start + i;
+        return { title: `Book ${String(n).padStart(3, '0')}`, values: { Pages: n, Shelf: n % 3 === 0 ? 'Classics' : 'Sci-fi' } };
+      });
+      await create_items(ctx(), { listId: list.id, items });
+    }
+    const rows = (html: string) => [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]!);
+    const link = (html: string, label: string) => {
+      const found = [...html.matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].find((m) => m[2] === label);
+      return found ? found[1]!.replaceAll('&amp;', '&') : null;
+    };
+
+    // The table, sorted by Pages: 1–200, 201–400, 401–450, and back.
+    const first = await page(`/lists/${list.id}?view=table&sort=${prop('Pages').id}&dir=asc`);
+    expect(rows(first)).toHaveLength(200);
+    expect(rows(first)[0]).toBe('Book 001');
+    expect(first).toContain('1–200 of 450');
+    expect(link(first, 'Previous 200')).toBeNull();
+    const second = await page(link(first, 'Next 200')!);
+    expect(rows(second)[0]).toBe('Book 201');
+    expect(second).toContain('201–400 of 450');
+    const third = await page(link(second, 'Next 200')!);
+    expect(rows(third)).toEqual(Array.from({ length: 50 }, (_, i) => `Book ${401 + i}`));
+    expect(link(third, 'Next 200')).toBeNull();
+    expect(rows(await page(link(third, 'Previous 200')!))[0]).toBe('Book 201');
+    // A cell saved on a later page goes back to that page.
+    expect(second).toContain(`name="back" value="/lists/${list.id}?view=table&amp;sort=${prop('Pages').id}&amp;dir=asc&amp;offset=200"`);
+
+    // A filter is kept by the column headers and the pages: the 300 on the Sci-fi shelf.
+    const scifi = await page(`/lists/${list.id}?view=table&where=${prop('Shelf').id}&value=${option('Shelf', 'Sci-fi')}`);
+    expect(scifi).toContain('1–200 of 300');
+    const byPages = await page(link(scifi, 'Pages')!);
+    expect(rows(byPages).slice(0, 3)).toEqual(['Book 001', 'Book 002', 'Book 004']);
+    const nextScifi = await page(link(byPages, 'Next 200')!);
+    expect(nextScifi).toContain('201–300 of 300');
+    expect(rows(nextScifi)).toHaveLength(100);
+    expect(rows(nextScifi).every((title) => Number(title.slice(5)) % 3 !== 0)).toBe(true);
+    // An offset that is not a number reads the first page.
+    expect(rows(await page(`/lists/${list.id}?view=table&offset=lots`))).toHaveLength(200);
+
+    // The list view: 200, then the rest after its cursor, then back to the first.
+    const listView = await page(`/lists/${list.id}?view=list`);
+    const shown = (html: string) => [...html.matchAll(/<a href="\/artifacts\/[^"]+">(Book \d+)<\/a>/g)].map((m) => m[1]!);
+    expect(shown(listView)).toHaveLength(200);
+    const rest = await page(link(listView, 'Next 200')!);
+    expect(shown(rest)).toHaveLength(200);
+    const last = await page(link(rest, 'Next 200')!);
+    expect(new Set([...shown(listView), ...shown(rest), ...shown(last)]).size).toBe(450);
+    expect(link(last, 'Next 200')).toBeNull();
+    expect(link(last, 'Back to the first 200')).toBe(`/lists/${list.id}?view=list`);
+    // A cursor from nowhere: the first page, and a sentence saying why.
+    const bad = await page(`/lists/${list.id}?view=list&cursor=not-a-cursor`);
+    expect(bad).toContain('The first page is shown.');
+    expect(shown(bad)).toEqual(shown(listView));
+
+    // The board holds 200 and says the table has them all.
+    expect(await page(`/lists/${list.id}?view=board&groupBy=${prop('Shelf').id}`)).toContain('The board holds the first 200 of 450 items');
+  });
+
   it('groups the board by status or by a choice, and moves a card', async () => {
     const { list, prop, option } = await readingList();
     const heat = (await create_items(ctx(), { listId: list.id, items: [{ title: 'Heat', values: { Shelf: 'Sci-fi' } }] })).items[0]!.id;
