@@ -82,27 +82,26 @@ export async function resolveList(trx: Knex, ownerId: string, listId: string, op
   }
   if (!isUuid(listId)) return listByName(trx, ownerId, listId);
   const row = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
-  if (!row) throw noSuchList(listId);
+  if (!row) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
   return row;
-}
-
-function noSuchList(listId: string) {
-  return notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
 }
 
 /** A list as read, with the version of its row: Postgres's `xmin`, which every UPDATE of the row changes. */
 export interface VersionedList {
   row: ListRow;
-  /** null for a list named in words (`tasks`, a name): only lists read by id are remembered. */
+  /** null for a list named by its name: only lists read by id, `tasks` or `notes` are remembered. */
   version: string | null;
 }
 
 /**
- * Lists read lately by id for a page of their items, per database handle. A statement that
- * reads the page also reads the list's current version (listVersionColumn), in its own
- * snapshot, so a remembered list serves only while no process has changed it: a rename, a
- * property added, the trash all make the next page read the list again. At most 2,000 lists,
- * each for ten minutes (far inside the four billion transactions before an xmin comes round).
+ * Lists read lately for a page of their items, per database handle, by owner and by the id,
+ * `tasks` or `notes` they were asked by. A statement that reads the page also reads the list's
+ * current version (listVersionColumn), in its own snapshot, so a remembered list serves only
+ * while no process has changed it: a rename, a property added, the trash all make the next
+ * page read the list again (`tasks` and `notes` too: another list becomes one of them only when
+ * this one is trashed or changed). A list asked by name is not remembered: another list can
+ * take that name without this one changing. At most 2,000 lists, each for ten minutes (far
+ * inside the four billion transactions before an xmin comes round).
  */
 const remembered = new WeakMap<Knex, LRUCache<string, VersionedList>>();
 
@@ -112,21 +111,33 @@ function memoryOf(db: Knex): LRUCache<string, VersionedList> {
   return memory;
 }
 
-/** The list with this id as this process last read it, if it has; check its version before trusting it. */
-export function rememberedList(db: Knex, ownerId: string, listId: string): VersionedList | undefined {
-  return isUuid(listId) ? remembered.get(db)?.get(`${ownerId}:${listId}`) : undefined;
+/** How a list asked by `listId` is remembered: its id, `tasks` or `notes`; null for a name. */
+function memoryKey(ownerId: string, listId: string): string | null {
+  const word = listId.trim().toLowerCase();
+  if (word === 'tasks' || word === 'notes') return `${ownerId}:${word}`;
+  return isUuid(listId) ? `${ownerId}:${listId}` : null;
 }
 
-/** resolveList with the row's version; a list read by id is remembered for the next page. */
+/** The list asked by `listId` as this process last read it, if it has; check its version before trusting it. */
+export function rememberedList(db: Knex, ownerId: string, listId: string): VersionedList | undefined {
+  const key = memoryKey(ownerId, listId);
+  return key === null ? undefined : remembered.get(db)?.get(key);
+}
+
+/** resolveList with the row's version; a list asked by id, `tasks` or `notes` is remembered for the next page. */
 export async function readList(db: Knex, ownerId: string, listId: string): Promise<VersionedList> {
-  if (!isUuid(listId)) return { row: await resolveList(db, ownerId, listId), version: null };
-  const found = (await db('lists').select('*', db.raw('xmin::text AS row_version')).where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as
+  const key = memoryKey(ownerId, listId);
+  if (key === null) return { row: await resolveList(db, ownerId, listId), version: null };
+  const word = listId.trim().toLowerCase();
+  const which = word === 'tasks' || word === 'notes' ? { owner_id: ownerId, system_role: word } : { id: listId, owner_id: ownerId };
+  const found = (await db('lists').select('*', db.raw('xmin::text AS row_version')).where(which).whereNull('deleted_at').first()) as
     | (ListRow & { row_version: string })
     | undefined;
-  if (!found) throw noSuchList(listId);
+  // None live: resolveList says why (or makes the Notes list afresh, rule 3), and the next read remembers it.
+  if (!found) return { row: await resolveList(db, ownerId, listId), version: null };
   const { row_version: version, ...row } = found;
   const read = { row, version };
-  memoryOf(db).set(`${ownerId}:${listId}`, read);
+  memoryOf(db).set(key, read);
   return read;
 }
 

@@ -84,6 +84,21 @@ describe('list_items on a remembered list', () => {
     await server.db.raw('UPDATE lists SET deleted_at = NULL WHERE id = ?', [books]);
   });
 
+  it('remembers the list asked as tasks, and sees it renamed', async () => {
+    await create_items(server.context(ada), { items: [{ title: 'call the plumber' }] });
+    await list_items(server.context(ada), { listId: 'tasks' });
+    const again = await statementsOf(() => list_items(server.context(ada), { listId: 'Tasks ' }));
+    expect(again.sql).toHaveLength(1);
+    await server.db.raw(`UPDATE lists SET name = 'To do' WHERE owner_id = ? AND system_role = 'tasks'`, [ada.userId]);
+    expect((await list_items(server.context(ada), { listId: 'tasks' })).listName).toBe('To do');
+  });
+
+  it('does not remember a list asked by name: another list can take the name', async () => {
+    await list_items(server.context(ada), { listId: 'Chores' });
+    const again = await statementsOf(() => list_items(server.context(ada), { listId: 'Chores' }));
+    expect(again.sql).toHaveLength(2);
+  });
+
   it("does not serve another account's list from memory", async () => {
     await list_items(server.context(ada), { listId: books });
     const eve = await server.account('eve');
