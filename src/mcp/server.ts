@@ -134,11 +134,25 @@ const outputJson = new WeakMap<CallToolResult, string>();
  * but with the structured content's JSON that callTool already made for the text: the
  * output is serialised once, not twice (a page of 50 items is most of the answer).
  */
-function responseJson(id: string | number, result: CallToolResult): string {
+function responseJson(id: string | number, result: CallToolResult): string | Buffer {
   const structured = outputJson.get(result);
   if (structured === undefined) return JSON.stringify({ result, jsonrpc: '2.0', id });
   const isError = result.isError ? ',"isError":true' : '';
-  return `{"result":{"content":${JSON.stringify(result.content)},"structuredContent":${structured}${isError}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  // Written part by part into one buffer, as UTF-8: joined into one string first, the answer (the
+  // page twice) cost the server 10% more CPU a list_items call (bench/README.md), in copying and collecting.
+  const parts = [
+    '{"result":{"content":',
+    JSON.stringify(result.content),
+    ',"structuredContent":',
+    structured,
+    `${isError}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+  ];
+  let length = 0;
+  for (const part of parts) length += Buffer.byteLength(part);
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const part of parts) at += body.write(part, at);
+  return body;
 }
 
 /** Runs one tool call; every refusal becomes an `isError` result, never a protocol error. */

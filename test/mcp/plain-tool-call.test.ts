@@ -19,9 +19,13 @@ describe('a plain tools/call', () => {
   const { server, ada } = useTestServer();
   let headers: Record<string, string>;
   let itemId: string;
+  let wideId: string;
   beforeAll(async () => {
     headers = { Authorization: `Bearer ${ada.key}`, 'MCP-Protocol-Version': VERSION };
     itemId = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Read the profile', body: '- [ ] one' }] } })).data!.items[0]!.id;
+    // Characters of two, three and four bytes in UTF-8, and ones JSON escapes: the answer is written into a buffer by byte counts.
+    const wide = { title: 'Café ☕ 日本 "quoted" \\ back\tslash 🧾', body: 'Zeile eins\nzwei — drei' };
+    wideId = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [wide] } })).data!.items[0]!.id;
   });
 
   // `_meta` (empty: it asks for nothing) sends the same call through the protocol server.
@@ -33,6 +37,7 @@ describe('a plain tools/call', () => {
 
   it.each([
     ['get_item', { id: 'ITEM' }],
+    ['get_item', { id: 'WIDE' }],
     ['list_lists', undefined],
     ['list_items', { listId: 'tasks', limit: 5 }],
     ['get_item', { id: '00000000-0000-4000-8000-000000000000' }],
@@ -41,12 +46,14 @@ describe('a plain tools/call', () => {
     // Every entry fails: a result with structuredContent and isError.
     ['create_items', { listId: 'tasks', items: [{ title: 'x', taskStatus: 'bogus' }] }],
   ] as const)('answers %s %j exactly as the protocol server does', async (name, args) => {
-    const resolved = args && 'id' in args && args.id === 'ITEM' ? { id: itemId } : (args as Record<string, unknown> | undefined);
+    const named: Record<string, string> = { ITEM: itemId, WIDE: wideId };
+    const resolved = args && 'id' in args && named[args.id] ? { id: named[args.id] } : (args as Record<string, unknown> | undefined);
     const { short, sdk } = await both(7, name, resolved);
     expect(short.status).toBe(200);
     expect(short.status).toBe(sdk.status);
     expect(short.headers['content-type']).toBe(sdk.headers['content-type']);
     expect(short.text).toBe(sdk.text);
+    expect(short.headers['content-length']).toBe(String(Buffer.byteLength(short.text)));
     if (name === 'create_items') expect(short.json<{ result: object }>().result).toMatchObject({ structuredContent: { added: 0, items: [] }, isError: true });
   });
 
