@@ -127,7 +127,12 @@ export function registerItemPages(router: Router, kit: PageKit): void {
   }
 
   function summaryCard(ctx: Context, item: Item, parent: Item | null, clock: Clock): Html {
-    const facts: Html[] = [html`<span>List: <a href="/lists/${item.listId}">${item.listName}</a></span>`];
+    // A row shared with the person lives on its owner's list, which is not theirs to open.
+    const facts: Html[] = [
+      item.editable
+        ? html`<span>List: ${item.listName} (shared with you)</span>`
+        : html`<span>List: <a href="/lists/${item.listId}">${item.listName}</a></span>`,
+    ];
     if (keepsStatus(item)) facts.push(html`<span>Status: <strong>${STATUS_TEXT[item.taskStatus ?? 'todo']}</strong></span>`);
     if (keepsDueDate(item)) {
       const due = item.dueAt ? (item.hasDueTime ? clock.time(new Date(item.dueAt)) : clock.day(new Date(item.dueAt))) : 'no due date';
@@ -139,7 +144,9 @@ export function registerItemPages(router: Router, kit: PageKit): void {
     if (item.assignedAgent) facts.push(html`<span>Assigned to ${item.assignedAgent}</span>`);
     const up = parent ? html`<p>Subtask of <a href="/artifacts/${parent.id}">${parent.title?.trim() || '(untitled)'}</a></p>` : '';
     const body = item.body?.trim() ? html`<div class="markdown">${new Html(renderMarkdown(item.body))}</div>` : html`<p class="muted">No notes yet.</p>`;
-    const actions = html`<div class="item-actions">${keepsStatus(item) ? statusButton(ctx, item, `/artifacts/${item.id}`) : ''}${kit.button(ctx, `/artifacts/${item.id}/delete`, 'Delete', { kind: 'danger', title: 'Delete: move this item to the trash' })}<a class="button secondary" href="/lists/${item.listId}">Back to ${item.listName}</a></div>`;
+    const actions = item.editable
+      ? html`<div class="item-actions">${item.editable === 'all' && keepsStatus(item) ? statusButton(ctx, item, `/artifacts/${item.id}`) : ''}</div>`
+      : html`<div class="item-actions">${keepsStatus(item) ? statusButton(ctx, item, `/artifacts/${item.id}`) : ''}${kit.button(ctx, `/artifacts/${item.id}/delete`, 'Delete', { kind: 'danger', title: 'Delete: move this item to the trash' })}<a class="button secondary" href="/lists/${item.listId}">Back to ${item.listName}</a></div>`;
     return html`<div class="card">${up}<div class="meta">${facts}</div>${body}${actions}</div>`;
   }
 
@@ -160,7 +167,7 @@ export function registerItemPages(router: Router, kit: PageKit): void {
 <textarea id="f-body" name="body" rows="8" class="code" aria-describedby="preview-label" hx-post="/artifacts/${item.id}/preview" hx-trigger="input changed delay:400ms" hx-target="#preview">
 ${bodyText}</textarea>
 <div class="preview"><span class="muted" id="preview-label">Preview</span><div id="preview" class="markdown" aria-live="polite">${preview}</div></div>
-${fieldInputs(item, fields)}
+${item.editable === 'titleAndBody' ? html`<p class="muted">Shared with you for its title and notes: its status, dates, labels and values are its owner's (shown above).</p>` : fieldInputs(item, fields)}
 <div class="item-actions"><button type="submit" name="intent" value="save">Save</button><button type="submit" name="intent" value="preview" class="secondary no-js">Preview</button></div>
 </form></section>`;
   }
@@ -171,9 +178,11 @@ ${fieldInputs(item, fields)}
     const list = children.length
       ? html`<ul class="tasks">${children.map(
           (c) =>
-            html`<li><span class="what"><a href="/artifacts/${c.id}"${c.taskStatus === 'completed' ? new Html(' class="done"') : ''}>${c.title?.trim() || '(untitled)'}</a>${c.taskStatus ? html` <span class="muted">${STATUS_TEXT[c.taskStatus]}</span>` : ''}</span>${keepsStatus(item) ? statusButton(ctx, c, back, true) : ''}</li>`,
+            html`<li><span class="what"><a href="/artifacts/${c.id}"${c.taskStatus === 'completed' ? new Html(' class="done"') : ''}>${c.title?.trim() || '(untitled)'}</a>${c.taskStatus ? html` <span class="muted">${STATUS_TEXT[c.taskStatus]}</span>` : ''}</span>${keepsStatus(item) && item.editable !== 'titleAndBody' ? statusButton(ctx, c, back, true) : ''}</li>`,
         )}</ul>`
       : html`<p class="muted">No subtasks.</p>`;
+    // Subtasks go on the parent's list, so only the owner adds them.
+    if (item.editable) return html`<section class="card" aria-labelledby="subtasks-heading"><h2 id="subtasks-heading">Subtasks</h2>${list}</section>`;
     return html`<section class="card" aria-labelledby="subtasks-heading"><h2 id="subtasks-heading">Subtasks</h2>${list}
 <form method="post" action="/artifacts/${item.id}/subtasks" class="row"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}"><div><label for="new-subtask">Add a subtask</label><input type="text" id="new-subtask" name="title" required maxlength="2000"></div><button type="submit">Add subtask</button></form></section>`;
   }
@@ -187,6 +196,8 @@ ${fieldInputs(item, fields)}
         )}</ul>`
       : html`<p class="muted">No attachments yet.</p>`;
     const base = `/artifacts/${item.id}`;
+    if (item.editable === 'titleAndBody')
+      return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}</section>`;
     return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}
 <p class="no-js muted">Adding images here needs JavaScript; an agent can attach them through the API (upload slots).</p>
 <form class="dropzone js-only" data-slots="${base}/uploads" data-attach="${base}/attachments">

@@ -1,7 +1,8 @@
 /**
  * The item page edits the item: over plain HTTP the form is submitted as a browser submits
  * it (every field of the edit form, check boxes only when ticked), and what it wrote is read
- * back through get_item; a refusal is compared with what REST answers for the same input.
+ * back through get_item; a refusal is compared with what REST answers for the same input. A
+ * row shared with the person offers only what they may change (one by one: title and notes).
  * In Chromium (JavaScript on): an image chosen in the drop zone is uploaded through the
  * upload slots and attached, and the notes' preview follows the typing (htmx).
  */
@@ -17,6 +18,7 @@ import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { list_deleted } from '../../src/operations/list_deleted.js';
 import { escapeHtml } from '../../src/web/html.js';
+import { createShare } from '../../src/domain/shares.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -275,6 +277,46 @@ describe('the item page edits the item', () => {
     expect((await web.request(`/artifacts/${theirs}/uploads`, { form: { csrf, mimeType: 'image/png' } })).status).toBe(404);
     const still = await get_item(server.context(bea), { id: theirs });
     expect([still.title, still.taskStatus]).toEqual(['Bea only', 'todo']);
+  });
+
+  it('shows a row shared one by one with the fields its recipient may change, and saves them', async () => {
+    const id = await book();
+    const cleo = await server.account('Cleo', PASSWORD);
+    await createShare(server.db, { itemId: id }, cleo.userId);
+    const theirs = await signedIn(server, cleo);
+    const page = await (await theirs.request(`/artifacts/${id}`)).text();
+    // Title and notes: inputs. Status, dates, labels and values: the owner's, shown but not offered.
+    expect(page).toContain('name="title"');
+    expect(page).toContain('name="body"');
+    expect(page).toContain('Shared with you for its title and notes');
+    for (const name of ['taskStatus', 'dueAt', 'reminderAt', 'recurrence', 'labels', `v:${prop.Pages}`]) expect(page).not.toContain(`name="${name}"`);
+    expect(page).not.toMatch(/name="v:/);
+    expect(page).toContain('Status: <strong>To do</strong>');
+    // No Complete, Delete, subtask or image form, and no link to the owner's list.
+    for (const action of [
+      `/artifacts/${id}/status`,
+      `/artifacts/${id}/delete`,
+      `/artifacts/${id}/subtasks`,
+      `/artifacts/${id}/uploads`,
+      `href="/lists/${listId}"`,
+    ])
+      expect(page).not.toContain(action);
+    // What the page sends is what the recipient may change: it saves.
+    const saved = await theirs.request(`/artifacts/${id}`, { form: set(set(submission(page), 'title', 'Dune (annotated)'), 'intent', 'save') });
+    expect(saved.status).toBe(303);
+    const after = await get_item(ctx(), { id });
+    expect([after.title, after.values[prop.Pages!], after.taskStatus]).toEqual(['Dune (annotated)', 412, 'todo']);
+  });
+
+  it('offers every field but Delete on a row of a list shared whole', async () => {
+    const id = await book();
+    const dan = await server.account('Dan', PASSWORD);
+    await createShare(server.db, { listId }, dan.userId);
+    const page = await (await (await signedIn(server, dan)).request(`/artifacts/${id}`)).text();
+    expect(page).toContain('name="taskStatus"');
+    expect(page).toContain(`/artifacts/${id}/status`);
+    expect(page).not.toContain(`/artifacts/${id}/delete`);
+    expect(page).not.toContain('Shared with you for its title and notes');
   });
 
   it('adds a subtask, completes and reopens it from the parent, and links the parent from it', async () => {
