@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/domain/passwords.js';
 import { loadOrCreateKeys, readKeys, retireKeys, rotateKeys } from '../../src/auth/oauth/keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { serveApp, type TestApp } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { tokenRequest, authorizedCode, redeemCode } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -37,21 +37,10 @@ describe('OAuth keys and state in Postgres', () => {
 
   /** A full authorization through `app`, whose BASE_URL (the resource) is `resource`. */
   async function connect(app: TestApp, resource = app.baseUrl) {
-    const client = await registerClient(app.baseUrl);
-    const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(app.baseUrl), authorizeUrl(app.baseUrl, client, challenge, { resource }), {
-      email,
-      password: PASSWORD,
-    });
-    const token = await tokenRequest(app.baseUrl, {
-      grant_type: 'authorization_code',
-      code: codeFrom(location),
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
+    const got = await authorizedCode(app.baseUrl, { email, password: PASSWORD }, { params: { resource } });
+    const token = await redeemCode(app.baseUrl, got);
     expect(token.status).toBe(200);
-    return { client, accessToken: String(token.body.access_token), refreshToken: String(token.body.refresh_token) };
+    return { client: got.client, accessToken: String(token.body.access_token), refreshToken: String(token.body.refresh_token) };
   }
 
   it('creates one signing key and one cookie secret, even when processes start at once, and reuses them', async () => {

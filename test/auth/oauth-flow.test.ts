@@ -2,7 +2,19 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { useTestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
+import {
+  HttpBrowser,
+  authorizeInBrowser,
+  authorizeUrl,
+  codeFrom,
+  formValue,
+  pkce,
+  register,
+  registerClient,
+  tokenRequest,
+  authorizedCode,
+  redeemCode,
+} from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -54,19 +66,8 @@ describe('OAuth code flow', () => {
   });
 
   async function authorize(params: Record<string, string | undefined> = {}, clientName = 'Test Agent') {
-    const client = await registerClient(server.baseUrl, clientName);
-    const { verifier, challenge } = pkce();
-    const browser = new HttpBrowser(server.baseUrl);
-    const { location } = await authorizeInBrowser(browser, authorizeUrl(server.baseUrl, client, challenge, params), { email: ada.email, password: PASSWORD });
-    const code = codeFrom(location);
-    const token = await tokenRequest(server.baseUrl, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
-    return { client, browser, token, location: location! };
+    const got = await authorizedCode(server.baseUrl, { email: ada.email, password: PASSWORD }, { name: clientName, params });
+    return { client: got.client, browser: got.browser, token: await redeemCode(server.baseUrl, got), location: got.location };
   }
 
   it('registers a public client by RFC 7591', async () => {

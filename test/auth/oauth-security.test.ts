@@ -6,7 +6,19 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { generateKeyPair, importJWK, SignJWT, decodeJwt, type JWK } from 'jose';
 import { useTestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, formValue, pkce, register, registerClient, tokenRequest } from '../support/oauth.js';
+import {
+  HttpBrowser,
+  authorizeInBrowser,
+  authorizeUrl,
+  codeFrom,
+  formValue,
+  pkce,
+  register,
+  registerClient,
+  tokenRequest,
+  authorizedCode,
+  redeemCode,
+} from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -22,18 +34,10 @@ describe('OAuth security', () => {
 
   /** A full authorization with a fresh client: code, verifier and the token response. */
   async function authorized(redirectUri?: string) {
-    const client = await registerClient(server.baseUrl, 'Security Agent', redirectUri);
-    const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), person());
-    const code = codeFrom(location);
-    const token = await tokenRequest(server.baseUrl, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
+    const got = await authorizedCode(server.baseUrl, person(), { name: 'Security Agent', ...(redirectUri ? { redirectUri } : {}) });
+    const token = await redeemCode(server.baseUrl, got);
     expect(token.status).toBe(200);
+    const { client, code, verifier } = got;
     return { client, code, verifier, accessToken: String(token.body.access_token), refreshToken: String(token.body.refresh_token) };
   }
 
@@ -158,13 +162,7 @@ describe('OAuth security', () => {
   describe('codes and refresh tokens', () => {
     it('refuses a replayed code and revokes what the first exchange issued', async () => {
       const { client, code, verifier, accessToken, refreshToken } = await authorized();
-      const replay = await tokenRequest(server.baseUrl, {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-      });
+      const replay = await redeemCode(server.baseUrl, { client, code, verifier });
       expect(replay.status).toBe(400);
       expect(replay.body.error).toBe('invalid_grant');
       expect((await api(accessToken)).status).toBe(401);

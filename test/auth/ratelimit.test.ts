@@ -11,7 +11,7 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { hashPassword } from '../../src/domain/passwords.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { serveApp, type TestApp } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { authorizedCode, redeemCode } from '../support/oauth.js';
 
 const TOKEN_LIMIT = 10;
 const ADDRESS_LIMIT = 15;
@@ -84,19 +84,7 @@ describe('rate limits across two instances', () => {
 
     it(`limits an OAuth access token the same way`, async () => {
       const [a] = apps;
-      const client = await registerClient(a!.baseUrl);
-      const { verifier, challenge } = pkce();
-      const { location } = await authorizeInBrowser(new HttpBrowser(a!.baseUrl), authorizeUrl(a!.baseUrl, client, challenge), {
-        email: userEmail,
-        password: PASSWORD,
-      });
-      const token = await tokenRequest(a!.baseUrl, {
-        grant_type: 'authorization_code',
-        code: codeFrom(location),
-        code_verifier: verifier,
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-      });
+      const token = await redeemCode(a!.baseUrl, await authorizedCode(a!.baseUrl, { email: userEmail, password: PASSWORD }));
       const accessToken = String(token.body.access_token);
       // Issued through instance A; instance B verifies it too (same keys, same database).
       const s = statuses(await burst(apps, 3 * TOKEN_LIMIT, get(accessToken)));

@@ -4,7 +4,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { tokenRequest, authorizedCode, redeemCode } from '../support/oauth.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -15,21 +15,12 @@ describe('OAuth redemption races', () => {
     ada = await server.account('Ada', PASSWORD);
   });
 
-  async function code() {
-    const client = await registerClient(server.baseUrl, 'Racing Agent');
-    const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
-      email: ada.email,
-      password: PASSWORD,
-    });
-    return { client, verifier, code: codeFrom(location) };
-  }
+  const code = () => authorizedCode(server.baseUrl, { email: ada.email, password: PASSWORD }, { name: 'Racing Agent' });
 
   it('lets one of two parallel redemptions of a code succeed, six times over', async () => {
     for (let attempt = 0; attempt < 6; attempt++) {
-      const { client, verifier, code: value } = await code();
-      const params = { grant_type: 'authorization_code', code: value, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri };
-      const answers = await Promise.all([tokenRequest(server.baseUrl, params), tokenRequest(server.baseUrl, params)]);
+      const got = await code();
+      const answers = await Promise.all([redeemCode(server.baseUrl, got), redeemCode(server.baseUrl, got)]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
       expect(answers.find((a) => a.status === 400)!.body.error).toBe('invalid_grant');
     }
@@ -37,14 +28,9 @@ describe('OAuth redemption races', () => {
 
   it('never forks a refresh token into two living chains', async () => {
     for (let attempt = 0; attempt < 4; attempt++) {
-      const { client, verifier, code: value } = await code();
-      const first = await tokenRequest(server.baseUrl, {
-        grant_type: 'authorization_code',
-        code: value,
-        code_verifier: verifier,
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-      });
+      const got = await code();
+      const { client } = got;
+      const first = await redeemCode(server.baseUrl, got);
       const refresh = { grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token), client_id: client.clientId };
       const answers = await Promise.all([tokenRequest(server.baseUrl, refresh), tokenRequest(server.baseUrl, refresh)]);
       const living = [];

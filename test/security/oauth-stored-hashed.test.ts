@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
-import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient, tokenRequest } from '../support/oauth.js';
+import { tokenRequest, authorizedCode, redeemCode } from '../support/oauth.js';
 import { hashToken } from '../../src/domain/api-keys.js';
 import { up as hashCredentials } from '../../src/store/migrations/20261125000200_hash_oauth_credentials.js';
 
@@ -18,15 +18,7 @@ describe('OAuth credentials at rest', () => {
     ada = await server.account('Ada', PASSWORD);
   });
 
-  async function authorize() {
-    const client = await registerClient(server.baseUrl, 'Careful Agent');
-    const { verifier, challenge } = pkce();
-    const { location } = await authorizeInBrowser(new HttpBrowser(server.baseUrl), authorizeUrl(server.baseUrl, client, challenge), {
-      email: ada.email,
-      password: PASSWORD,
-    });
-    return { client, verifier, code: codeFrom(location) };
-  }
+  const authorize = () => authorizedCode(server.baseUrl, { email: ada.email, password: PASSWORD }, { name: 'Careful Agent' });
   const table = async () => JSON.stringify(await server.db('oauth_payloads').select('model', 'id', 'payload'));
 
   it('stores neither the code nor the refresh token, and both still redeem', async () => {
@@ -39,13 +31,7 @@ describe('OAuth credentials at rest', () => {
         .first(),
     ).toBeDefined();
 
-    const tokens = await tokenRequest(server.baseUrl, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
+    const tokens = await redeemCode(server.baseUrl, { client, verifier, code });
     expect(tokens.status).toBe(200);
     const refreshToken = String(tokens.body.refresh_token);
     const stored = await table();
@@ -60,14 +46,9 @@ describe('OAuth credentials at rest', () => {
   });
 
   it('converts refresh tokens stored in clear by an earlier build, which then keep working', async () => {
-    const { client, verifier, code } = await authorize();
-    const tokens = await tokenRequest(server.baseUrl, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-    });
+    const got = await authorize();
+    const { client } = got;
+    const tokens = await redeemCode(server.baseUrl, got);
     const refreshToken = String(tokens.body.refresh_token);
     // Put the row back as an earlier build wrote it: the token as the id and as jti in the payload.
     await server

@@ -196,6 +196,46 @@ export async function authorizeInBrowser(
   return { location: step.location, res: step.res, page: '' };
 }
 
+/** A new client's authorization code, with what it took: the client, the PKCE verifier, the browser and where it was sent. */
+export interface AuthorizedCode {
+  client: { clientId: string; redirectUri: string };
+  verifier: string;
+  code: string;
+  /** The redirect to the client that carried the code. */
+  location: string;
+  browser: HttpBrowser;
+}
+
+/**
+ * Registers a client (`name`, `redirectUri`) and authorizes it in a browser that signs in as
+ * `person` and allows it; `params` override or delete parameters of the authorization URL.
+ */
+export async function authorizedCode(
+  baseUrl: string,
+  person: { email: string; password: string },
+  options: { name?: string; redirectUri?: string; params?: Record<string, string | undefined> } = {},
+): Promise<AuthorizedCode> {
+  const client = await registerClient(baseUrl, options.name, options.redirectUri);
+  const { verifier, challenge } = pkce();
+  const browser = new HttpBrowser(baseUrl);
+  const { location } = await authorizeInBrowser(browser, authorizeUrl(baseUrl, client, challenge, options.params), person);
+  return { client, verifier, code: codeFrom(location), location: location!, browser };
+}
+
+/** Redeems an authorization code at the token endpoint, as its client does. */
+export function redeemCode(
+  baseUrl: string,
+  got: Pick<AuthorizedCode, 'client' | 'code' | 'verifier'>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return tokenRequest(baseUrl, {
+    grant_type: 'authorization_code',
+    code: got.code,
+    code_verifier: got.verifier,
+    client_id: got.client.clientId,
+    redirect_uri: got.client.redirectUri,
+  });
+}
+
 /**
  * An app connected the way a person connects one: registered, authorized in a browser that
  * signs in and allows it, and its code exchanged; answers the client and the token response.
@@ -204,18 +244,9 @@ export async function connectApp(
   baseUrl: string,
   person: { email: string; password: string },
   name: string,
-): Promise<{ client: Awaited<ReturnType<typeof registerClient>>; token: { status: number; body: Record<string, unknown> } }> {
-  const client = await registerClient(baseUrl, name);
-  const { verifier, challenge } = pkce();
-  const { location } = await authorizeInBrowser(new HttpBrowser(baseUrl), authorizeUrl(baseUrl, client, challenge), person);
-  const token = await tokenRequest(baseUrl, {
-    grant_type: 'authorization_code',
-    code: codeFrom(location),
-    code_verifier: verifier,
-    client_id: client.clientId,
-    redirect_uri: client.redirectUri,
-  });
-  return { client, token };
+): Promise<{ client: AuthorizedCode['client']; token: { status: number; body: Record<string, unknown> } }> {
+  const got = await authorizedCode(baseUrl, person, { name });
+  return { client: got.client, token: await redeemCode(baseUrl, got) };
 }
 
 /** POSTs to the token endpoint. */
