@@ -10,7 +10,7 @@ import type { OpInput } from '../core/context.js';
 import { toolError } from '../core/errors.js';
 import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
 import { findProperty, propertyNames } from './properties.js';
-import { applySort, applyWhere, type WhereClause } from './query.js';
+import { applySort, applyWhere, readsTimeZone, type WhereClause } from './query.js';
 import { aggregateValues, valueConditions } from './query-values.js';
 import type { ItemDbRow } from './rows.js';
 
@@ -25,9 +25,15 @@ export interface QueryResult {
   hasMore: boolean;
 }
 
-/** Runs one query_items call over `list`, whose owner lives in `timeZone`. */
-export async function queryItems(db: Knex, list: ListRow, input: QueryInput, timeZone: string): Promise<QueryResult> {
-  const keeps = { status: keepsStatus(list), due: keepsDueDate(list), timeZone };
+/**
+ * Runs one query_items call over `list`. `zoneOf` answers the owner's time zone; it is asked
+ * only when a clause compares the due date (a date alone is that day in their zone), so most
+ * queries spare the statement.
+ */
+export async function queryItems(db: Knex, list: ListRow, input: QueryInput, zoneOf: () => Promise<string>): Promise<QueryResult> {
+  const clauses = (input.where ?? []) as WhereClause[];
+  const tasks = { status: keepsStatus(list), due: keepsDueDate(list) };
+  const keeps = { ...tasks, timeZone: readsTimeZone(clauses, list.properties, tasks) ? await zoneOf() : 'UTC' };
   const base = () => {
     const q = db('items').where({ list_id: list.id }).whereNull('deleted_at').where('is_template', false);
     if (!input.includeArchived) q.whereNull('archived_at');
@@ -36,7 +42,7 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
     if (input.createdBefore) q.where('created_at', '<', input.createdBefore);
     if (input.updatedAfter) q.where('updated_at', '>=', input.updatedAfter);
     if (input.updatedBefore) q.where('updated_at', '<', input.updatedBefore);
-    applyWhere(q, (input.where ?? []) as WhereClause[], list.properties, keeps);
+    applyWhere(q, clauses, list.properties, keeps);
     return q;
   };
   const none = { rows: [], offset: 0, hasMore: false };
@@ -44,7 +50,7 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, tim
   // A count or sum on select and number conditions alone reads item_values' indexes (query-values.ts); null when it cannot.
   const fromValues = (sumPropertyId?: string) => {
     if (input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore) return null;
-    const conditions = valueConditions((input.where ?? []) as WhereClause[], list.properties, keeps);
+    const conditions = valueConditions(clauses, list.properties, keeps);
     return conditions ? aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId }) : null;
   };
   if (mode === 'sum') {

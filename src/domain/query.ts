@@ -142,6 +142,17 @@ function containment(propertyId: string, optionId: string): [string, string[]] {
 }
 
 /** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
+/** Whether binding `clauses` reads the person's time zone: only a comparison with the due date does. Clauses that name no property read none (they are refused later). */
+export function readsTimeZone(clauses: WhereClause[], properties: Property[], keeps: { status: boolean; due: boolean }): boolean {
+  return clauses.some((clause) => {
+    try {
+      return target(properties, clause.property, keeps).sql === 'due_at';
+    } catch {
+      return false;
+    }
+  });
+}
+
 export function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] | Date {
   try {
     if (isEmptyValue(value)) throw new ValueError(`'${t.label}' got an empty value, which matches nothing; to find items without one, use isEmpty.`);

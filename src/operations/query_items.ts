@@ -9,7 +9,7 @@ import { getUser } from '../domain/accounts.js';
 export const query_items: Handler<'query_items'> = async (ctx, input) => {
   const { db, principal } = ctx;
   const list = await resolveList(db, principal.userId, input.listId);
-  const result = await queryItems(db, list, input, (await getUser(db, principal.userId)).timezone);
+  const result = await queryItems(db, list, input, async () => (await getUser(db, principal.userId)).timezone);
   const items = result.rows.map((r) => itemRowDto(r, list));
   return {
     mode: input.mode ?? 'list',

@@ -140,6 +140,29 @@ describe('query_items', () => {
     );
   });
 
+  it("reads the person's time zone only for a clause on the due date, and compares in it", async () => {
+    const zoned = await server.account('Zed');
+    await server.db('users').where({ id: zoned.userId }).update({ timezone: 'Pacific/Auckland' });
+    const ctx = server.context(zoned);
+    // A time without an offset is read in the person's zone: 13:00 on 1 December in Auckland is 00:00 UTC, before the 12:00 UTC due time.
+    await create_items(ctx, { items: [{ title: 'Late call', dueAt: '2026-12-01T12:00:00Z' }] });
+    const statements: string[] = [];
+    const listen = (query: { sql: string }) => statements.push(query.sql);
+    server.db.on('query', listen);
+    try {
+      const before = await query_items(ctx, { listId: 'tasks', where: [{ property: 'dueDate', op: 'lt', value: '2026-12-01T13:00' }] });
+      expect(before.items.map((i) => i.title)).toEqual([]);
+      const after = await query_items(ctx, { listId: 'tasks', where: [{ property: 'dueDate', op: 'gte', value: '2026-12-01T13:00' }] });
+      expect(after.items.map((i) => i.title)).toEqual(['Late call']);
+      expect(statements.filter((sql) => sql.includes('"users"'))).toHaveLength(2);
+      statements.length = 0;
+      expect((await query_items(ctx, { listId: 'tasks', mode: 'count', where: [{ property: 'title', op: 'contains', value: 'call' }] })).count).toBe(1);
+      expect(statements.filter((sql) => sql.includes('"users"'))).toEqual([]);
+    } finally {
+      server.db.removeListener('query', listen);
+    }
+  });
+
   it('answers through REST and MCP alike', async () => {
     const rest = await ada.sdk.POST('/items/query', { body: { listId, mode: 'count' } });
     const mcp = await (await server.mcp(ada)).callTool({ name: 'query_items', arguments: { listId, mode: 'count' } });
