@@ -8,7 +8,7 @@ import type { OpInput } from '../core/context.js';
 import { TASK_STATUSES, type ItemDbRow } from './rows.js';
 import { decodeCursor, encodeCursor, SHAPES } from './cursors.js';
 import { whereLabel } from './labels.js';
-import { keepsStatus, listVersionColumn, readList, rememberedList, type ListRow, type VersionedList } from './lists.js';
+import { keepsStatus, listVersionColumn, withCurrentList, type ListRow } from './lists.js';
 
 export type ItemFilter = Omit<OpInput<'list_items'>, 'changedSince' | 'listId' | 'includeImageUrls' | 'scope'>;
 
@@ -22,25 +22,12 @@ export interface ItemPage {
   listVersion?: string | null;
 }
 
-/**
- * One list's page and the list as it is now. A list this process remembers (lists.ts) is
- * checked by the page's own statement, so a page costs one statement instead of two; when the
- * list has changed since, or the page is empty (nothing to carry the check), the list is read
- * again, and the page too if the list it was filtered for is not the list as it is.
- */
+/** One list's page and the list as it is now, in one statement when the list is remembered (lists.ts, withCurrentList). */
 export async function pageOfList(db: Knex, ownerId: string, listId: string, filter: ItemFilter): Promise<{ list: ListRow; page: ItemPage }> {
-  const known = rememberedList(db, ownerId, listId);
-  let current: VersionedList | undefined;
-  if (known) {
-    const page = await filterItems(db, [known.row.id], filter, keepsStatus(known.row), { versionOf: ownerId });
-    if (page.rows.length > 0 && page.listVersion === known.version) return { list: known.row, page };
-    if (page.rows.length === 0) {
-      current = await readList(db, ownerId, listId);
-      if (current.version === known.version) return { list: current.row, page };
-    }
-  }
-  current ??= await readList(db, ownerId, listId);
-  return { list: current.row, page: await filterItems(db, [current.row.id], filter, keepsStatus(current.row)) };
+  const { list, result } = await withCurrentList(db, ownerId, listId, (list, versionOf) =>
+    filterItems(db, [list.id], filter, keepsStatus(list), versionOf === undefined ? {} : { versionOf }),
+  );
+  return { list, page: result };
 }
 
 /**

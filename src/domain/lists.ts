@@ -141,6 +141,39 @@ export async function readList(db: Knex, ownerId: string, listId: string): Promi
   return read;
 }
 
+/**
+ * Runs `read` over the list asked by `listId` as it is now, in as few statements as it can: a
+ * list this process remembers is passed with `versionOf` (its owner), and `read`'s statements
+ * then also read the list's current version (listVersionColumn) and answer it as
+ * `listVersion`. The answer stands when that version is the remembered one; when nothing
+ * carried it (an empty page), the list is read to compare; otherwise, or when `read` refused
+ * the remembered list (it may have gained the property asked for), the list is read and `read`
+ * runs again on it.
+ */
+export async function withCurrentList<T extends { listVersion?: string | null }>(
+  db: Knex,
+  ownerId: string,
+  listId: string,
+  read: (list: ListRow, versionOf?: string) => Promise<T>,
+): Promise<{ list: ListRow; result: T }> {
+  const known = rememberedList(db, ownerId, listId);
+  let current: VersionedList | undefined;
+  if (known) {
+    try {
+      const result = await read(known.row, ownerId);
+      if (result.listVersion === known.version) return { list: known.row, result };
+      if (result.listVersion === undefined) {
+        current = await readList(db, ownerId, listId);
+        if (current.version === known.version) return { list: current.row, result };
+      }
+    } catch {
+      // Read the list as it is and run again: the same refusal then comes from the list as it is.
+    }
+  }
+  current ??= await readList(db, ownerId, listId);
+  return { list: current.row, result: await read(current.row) };
+}
+
 /** A column for a statement on items: the list's version now, in that statement's snapshot; null once it is in the trash. */
 export function listVersionColumn(db: Knex, ownerId: string, listId: string): Knex.Raw {
   return db.raw('(SELECT xmin::text FROM lists WHERE id = ? AND owner_id = ? AND deleted_at IS NULL) AS list_version', [listId, ownerId]);

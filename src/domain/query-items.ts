@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { whereLabel } from './labels.js';
 import type { OpInput } from '../core/context.js';
 import { toolError } from '../core/errors.js';
-import { keepsDueDate, keepsStatus, type ListRow } from './lists.js';
+import { keepsDueDate, keepsStatus, listVersionColumn, type ListRow } from './lists.js';
 import { findProperty, propertyNames } from './properties.js';
 import { applySort, applyWhere, readsTimeZone, type WhereClause } from './query.js';
 import { aggregateValues, valueConditions } from './query-values.js';
@@ -23,6 +23,8 @@ export interface QueryResult {
   rows: ItemDbRow[];
   offset: number;
   hasMore: boolean;
+  /** With `versionOf`, the list's version the first statement saw; undefined when no row carried it (an empty page). */
+  listVersion?: string | null;
 }
 
 /**
@@ -30,7 +32,15 @@ export interface QueryResult {
  * only when a clause compares the due date (a date alone is that day in their zone), so most
  * queries spare the statement.
  */
-export async function queryItems(db: Knex, list: ListRow, input: QueryInput, zoneOf: () => Promise<string>): Promise<QueryResult> {
+export async function queryItems(
+  db: Knex,
+  list: ListRow,
+  input: QueryInput,
+  zoneOf: () => Promise<string>,
+  options: { /** The list's owner: each statement also reads the list's version (lists.ts, withCurrentList). */ versionOf?: string } = {},
+): Promise<QueryResult> {
+  const version = options.versionOf !== undefined ? listVersionColumn(db, options.versionOf, list.id) : null;
+  const versionOf = (row: { list_version?: string | null } | undefined) => (version && row ? { listVersion: row.list_version ?? null } : {});
   const clauses = (input.where ?? []) as WhereClause[];
   const tasks = { status: keepsStatus(list), due: keepsDueDate(list) };
   const keeps = { ...tasks, timeZone: readsTimeZone(clauses, list.properties, tasks) ? await zoneOf() : 'UTC' };
@@ -51,7 +61,7 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, zon
   const fromValues = (sumPropertyId?: string) => {
     if (input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore) return null;
     const conditions = valueConditions(clauses, list.properties, keeps);
-    return conditions ? aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId }) : null;
+    return conditions ? aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId, also: version }) : null;
   };
   if (mode === 'sum') {
     if (!input.sumPropertyId) throw toolError('mode sum needs sumPropertyId: the id or name of a number property.');
@@ -64,25 +74,41 @@ export async function queryItems(db: Knex, list: ListRow, input: QueryInput, zon
       );
     }
     const indexed = await fromValues(property.id);
-    if (indexed) return { ...none, count: indexed.count, sum: indexed.sum, sumPropertyId: property.id };
+    if (indexed) return { ...none, count: indexed.count, sum: indexed.sum, sumPropertyId: property.id, ...versionOf(indexed.row) };
     const [row] = (await base().select(
       db.raw('count(*)::int AS n'),
       db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
-    )) as { n: number; total: number }[];
-    return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id };
+      ...(version ? [version] : []),
+    )) as { n: number; total: number; list_version?: string }[];
+    return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id, ...versionOf(row) };
   }
-  const countAll = async () => Number(((await base().count({ n: '*' })) as { n: number }[])[0]!.n);
-  if (mode === 'count') return { ...none, count: (await fromValues())?.count ?? (await countAll()), sum: null, sumPropertyId: null };
+  const countAll = async () => {
+    const [row] = (await base().select(db.raw('count(*)::int AS n'), ...(version ? [version] : []))) as { n: number; list_version?: string }[];
+    return { count: row!.n, row };
+  };
+  if (mode === 'count') {
+    const counted = (await fromValues()) ?? (await countAll());
+    return { ...none, count: counted.count, sum: null, sumPropertyId: null, ...versionOf(counted.row) };
+  }
 
   const offset = input.offset ?? 0;
   const limit = input.limit ?? 50;
   const q = base()
-    .select('*', db.raw('count(*) OVER () AS total_matching'))
+    .select('*', db.raw('count(*) OVER () AS total_matching'), ...(version ? [version] : []))
     .offset(offset)
     .limit(limit + 1);
   applySort(q, input.sort ?? null, list.properties, keeps);
-  const rows = (await q) as (ItemDbRow & { total_matching: number })[];
+  const rows = (await q) as (ItemDbRow & { total_matching: number; list_version?: string })[];
   // A page past the end has no row to carry the window count: count apart.
-  const total = rows[0]?.total_matching ?? (offset > 0 ? await countAll() : 0);
-  return { count: Number(total), sum: null, sumPropertyId: null, rows: rows.slice(0, limit), offset, hasMore: rows.length > limit };
+  const apart = rows.length === 0 && offset > 0 ? await countAll() : undefined;
+  const total = rows[0]?.total_matching ?? apart?.count ?? 0;
+  return {
+    count: Number(total),
+    sum: null,
+    sumPropertyId: null,
+    rows: rows.slice(0, limit),
+    offset,
+    hasMore: rows.length > limit,
+    ...versionOf(rows[0] ?? apart?.row),
+  };
 }

@@ -50,11 +50,15 @@ export async function aggregateValues(
   db: Knex,
   listId: string,
   conditions: Condition[],
-  options: { includeArchived: boolean; sumPropertyId?: string },
-): Promise<{ count: number; sum: number | null }> {
+  options: { includeArchived: boolean; sumPropertyId?: string /** One more column to read with it (the list's version). */; also?: Knex.Raw | null },
+): Promise<{ count: number; sum: number | null; row: Record<string, unknown> }> {
   const [first, ...rest] = conditions;
   const bindings: unknown[] = [];
   let sql = 'SELECT count(*)::int AS n';
+  if (options.also) {
+    sql += ', ?';
+    bindings.push(options.also);
+  }
   if (options.sumPropertyId !== undefined) {
     // The summed property's numbers of the list, from their index alone, joined to the matches by item.
     sql +=
@@ -70,5 +74,5 @@ export async function aggregateValues(
     bindings.push(c.propertyId, c.value);
   }
   const row = (await db.raw(sql, bindings as Knex.RawBinding[])).rows[0] as { n: number; total?: number };
-  return { count: row.n, sum: options.sumPropertyId !== undefined ? row.total! : null };
+  return { count: row.n, sum: options.sumPropertyId !== undefined ? row.total! : null, row };
 }

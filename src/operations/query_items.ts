@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { propertyDto, resolveList } from '../domain/lists.js';
+import { propertyDto, withCurrentList } from '../domain/lists.js';
 import { queryItems } from '../domain/query-items.js';
 import { itemRowDto } from '../domain/items.js';
 import { withImageUrls } from '../domain/attachments.js';
@@ -8,8 +8,10 @@ import { getUser } from '../domain/accounts.js';
 /** POST /items/query: filter, sort, count or sum the items of one list. */
 export const query_items: Handler<'query_items'> = async (ctx, input) => {
   const { db, principal } = ctx;
-  const list = await resolveList(db, principal.userId, input.listId);
-  const result = await queryItems(db, list, input, async () => (await getUser(db, principal.userId)).timezone);
+  const zoneOf = async () => (await getUser(db, principal.userId)).timezone;
+  const { list, result } = await withCurrentList(db, principal.userId, input.listId, (list, versionOf) =>
+    queryItems(db, list, input, zoneOf, versionOf === undefined ? {} : { versionOf }),
+  );
   const items = result.rows.map((r) => itemRowDto(r, list));
   return {
     mode: input.mode ?? 'list',

@@ -1,14 +1,15 @@
 /**
- * list_items on one list remembers the list it read and checks it by its row version in the
- * page's own statement (domain/lists.ts, item-filter.ts pageOfList). These tests change the
+ * list_items and query_items on one list remember the list they read and check it by its row
+ * version in their own statement (domain/lists.ts withCurrentList). These tests change the
  * list behind the operations' back, with plain SQL, as another server process would: the next
- * page must show the list as it is, never as this process remembers it.
+ * answer must come from the list as it is, never as this process remembers it.
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { list_items } from '../../src/operations/list_items.js';
+import { query_items } from '../../src/operations/query_items.js';
 
 describe('list_items on a remembered list', () => {
   const { server, ada } = useTestServer({});
@@ -97,6 +98,42 @@ describe('list_items on a remembered list', () => {
     await list_items(server.context(ada), { listId: 'Chores' });
     const again = await statementsOf(() => list_items(server.context(ada), { listId: 'Chores' }));
     expect(again.sql).toHaveLength(2);
+  });
+
+  it('answers query_items from a remembered list in one statement, and sees a property another process added', async () => {
+    const ctx = server.context(ada);
+    const shelf = (await create_list(ctx, { name: 'Shelf', properties: [{ name: 'Kind', type: 'select', options: ['Paper', 'Ebook'] }] })).id;
+    await create_items(ctx, {
+      listId: shelf,
+      items: [
+        { title: 'Kindle book', values: { Kind: 'Ebook' } },
+        { title: 'Hardback', values: { Kind: 'Paper' } },
+      ],
+    });
+    const where = [{ property: 'Kind', op: 'eq' as const, value: 'Ebook' }];
+    await query_items(ctx, { listId: shelf, mode: 'count', where });
+    for (const mode of ['count', 'list'] as const) {
+      const again = await statementsOf(() => query_items(ctx, { listId: shelf, mode, where }));
+      expect(again.result.count).toBe(1);
+      expect(again.sql).toHaveLength(1);
+    }
+    // Another process adds a property and renames the list: a clause on the new property is answered, not refused.
+    await server.db.raw(
+      `UPDATE lists SET name = 'Bookshelf', properties = properties || '[{"id":"p_pages","name":"Pages","type":"number"}]'::jsonb WHERE id = ?`,
+      [shelf],
+    );
+    await server.db.raw(`UPDATE items SET "values" = "values" || '{"p_pages": 300}'::jsonb WHERE list_id = ? AND title = 'Hardback'`, [shelf]);
+    const pages = await query_items(ctx, { listId: shelf, where: [{ property: 'Pages', op: 'gt', value: 100 }] });
+    expect([pages.listName, pages.items.map((i) => i.title)]).toEqual(['Bookshelf', ['Hardback']]);
+    const sum = await query_items(ctx, { listId: shelf, mode: 'sum', sumPropertyId: 'Pages' });
+    expect(sum.sum).toBe(300);
+    // A change the query itself would not stumble on is seen by the version check alone.
+    await server.db.raw(`UPDATE lists SET name = 'Reading' WHERE id = ?`, [shelf]);
+    expect((await query_items(ctx, { listId: shelf, mode: 'count', where })).listName).toBe('Reading');
+    // An unknown property is still refused, in the words of the list as it is.
+    await expect(query_items(ctx, { listId: shelf, where: [{ property: 'Colour', op: 'eq', value: 'red' }] })).rejects.toThrow(
+      /Unknown property 'Colour'.*Pages/,
+    );
   });
 
   it("does not serve another account's list from memory", async () => {
