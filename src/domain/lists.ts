@@ -87,7 +87,7 @@ export async function resolveList(trx: Knex, ownerId: string, listId: string, op
 }
 
 /** A list as read, with the version of its row: Postgres's `xmin`, which every UPDATE of the row changes. */
-export interface VersionedList {
+interface VersionedList {
   row: ListRow;
   /** null for a list named by its name: only lists read by id, `tasks` or `notes` are remembered. */
   version: string | null;
@@ -119,13 +119,13 @@ function memoryKey(ownerId: string, listId: string): string | null {
 }
 
 /** The list asked by `listId` as this process last read it, if it has; check its version before trusting it. */
-export function rememberedList(db: Knex, ownerId: string, listId: string): VersionedList | undefined {
+function rememberedList(db: Knex, ownerId: string, listId: string): VersionedList | undefined {
   const key = memoryKey(ownerId, listId);
   return key === null ? undefined : remembered.get(db)?.get(key);
 }
 
 /** resolveList with the row's version; a list asked by id, `tasks` or `notes` is remembered for the next page. */
-export async function readList(db: Knex, ownerId: string, listId: string): Promise<VersionedList> {
+async function readList(db: Knex, ownerId: string, listId: string): Promise<VersionedList> {
   const key = memoryKey(ownerId, listId);
   if (key === null) return { row: await resolveList(db, ownerId, listId), version: null };
   const word = listId.trim().toLowerCase();
