@@ -72,25 +72,38 @@ export function roleOf(list: Pick<ListRow, 'properties'>): 'tasks' | 'notes' | '
  * false (deleting `notes` must not make a list only to trash it).
  */
 export async function resolveList(trx: Knex, ownerId: string, listId: string, options: { remakeNotes?: boolean } = {}): Promise<ListRow> {
-  const word = listId.trim().toLowerCase();
-  if (word === 'tasks' || word === 'notes') {
-    const row = (await trx('lists').where({ owner_id: ownerId, system_role: word }).whereNull('deleted_at').first()) as ListRow | undefined;
-    if (row) return row;
-    if (word === 'notes' && options.remakeNotes !== false) return insertSystemList(trx, ownerId, 'notes');
-    if (word === 'notes') throw notFound('You have no Notes list to delete: it was deleted already (any other call that addresses notes makes it afresh).');
-    throw notFound('This account has no Tasks list; that should not happen, contact the operator.');
-  }
-  if (!isUuid(listId)) return listByName(trx, ownerId, listId);
-  const row = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
-  if (!row) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
-  return row;
+  return (await findList(trx, ownerId, listId, options)).row;
 }
 
 /** A list as read, with the version of its row: Postgres's `xmin`, which every UPDATE of the row changes. */
 interface VersionedList {
   row: ListRow;
-  /** null for a list named by its name: only lists read by id, `tasks` or `notes` are remembered. */
+  /** null for a list found by its name or made just now: only lists read by id, `tasks` or `notes` are remembered. */
   version: string | null;
+}
+
+/** resolveList, with the version of the row it read. */
+async function findList(trx: Knex, ownerId: string, listId: string, options: { remakeNotes?: boolean } = {}): Promise<VersionedList> {
+  const live = async (which: Record<string, string>): Promise<VersionedList | null> => {
+    const found = (await trx('lists').select('*', trx.raw('xmin::text AS row_version')).where(which).whereNull('deleted_at').first()) as
+      | (ListRow & { row_version: string })
+      | undefined;
+    if (!found) return null;
+    const { row_version: version, ...row } = found;
+    return { row, version };
+  };
+  const word = listId.trim().toLowerCase();
+  if (word === 'tasks' || word === 'notes') {
+    const found = await live({ owner_id: ownerId, system_role: word });
+    if (found) return found;
+    if (word === 'notes' && options.remakeNotes !== false) return { row: await insertSystemList(trx, ownerId, 'notes'), version: null };
+    if (word === 'notes') throw notFound('You have no Notes list to delete: it was deleted already (any other call that addresses notes makes it afresh).');
+    throw notFound('This account has no Tasks list; that should not happen, contact the operator.');
+  }
+  if (!isUuid(listId)) return { row: await listByName(trx, ownerId, listId), version: null };
+  const found = await live({ id: listId, owner_id: ownerId });
+  if (!found) throw notFound(`No list ${listId} in your workspace; list_lists shows the lists you have.`);
+  return found;
 }
 
 /**
@@ -126,18 +139,9 @@ function rememberedList(db: Knex, ownerId: string, listId: string): VersionedLis
 
 /** resolveList with the row's version; a list asked by id, `tasks` or `notes` is remembered for the next page. */
 async function readList(db: Knex, ownerId: string, listId: string): Promise<VersionedList> {
+  const read = await findList(db, ownerId, listId);
   const key = memoryKey(ownerId, listId);
-  if (key === null) return { row: await resolveList(db, ownerId, listId), version: null };
-  const word = listId.trim().toLowerCase();
-  const which = word === 'tasks' || word === 'notes' ? { owner_id: ownerId, system_role: word } : { id: listId, owner_id: ownerId };
-  const found = (await db('lists').select('*', db.raw('xmin::text AS row_version')).where(which).whereNull('deleted_at').first()) as
-    | (ListRow & { row_version: string })
-    | undefined;
-  // None live: resolveList says why (or makes the Notes list afresh, rule 3), and the next read remembers it.
-  if (!found) return { row: await resolveList(db, ownerId, listId), version: null };
-  const { row_version: version, ...row } = found;
-  const read = { row, version };
-  memoryOf(db).set(key, read);
+  if (key !== null && read.version !== null) memoryOf(db).set(key, read);
   return read;
 }
 

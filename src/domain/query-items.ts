@@ -40,7 +40,7 @@ export async function queryItems(
   options: { /** The list's owner: each statement also reads the list's version (lists.ts, withCurrentList). */ versionOf?: string } = {},
 ): Promise<QueryResult> {
   const version = options.versionOf !== undefined ? listVersionColumn(db, options.versionOf, list.id) : null;
-  const versionOf = (row: { list_version?: string | null } | undefined) => (version && row ? { listVersion: row.list_version ?? null } : {});
+  const withVersion = (row: { list_version?: string | null } | undefined) => (version && row ? { listVersion: row.list_version ?? null } : {});
   const clauses = (input.where ?? []) as WhereClause[];
   const tasks = { status: keepsStatus(list), due: keepsDueDate(list) };
   const keeps = { ...tasks, timeZone: readsTimeZone(clauses, list.properties, tasks) ? await zoneOf() : 'UTC' };
@@ -74,13 +74,13 @@ export async function queryItems(
       );
     }
     const indexed = await fromValues(property.id);
-    if (indexed) return { ...none, count: indexed.count, sum: indexed.sum, sumPropertyId: property.id, ...versionOf(indexed.row) };
+    if (indexed) return { ...none, count: indexed.count, sum: indexed.sum, sumPropertyId: property.id, ...withVersion(indexed.row) };
     const [row] = (await base().select(
       db.raw('count(*)::int AS n'),
       db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
       ...(version ? [version] : []),
     )) as { n: number; total: number; list_version?: string }[];
-    return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id, ...versionOf(row) };
+    return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id, ...withVersion(row) };
   }
   const countAll = async () => {
     const [row] = (await base().select(db.raw('count(*)::int AS n'), ...(version ? [version] : []))) as { n: number; list_version?: string }[];
@@ -88,7 +88,7 @@ export async function queryItems(
   };
   if (mode === 'count') {
     const counted = (await fromValues()) ?? (await countAll());
-    return { ...none, count: counted.count, sum: null, sumPropertyId: null, ...versionOf(counted.row) };
+    return { ...none, count: counted.count, sum: null, sumPropertyId: null, ...withVersion(counted.row) };
   }
 
   const offset = input.offset ?? 0;
@@ -109,6 +109,6 @@ export async function queryItems(
     rows: rows.slice(0, limit),
     offset,
     hasMore: rows.length > limit,
-    ...versionOf(rows[0] ?? apart?.row),
+    ...withVersion(rows[0] ?? apart?.row),
   };
 }

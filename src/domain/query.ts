@@ -141,7 +141,6 @@ function containment(propertyId: string, optionId: string): [string, string[]] {
   return ['"values" @> ?::jsonb', [JSON.stringify({ [propertyId]: optionId })]];
 }
 
-/** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
 /** Whether binding `clauses` reads the person's time zone: only a comparison with the due date does. Clauses that name no property read none (they are refused later). */
 export function readsTimeZone(clauses: WhereClause[], properties: Property[], keeps: { status: boolean; due: boolean }): boolean {
   return clauses.some((clause) => {
@@ -153,6 +152,7 @@ export function readsTimeZone(clauses: WhereClause[], properties: Property[], ke
   });
 }
 
+/** A clause value in the stored form: option labels become ids, numbers numbers, and so on. */
 export function bind(t: Target, value: unknown, where: string, timeZone = 'UTC'): string | number | boolean | string[] | Date {
   try {
     if (isEmptyValue(value)) throw new ValueError(`'${t.label}' got an empty value, which matches nothing; to find items without one, use isEmpty.`);

@@ -182,9 +182,11 @@ ${item.editable === 'titleAndBody' ? html`<p class="muted">Shared with you for i
         )}</ul>`
       : html`<p class="muted">No subtasks.</p>`;
     // Subtasks go on the parent's list, so only the owner adds them.
-    if (item.editable) return html`<section class="card" aria-labelledby="subtasks-heading"><h2 id="subtasks-heading">Subtasks</h2>${list}</section>`;
+    const add = item.editable
+      ? ''
+      : html`<form method="post" action="/artifacts/${item.id}/subtasks" class="row"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}"><div><label for="new-subtask">Add a subtask</label><input type="text" id="new-subtask" name="title" required maxlength="2000"></div><button type="submit">Add subtask</button></form>`;
     return html`<section class="card" aria-labelledby="subtasks-heading"><h2 id="subtasks-heading">Subtasks</h2>${list}
-<form method="post" action="/artifacts/${item.id}/subtasks" class="row"><input type="hidden" name="csrf" value="${kit.csrf(ctx)}"><div><label for="new-subtask">Add a subtask</label><input type="text" id="new-subtask" name="title" required maxlength="2000"></div><button type="submit">Add subtask</button></form></section>`;
+${add}</section>`;
   }
 
   function attachmentsCard(ctx: Context, item: Item): Html {
@@ -196,16 +198,19 @@ ${item.editable === 'titleAndBody' ? html`<p class="muted">Shared with you for i
         )}</ul>`
       : html`<p class="muted">No attachments yet.</p>`;
     const base = `/artifacts/${item.id}`;
-    if (item.editable === 'titleAndBody')
-      return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}</section>`;
-    return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}
-<p class="no-js muted">Adding images here needs JavaScript; an agent can attach them through the API (upload slots).</p>
+    // Images on a row shared one by one are its owner's.
+    const add =
+      item.editable === 'titleAndBody'
+        ? ''
+        : html`<p class="no-js muted">Adding images here needs JavaScript; an agent can attach them through the API (upload slots).</p>
 <form class="dropzone js-only" data-slots="${base}/uploads" data-attach="${base}/attachments">
 <input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <label for="attach-files">Add images: drop them here, or choose</label>
 <input type="file" id="attach-files" name="images" accept="image/png,image/jpeg,image/webp,image/heic" multiple>
 <p role="status" class="muted"></p>
-</form></section>`;
+</form>`;
+    return html`<section class="card" aria-labelledby="attachments-heading"><h2 id="attachments-heading">Attachments</h2>${shown}
+${add}</section>`;
   }
 
   function chatCard(ctx: Context, item: Item, messages: ChatMessageRow[], clock: Clock): Html {

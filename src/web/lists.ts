@@ -540,13 +540,13 @@ function boardGroup(ctx: Context, list: List): Property | null {
   return choices.find((p) => p.id === ctx.query.groupBy) ?? choices[0] ?? null;
 }
 
-/** The one `where` clause of the table's filter: `contains` for text, equality otherwise. */
 /** A table page's first row from its address: a whole number from 0, anything else the first page. */
 function pageOffset(raw: unknown): number {
   const n = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : 0;
   return Math.min(n, 1_000_000);
 }
 
+/** The one `where` clause of the table's filter: `contains` for text, equality otherwise. */
 function tableFilter(ctx: Context, columns: Property[]): { clause: components['schemas']['WhereClause']; form: { property: string; value: string } } | null {
   const property = typeof ctx.query.where === 'string' ? ctx.query.where : '';
   const value = typeof ctx.query.value === 'string' ? ctx.query.value : '';
