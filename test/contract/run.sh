@@ -10,6 +10,8 @@
 #   CONTRACT_SEED       optional seed, to replay a run (the seed is printed at the end)
 #   CONTRACT_WORKERS    Schemathesis workers (default 2)
 #   SCHEMATHESIS        the schemathesis command (default .venv/bin/schemathesis)
+# Schemathesis loads test/contract/hooks.py first: it keeps its worker threads out of Python
+# 3.11's ast.parse at the same time (the file says why).
 # Extra arguments are passed to `schemathesis run` as they are (e.g. --include-operation-id get_item).
 set -euo pipefail
 
@@ -133,7 +135,8 @@ set +e
 # The console copy leaves out Schemathesis' last line ("==== 1 warning in 85.91s ===="): it has
 # pytest's form, and CI reads a pytest closing line that counts no passed test as a run of no
 # test, although the cases were run. The log keeps it; `make test` ends on its own count.
-"$schemathesis" --config-file "$config" "${args[@]}" "$@" 2>&1 \
+SCHEMATHESIS_HOOKS="$root/test/contract/hooks.py" \
+  "$schemathesis" --config-file "$config" "${args[@]}" "$@" 2>&1 \
   | tee "$out/schemathesis.log" | sed -E '/^=+ .* in [0-9.]+s( \([0-9:]+\))? =+$/d'
 result=${PIPESTATUS[0]}
 set -e

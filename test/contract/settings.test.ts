@@ -1,7 +1,8 @@
 /**
  * The contract run proves Schemathesis' defaults pass: its settings file turns no check off and
  * changes no generation default, and the README's docker form is the command CI runs with the
- * Python package (test/contract/run.sh): same version, settings file, arguments, checks and phases.
+ * Python package (test/contract/run.sh): same version, settings file, hooks file, arguments, checks
+ * and phases.
  */
 import { describe, it, expect } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -45,6 +46,9 @@ describe('the contract run', () => {
     const docker = dockerCommand();
     const version = /^SCHEMATHESIS_VERSION := (\S+)$/m.exec(makefile)?.[1];
     expect(docker).toContain(`schemathesis/schemathesis:${version} --config-file /contract/schemathesis.toml run `);
+    // The hooks file (test/contract/hooks.py): loaded by both, from the folder docker mounts.
+    expect(docker).toContain('-e SCHEMATHESIS_HOOKS=/contract/hooks.py ');
+    expect(runScript).toMatch(/SCHEMATHESIS_HOOKS="\$root\/test\/contract\/hooks\.py" \\\n\s+"\$schemathesis" --config-file/);
     // run.sh's arguments, less the reports and the terminal's colours, follow the URL as they are.
     const shared = scriptArguments()
       .replace(/--report junit --report-dir "\$out"/, '')
