@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { parseBody, type ParsedBody } from './blocks.js';
 
 /**
@@ -8,11 +9,15 @@ import { parseBody, type ParsedBody } from './blocks.js';
  * the body it produces here, already parsed incrementally.
  */
 
-const MAX_ENTRIES = 64;
-const MAX_CHARS = 32 * 1024 * 1024;
+/** At most this many bodies, of at most this many characters together (one body may fill it). */
+export const PARSED_BODIES_KEPT = 64;
+export const PARSED_CHARACTERS_KEPT = 32 * 1024 * 1024;
 
-const entries = new Map<string, ParsedBody>();
-let chars = 0;
+const entries = new LRUCache<string, ParsedBody>({
+  max: PARSED_BODIES_KEPT,
+  maxSize: PARSED_CHARACTERS_KEPT,
+  sizeCalculation: (parsed) => Math.max(1, parsed.text.length),
+});
 
 /** Fingerprint of the exact text: "v" + 12 hex characters of its SHA-256. */
 export function bodyVersion(body: string): string {
@@ -27,11 +32,7 @@ export function versionOf(sha256Hex: string): string {
 /** The parsed form of a body, from the cache or parsed now. */
 export function parsedBody(body: string, version = bodyVersion(body)): ParsedBody {
   const cached = entries.get(version);
-  if (cached && cached.text === body) {
-    entries.delete(version);
-    entries.set(version, cached);
-    return cached;
-  }
+  if (cached?.text === body) return cached;
   const parsed = parseBody(body);
   rememberParsed(parsed, version);
   return parsed;
@@ -39,29 +40,17 @@ export function parsedBody(body: string, version = bodyVersion(body)): ParsedBod
 
 /** The parsed form of a body when this process has it, without parsing. */
 export function cachedParsed(body: string, version = bodyVersion(body)): ParsedBody | undefined {
-  const cached = entries.get(version);
-  return cached && cached.text === body ? cached : undefined;
+  const cached = entries.peek(version);
+  return cached?.text === body ? cached : undefined;
 }
 
 /** Store a parsed body (e.g. one built incrementally by an edit). */
 export function rememberParsed(parsed: ParsedBody, version = bodyVersion(parsed.text)): void {
-  const previous = entries.get(version);
-  if (previous) {
-    chars -= previous.text.length;
-    entries.delete(version);
-  }
-  if (parsed.text.length > MAX_CHARS) return;
+  // A body larger than the whole cache is not kept, and the one it replaces is forgotten.
   entries.set(version, parsed);
-  chars += parsed.text.length;
-  for (const [key, value] of entries) {
-    if (entries.size <= MAX_ENTRIES && chars <= MAX_CHARS) break;
-    entries.delete(key);
-    chars -= value.text.length;
-  }
 }
 
 /** Forget every parsed body (for benchmarks and tests that measure cold parsing). */
 export function clearParsedBodies(): void {
   entries.clear();
-  chars = 0;
 }
