@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import { parseBody } from './blocks.js';
 import { handlesOf } from './handles.js';
 import { toOutline } from './outline.js';
@@ -18,9 +19,10 @@ import { toOutline } from './outline.js';
  * first parse went from 45 to 40 ms (median of six runs each) and the parse took an eighth
  * longer (bench/README.md). Node has no call for a thread's scheduling policy: `chrt`
  * (util-linux) sets it, by the thread's id. Without chrt or /proc the worker stays at nice 19.
+ * Imported in a main thread (no caller does), the module leaves that thread as it is.
  */
 function runOnlyWhenIdle(): void {
-  if (process.platform !== 'linux') return;
+  if (process.platform !== 'linux' || isMainThread) return;
   let thread: string | undefined;
   try {
     thread = readlinkSync('/proc/thread-self').split('/').pop();
