@@ -13,7 +13,7 @@ import { createApp, createHttpServer } from './app.js';
 import { createServices } from './core/services.js';
 import { startJobs } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/definitions.js';
-import { startOutboxPump } from './jobs/outbox.js';
+import { startOutboxLanes } from './jobs/outbox.js';
 import { startSequencer } from './jobs/feed-sequencer.js';
 import { startReminders } from './jobs/reminders.js';
 import { createAuthServer } from './web/oauth/server.js';
@@ -43,13 +43,16 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
   services.jobs = await startJobs(database.url, jobDefinitions({ db: database.db, log, now: services.now, config }), log, {
     maintenanceSeconds: config.jobMaintenanceSeconds,
   });
-  const outbox = startOutboxPump(
+  // Two lanes: the search index (it waits on the embedding model) and everything else.
+  const outbox = startOutboxLanes(
     database.db,
-    {
-      item: searchSync(database.db, search.index, log),
-      ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }),
-      [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log),
-    },
+    [
+      { item: searchSync(database.db, search.index, log) },
+      {
+        ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }),
+        [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log),
+      },
+    ],
     log,
   );
   installSystemReader(() => readSystem(database.db));
