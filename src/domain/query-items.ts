@@ -40,6 +40,7 @@ export async function queryItems(
   options: { /** The list's owner: each statement also reads the list's version (lists.ts, withCurrentList). */ versionOf?: string } = {},
 ): Promise<QueryResult> {
   const version = options.versionOf !== undefined ? listVersionColumn(db, options.versionOf, list.id) : null;
+  const versionColumn = version ? [version] : [];
   const withVersion = (row: { list_version?: string | null } | undefined) => (version && row ? { listVersion: row.list_version ?? null } : {});
   const clauses = (input.where ?? []) as WhereClause[];
   const tasks = { status: keepsStatus(list), due: keepsDueDate(list) };
@@ -78,12 +79,12 @@ export async function queryItems(
     const [row] = (await base().select(
       db.raw('count(*)::int AS n'),
       db.raw(`coalesce(sum(CASE WHEN jsonb_typeof("values"->?) = 'number' THEN ("values"->>?)::numeric END), 0)::float8 AS total`, [property.id, property.id]),
-      ...(version ? [version] : []),
+      ...versionColumn,
     )) as { n: number; total: number; list_version?: string }[];
     return { ...none, count: row!.n, sum: row!.total, sumPropertyId: property.id, ...withVersion(row) };
   }
   const countAll = async () => {
-    const [row] = (await base().select(db.raw('count(*)::int AS n'), ...(version ? [version] : []))) as { n: number; list_version?: string }[];
+    const [row] = (await base().select(db.raw('count(*)::int AS n'), ...versionColumn)) as { n: number; list_version?: string }[];
     return { count: row!.n, row };
   };
   if (mode === 'count') {
@@ -94,7 +95,7 @@ export async function queryItems(
   const offset = input.offset ?? 0;
   const limit = input.limit ?? 50;
   const q = base()
-    .select('*', db.raw('count(*) OVER () AS total_matching'), ...(version ? [version] : []))
+    .select('*', db.raw('count(*) OVER () AS total_matching'), ...versionColumn)
     .offset(offset)
     .limit(limit + 1);
   applySort(q, input.sort ?? null, list.properties, keeps);
