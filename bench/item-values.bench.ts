@@ -1,11 +1,12 @@
 /**
- * What the item_values triggers (migration 20261126000100) cost a write, side by side in one
- * run, in interleaved rounds with the triggers off and on: create_items of 100 items with
+ * What the item_values triggers (migration 20261126000100) and the tallies' (20261126000300)
+ * cost a write, side by side in one run, in interleaved rounds with the triggers off, with
+ * item_values' on (`on`), and with both on (`tallied`): create_items of 100 items with
  * three values each (a select, a number, a text), update_items of those 100 changing two
  * values each (the row trigger rewrites their rows), and update_items of their titles only
  * (the trigger's condition is false: nothing to do).
  * Run: npx tsx bench/item-values.bench.ts   (embedded Postgres in .tmp/bench-pg, or DATABASE_URL)
- * Prints one JSON line: medians in milliseconds per call, and the ratio of on to off.
+ * Prints one JSON line: medians in milliseconds per call, the ratio of on to off and of tallied to on.
  */
 import { pino } from 'pino';
 import { loadConfig } from '../src/core/config.js';
@@ -21,8 +22,11 @@ import { openBenchDatabase } from './support.js';
 const ROUNDS = 8;
 const CALLS = 8;
 const ITEMS = 100;
-const TRIGGERS = ['items_values_inserted', 'items_values_updated'];
-type Variant = 'off' | 'on';
+// Each variant's triggers on items; every other value trigger is off while it runs.
+const VALUE_TRIGGERS = ['items_values_inserted', 'items_values_updated'];
+const TALLY_TRIGGERS = ['items_tallies_inserted', 'items_tallies_updated', 'items_tallies_deleted'];
+const VARIANTS = { off: [], on: VALUE_TRIGGERS, tallied: [...VALUE_TRIGGERS, ...TALLY_TRIGGERS] } as const;
+type Variant = keyof typeof VARIANTS;
 type Step = 'create' | 'updateValues' | 'updateTitles';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
     const times: Record<Variant, Record<Step, number[]>> = {
       off: { create: [], updateValues: [], updateTitles: [] },
       on: { create: [], updateValues: [], updateTitles: [] },
+      tallied: { create: [], updateValues: [], updateTitles: [] },
     };
     const timed = async (variant: Variant, step: Step, run: () => Promise<unknown>) => {
       const started = performance.now();
@@ -59,8 +64,10 @@ async function main(): Promise<void> {
     };
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating which goes first, so a slow moment of the machine falls on both alike.
-      for (const variant of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        for (const trigger of TRIGGERS) await db.raw(`ALTER TABLE items ${variant === 'off' ? 'DISABLE' : 'ENABLE'} TRIGGER ${trigger}`);
+      const order = Object.keys(VARIANTS) as Variant[];
+      for (const variant of round % 2 === 0 ? order : order.reverse()) {
+        for (const trigger of [...VALUE_TRIGGERS, ...TALLY_TRIGGERS])
+          await db.raw(`ALTER TABLE items ${(VARIANTS[variant] as readonly string[]).includes(trigger) ? 'ENABLE' : 'DISABLE'} TRIGGER ${trigger}`);
         for (let call = 0; call < CALLS; call++) {
           let made: Awaited<ReturnType<typeof create_items>> | undefined;
           await timed(variant, 'create', async () => {
@@ -79,15 +86,20 @@ async function main(): Promise<void> {
           await timed(variant, 'updateTitles', () => update_items(ctx, { items: ids.map((itemId, i) => ({ itemId, title: `edited ${i}` })) } as never));
         }
         await db('outbox').delete();
+        await db('value_tally_deltas').delete();
       }
     }
-    for (const trigger of TRIGGERS) await db.raw(`ALTER TABLE items ENABLE TRIGGER ${trigger}`);
+    for (const trigger of [...VALUE_TRIGGERS, ...TALLY_TRIGGERS]) await db.raw(`ALTER TABLE items ENABLE TRIGGER ${trigger}`);
     const summary = (variant: Variant) =>
       Object.fromEntries((Object.keys(times[variant]) as Step[]).map((step) => [step, +median(times[variant][step]).toFixed(2)]));
     const off = summary('off');
     const on = summary('on');
-    const ratio = Object.fromEntries(Object.keys(off).map((step) => [step, +(on[step]! / off[step]!).toFixed(3)]));
-    process.stdout.write(`${JSON.stringify({ items: ITEMS, calls: ROUNDS * CALLS, offMedianMs: off, onMedianMs: on, ratioOnToOff: ratio })}\n`);
+    const tallied = summary('tallied');
+    const ratio = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.fromEntries(Object.keys(b).map((step) => [step, +(a[step]! / b[step]!).toFixed(3)]));
+    process.stdout.write(
+      `${JSON.stringify({ items: ITEMS, calls: ROUNDS * CALLS, offMedianMs: off, onMedianMs: on, talliedMedianMs: tallied, ratioOnToOff: ratio(on, off), ratioTalliedToOn: ratio(tallied, on) })}\n`,
+    );
   } finally {
     await database.close();
   }

@@ -12,6 +12,7 @@ import { keepsDueDate, keepsStatus, listVersionColumn, type ListRow } from './li
 import { findProperty, propertyNames } from './properties.js';
 import { applySort, applyWhere, readsTimeZone, type WhereClause } from './query.js';
 import { aggregateValues, valueConditions } from './query-values.js';
+import { readTally } from './value-tallies.js';
 import type { ItemDbRow } from './rows.js';
 
 type QueryInput = Omit<OpInput<'query_items'>, 'listId'>;
@@ -58,11 +59,16 @@ export async function queryItems(
   };
   const none = { rows: [], offset: 0, hasMore: false };
   const mode = input.mode ?? 'list';
-  // A count or sum on select and number conditions alone reads item_values' indexes (query-values.ts); null when it cannot.
-  const fromValues = (sumPropertyId?: string) => {
+  // A count or sum on select and number conditions alone: one `eq` on a select reads the tallies (value-tallies.ts),
+  // anything else of those kinds item_values' indexes (query-values.ts); null when neither can answer.
+  const fromValues = async (sumPropertyId?: string) => {
     if (input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore) return null;
     const conditions = valueConditions(clauses, list.properties, keeps);
-    return conditions ? aggregateValues(db, list.id, conditions, { includeArchived: input.includeArchived === true, sumPropertyId, also: version }) : null;
+    if (!conditions) return null;
+    const options = { includeArchived: input.includeArchived === true, sumPropertyId, also: version };
+    const [only] = conditions;
+    const tallied = conditions.length === 1 && only!.kind === 'option' ? await readTally(db, list.id, only!.propertyId, String(only!.value), options) : null;
+    return tallied ?? (await aggregateValues(db, list.id, conditions, options));
   };
   if (mode === 'sum') {
     if (!input.sumPropertyId) throw toolError('mode sum needs sumPropertyId: the id or name of a number property.');

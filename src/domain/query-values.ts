@@ -15,6 +15,8 @@ import { bind, target, type WhereClause } from './query.js';
 const NUMBER_OPS: Record<string, string> = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' };
 
 interface Condition {
+  /** `option`: an `eq` on a select property, `value` the option's id; `number`: a comparison on a number property. */
+  kind: 'option' | 'number';
   propertyId: string;
   sql: string;
   value: string | number;
@@ -31,9 +33,14 @@ export function valueConditions(clauses: WhereClause[], properties: Property[], 
       if (!t.property) return null;
       const where = `where[${index}]`;
       if (t.kind === 'option' && clause.op === 'eq') {
-        conditions.push({ propertyId: t.property.id, sql: 'text_value = ?', value: bind(t, clause.value, where) as string });
+        conditions.push({ kind: 'option', propertyId: t.property.id, sql: 'text_value = ?', value: bind(t, clause.value, where) as string });
       } else if (t.kind === 'number' && NUMBER_OPS[clause.op]) {
-        conditions.push({ propertyId: t.property.id, sql: `num_value ${NUMBER_OPS[clause.op]} ?::numeric`, value: bind(t, clause.value, where) as number });
+        conditions.push({
+          kind: 'number',
+          propertyId: t.property.id,
+          sql: `num_value ${NUMBER_OPS[clause.op]} ?::numeric`,
+          value: bind(t, clause.value, where) as number,
+        });
       } else return null;
     }
   } catch {

@@ -33,6 +33,7 @@ describe('/metrics', () => {
     ['outbox lag', /listkeeper_outbox_lag_seconds \d/],
     ['queue depth', /# TYPE listkeeper_queue_depth gauge/],
     ['embedding backlog', /listkeeper_embedding_backlog \d/],
+    ['tally backlog', /listkeeper_tally_backlog\{kind="deltas"\} \d[\s\S]*listkeeper_tally_backlog\{kind="unbuilt"\} \d/],
     ['webhook failures', /# TYPE listkeeper_webhook_failures_total counter/],
     ['process metrics', /listkeeper_process_resident_memory_bytes \d/],
   ])('shows %s', (_name, pattern) => {

@@ -25,6 +25,7 @@ import * as subtasks from './20261125000800_subtasks.js';
 import * as itemValuesIndex from './20261125000900_item_values_index.js';
 import * as itemScalarValues from './20261126000100_item_scalar_values.js';
 import * as outboxTopicIndex from './20261126000200_outbox_topic_index.js';
+import * as valueTallies from './20261126000300_value_tallies.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: [string, Migration][] = [
   ['20261125000900_item_values_index', itemValuesIndex],
   ['20261126000100_item_scalar_values', itemScalarValues],
   ['20261126000200_outbox_topic_index', outboxTopicIndex],
+  ['20261126000300_value_tallies', valueTallies],
 ];
 
 /** A knex MigrationSource over the static list above. */
