@@ -9,6 +9,7 @@
  * deltas not yet folded, a handful of index entries whatever the size of the list.
  */
 import type { Knex } from 'knex';
+import { preparedRaw } from '../store/prepared.js';
 
 export interface TallyFigure {
   count: number;
@@ -46,7 +47,8 @@ export async function readTally(
     `SELECT x.n, x.total, x.summed FROM ${table} x, t WHERE x.generation = t.generation AND x.text_value = ? AND x.summed IN ('', ?)${archived}`;
   sql += ` FROM (${part('value_tallies')} UNION ALL ${part('value_tally_deltas')}) u`;
   bindings.push(optionId, summed, optionId, summed);
-  const row = (await db.raw(sql, bindings as Knex.RawBinding[])).rows[0] as { tallied: number; n: number; total: number };
+  // Prepared: planning this statement took longer than running it (0.12 against 0.04 ms).
+  const row = (await preparedRaw<{ rows: { tallied: number; n: number; total: number }[] }>(db, sql, bindings as Knex.RawBinding[])).rows[0]!;
   if (row.tallied === 0) return null;
   return { count: row.n, sum: options.sumPropertyId !== undefined ? row.total : null, row };
 }
