@@ -17,6 +17,9 @@ import type { Knex } from 'knex';
  * - `value_tallies`: the folded figures. The fold job moves deltas in and deletes them in one
  *   statement; a read adds the folded figure and the deltas not yet folded.
  *
+ * Figures and deltas are keyed by the registration's generation, option (`text_value`),
+ * `summed` and `archived`: a registration dropped and made again never meets the old ones.
+ *
  * An item counts while it is live (not in the trash, not a template), under `archived` as it
  * is; the figures are exactly those of item_values, the same values read the same way
  * (item_scalar_values).
