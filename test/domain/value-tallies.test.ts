@@ -71,6 +71,17 @@ describe('value tallies: count and sum per select option', () => {
         }
   }
 
+  /** update_list retyping the list's select (Shelf) to `type`. */
+  async function retype(list: Shape, type: 'text' | 'select') {
+    const answer = (await ada.sdk.PATCH(
+      `/lists/${list.id}` as never,
+      {
+        body: { updateProperty: { id: list.shelf, type }, acknowledgeDataLoss: true },
+      } as never,
+    )) as { response: Response };
+    expect(answer.response.status).toBe(200);
+  }
+
   const deltas = async () => Number(((await server.db('value_tally_deltas').count('* as n').first()) as { n: string }).n);
   const registration = async (list: Shape) =>
     (await server.db('tallied_properties').where({ list_id: list.id, property_id: list.shelf }).first()) as { generation: string; ready: boolean } | undefined;
@@ -231,21 +242,9 @@ describe('value tallies: count and sum per select option', () => {
     await expectExact(list);
 
     // A retype to select registers a property that already has values: built the same way.
-    const retyped = (await ada.sdk.PATCH(
-      `/lists/${list.id}` as never,
-      { body: { updateProperty: { id: list.shelf, type: 'text' }, acknowledgeDataLoss: true } as never } as never,
-    )) as {
-      response: Response;
-    };
-    expect(retyped.response.status).toBe(200);
+    await retype(list, 'text');
     expect(await registration(list)).toBeUndefined();
-    const back = (await ada.sdk.PATCH(
-      `/lists/${list.id}` as never,
-      { body: { updateProperty: { id: list.shelf, type: 'select' }, acknowledgeDataLoss: true } as never } as never,
-    )) as {
-      response: Response;
-    };
-    expect(back.response.status).toBe(200);
+    await retype(list, 'select');
     const reread = (await server.db('lists').where({ id: list.id }).first('properties')) as {
       properties: { id: string; options?: { id: string; label: string }[] }[];
     };
@@ -284,13 +283,7 @@ describe('value tallies: count and sum per select option', () => {
 
     // Retyped away from select: the registration goes, its figures with it, and the fold drops its late deltas.
     await server.db('value_tally_deltas').insert({ generation, text_value: list.options.Read!, summed: '', archived: false, n: 1, total: 0 });
-    const retyped = (await ada.sdk.PATCH(
-      `/lists/${list.id}` as never,
-      { body: { updateProperty: { id: list.shelf, type: 'text' }, acknowledgeDataLoss: true } as never } as never,
-    )) as {
-      response: Response;
-    };
-    expect(retyped.response.status).toBe(200);
+    await retype(list, 'text');
     expect(await registration(list)).toBeUndefined();
     expect(await server.db('value_tallies').where({ generation })).toEqual([]);
     await foldTallies(server.db);

@@ -73,20 +73,25 @@ export async function up(knex: Knex): Promise<void> {
         ) m
        WHERE s.text_value IS NOT NULL
     $$`);
-  // New items, many at once: one delta per option and figure, whatever the number of items.
-  await knex.raw(`
-    CREATE FUNCTION items_tallies_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO value_tally_deltas (generation, text_value, summed, archived, n, total)
-      SELECT c.generation, c.text_value, c.summed, c.archived, sum(c.n), sum(c.total)
-        FROM new_rows i, item_tallies(i.list_id, i."values", i.archived_at IS NOT NULL, 1) c
-       WHERE i.deleted_at IS NULL AND NOT i.is_template
-       GROUP BY 1, 2, 3, 4;
-      RETURN NULL;
-    END $$`);
-  await knex.raw(
-    'CREATE TRIGGER items_tallies_inserted AFTER INSERT ON items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION items_tallies_inserted()',
-  );
+  // New items, many at once: one delta per option and figure, whatever the number of items;
+  // items deleted outright while live (the trash's purge takes only trashed ones, which count
+  // for nothing), the same with the sign turned.
+  for (const [trigger, event, transition, table, sign] of [
+    ['items_tallies_inserted', 'INSERT', 'NEW TABLE', 'new_rows', 1],
+    ['items_tallies_deleted', 'DELETE', 'OLD TABLE', 'old_rows', -1],
+  ] as const) {
+    await knex.raw(`
+      CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO value_tally_deltas (generation, text_value, summed, archived, n, total)
+        SELECT c.generation, c.text_value, c.summed, c.archived, sum(c.n), sum(c.total)
+          FROM ${table} i, item_tallies(i.list_id, i."values", i.archived_at IS NOT NULL, ${sign}) c
+         WHERE i.deleted_at IS NULL AND NOT i.is_template
+         GROUP BY 1, 2, 3, 4;
+        RETURN NULL;
+      END $$`);
+    await knex.raw(`CREATE TRIGGER ${trigger} AFTER ${event} ON items REFERENCING ${transition} AS ${table} FOR EACH STATEMENT EXECUTE FUNCTION ${trigger}()`);
+  }
   // A changed item: the item as it is less the item as it was; what did not move writes nothing.
   await knex.raw(`
     CREATE FUNCTION items_tallies_updated() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -111,21 +116,6 @@ export async function up(knex: Knex): Promise<void> {
             OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at OR OLD.archived_at IS DISTINCT FROM NEW.archived_at
             OR OLD.is_template IS DISTINCT FROM NEW.is_template)
       EXECUTE FUNCTION items_tallies_updated()`);
-  // A live item deleted outright (the trash's purge takes only trashed ones, which count for nothing).
-  await knex.raw(`
-    CREATE FUNCTION items_tallies_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO value_tally_deltas (generation, text_value, summed, archived, n, total)
-      SELECT c.generation, c.text_value, c.summed, c.archived, sum(c.n), sum(c.total)
-        FROM old_rows i, item_tallies(i.list_id, i."values", i.archived_at IS NOT NULL, -1) c
-       WHERE i.deleted_at IS NULL AND NOT i.is_template
-       GROUP BY 1, 2, 3, 4;
-      RETURN NULL;
-    END $$`);
-  await knex.raw(
-    'CREATE TRIGGER items_tallies_deleted AFTER DELETE ON items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION items_tallies_deleted()',
-  );
-
   // The select properties of a list, registered as the list is made or its properties change.
   // A property new to the list has no values yet, so it is ready at once; one that was there
   // under another type (a retype to select) waits for the build job. One no longer a select
