@@ -15,17 +15,22 @@ const BUILD_BATCH = 20;
 export function startTallies(db: Knex, log: Pick<Logger, 'warn' | 'info'>, intervalMs = 1000): IntervalLoop {
   return startIntervalLoop(
     async () => {
-      let built = 0;
-      let last: number;
-      do {
-        last = await buildTallies(db, BUILD_BATCH);
-        built += last;
-      } while (last === BUILD_BATCH);
-      if (built) log.info({ built }, 'built value tallies');
+      // A build that fails does not hold back the fold: reads would slow as deltas pile up.
+      await build(db, log).catch((err: unknown) => log.warn({ err }, 'building value tallies failed; will retry'));
       while ((await foldTallies(db, FOLD_BATCH)) === FOLD_BATCH);
     },
     intervalMs,
     log,
     'folding value tallies',
   );
+}
+
+async function build(db: Knex, log: Pick<Logger, 'info'>): Promise<void> {
+  let built = 0;
+  let last: number;
+  do {
+    last = await buildTallies(db, BUILD_BATCH);
+    built += last;
+  } while (last === BUILD_BATCH);
+  if (built) log.info({ built }, 'built value tallies');
 }

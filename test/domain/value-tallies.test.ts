@@ -6,10 +6,13 @@
  * writer that could not have seen it registered; the fold leaves a building registration's
  * deltas alone and drops a dropped one's; two writers into one list never wait on each other.
  */
-import { describe, it, expect } from '@jest/globals';
+import { describe, it, expect, beforeAll } from '@jest/globals';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { useTestServer } from '../support/server.js';
+import { startTestJobs } from '../support/jobs.js';
+import { importEnded } from '../support/import-sample.js';
+import type { Jobs } from '../../src/jobs/queue.js';
 import { buildTallies, foldTallies, readTally } from '../../src/domain/value-tallies.js';
 import { startTallies } from '../../src/jobs/value-tallies.js';
 
@@ -21,7 +24,12 @@ interface Shape {
 }
 
 describe('value tallies: count and sum per select option', () => {
-  const { server, ada } = useTestServer();
+  let jobs: Jobs | undefined;
+  const { server, ada } = useTestServer({ beforeClose: async () => jobs?.stop() });
+  // The queue runs imports.
+  beforeAll(async () => {
+    jobs = await startTestJobs(server);
+  });
 
   async function makeList(name: string): Promise<Shape> {
     const properties = [
@@ -254,6 +262,56 @@ describe('value tallies: count and sum per select option', () => {
     expect(await buildTallies(server.db)).toBe(1);
     await expectExact(again);
     expect(await truth(again, again.options.Read!, false)).toMatchObject({ count: 3 });
+  });
+
+  it('counts what an import wrote before it named the list its select', async () => {
+    // An import writes a list's items first and its properties last, in one transaction: the
+    // select arrives with values already there, so it waits for the build.
+    const csv = 'Name,Qty,Aisle\nMilk,2,Dairy\nEggs,12,Dairy\nBread,1,Bakery\n';
+    const started = await ada.sdk.POST('/imports', {
+      body: { format: 'csv', csv, listName: 'Pantry', columns: [{ column: 'Aisle', to: 'property', type: 'select' }] } as never,
+    });
+    expect(started.response.status).toBe(202);
+    expect((await importEnded(ada, (started.data as { id: string }).id)).status).toBe('succeeded');
+    const row = (await server.db('lists').where({ owner_id: ada.userId, name: 'Pantry' }).whereNull('deleted_at').first('id', 'properties')) as {
+      id: string;
+      properties: { id: string; name: string; type: string; options?: { id: string; label: string }[] }[];
+    };
+    const aisle = row.properties.find((p) => p.name === 'Aisle')!;
+    const pantry: Shape = {
+      id: row.id,
+      shelf: aisle.id,
+      options: Object.fromEntries(aisle.options!.map((o) => [o.label, o.id])),
+      numbers: row.properties.filter((p) => p.type === 'number').map((p) => p.id),
+    };
+    expect(pantry.numbers).toHaveLength(1);
+    expect(await registration(pantry)).toMatchObject({ ready: false });
+    expect(await buildTallies(server.db)).toBe(1);
+    await expectExact(pantry);
+    expect(await truth(pantry, pantry.options.Dairy!, false, pantry.numbers[0])).toEqual({ count: 2, sum: 14 });
+    const dairy = await ada.sdk.POST('/items/query', {
+      body: { listId: pantry.id, mode: 'sum', sumPropertyId: 'Qty', where: [{ property: 'Aisle', op: 'eq', value: 'Dairy' }] } as never,
+    });
+    expect({ count: dairy.data!.count, sum: dairy.data!.sum }).toEqual({ count: 2, sum: 14 });
+  });
+
+  it('never waits for a list change that holds a registration', async () => {
+    const list = await makeList('Held books');
+    await server.db('tallied_properties').where({ list_id: list.id }).update({ ready: false, waits_for: null });
+    // update_list's trigger deletes the registrations of dropped selects, holding them until it commits.
+    const change = await server.db.transaction();
+    try {
+      await change('tallied_properties').where({ list_id: list.id }).del();
+      const run = buildTallies(server.db);
+      const waited = await Promise.race([run.then(() => false), new Promise((r) => setTimeout(() => r(true), 3000))]);
+      expect(waited).toBe(false);
+      expect(await run).toBe(0);
+    } finally {
+      await change.rollback();
+    }
+    // Seen by the next run.
+    expect(await buildTallies(server.db)).toBe(1);
+    await expectExact(list);
   });
 
   it("leaves a building registration's deltas to its build, and drops a dropped one's with its figures", async () => {

@@ -117,8 +117,9 @@ export async function up(knex: Knex): Promise<void> {
             OR OLD.is_template IS DISTINCT FROM NEW.is_template)
       EXECUTE FUNCTION items_tallies_updated()`);
   // The select properties of a list, registered as the list is made or its properties change.
-  // A property new to the list has no values yet, so it is ready at once; one that was there
-  // under another type (a retype to select) waits for the build job. One no longer a select
+  // A property new to the list with no values yet is ready at once; one that was there under
+  // another type (a retype to select), or whose values were written first, waits for the build
+  // job. One no longer a select
   // is dropped with its figures (its deltas are dropped by the fold).
   await knex.raw(`
     CREATE FUNCTION lists_tallied() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -136,8 +137,11 @@ export async function up(knex: Knex): Promise<void> {
       ELSE
         known := '{}';
       END IF;
+      -- Ready at once only when no item of the list has a value for it yet: an import writes
+      -- its items before the list's properties, in one transaction.
       INSERT INTO tallied_properties (list_id, property_id, ready)
-      SELECT NEW.id, s, s <> ALL (known) FROM unnest(selects) s
+      SELECT NEW.id, s, s <> ALL (known) AND NOT EXISTS (SELECT 1 FROM item_values v WHERE v.list_id = NEW.id AND v.property_id = s)
+        FROM unnest(selects) s
       ON CONFLICT (list_id, property_id) DO NOTHING;
       RETURN NULL;
     END $$`);
