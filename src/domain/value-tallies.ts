@@ -3,7 +3,8 @@
  * items carry each option and the sum of each number property over them. Writers append
  * deltas in their own transaction (triggers on items); this module reads a figure, folds the
  * deltas into the figures, and builds the figures of a property that already had values when
- * it was registered (a retype to select, or every select property when the migration ran).
+ * it was registered (a retype to select, an import, which writes its items before the list's
+ * properties, or every select property when the migration ran).
  *
  * query_items' count and sum with one `eq` on a select read here: the folded figure and the
  * deltas not yet folded, a handful of index entries whatever the size of the list.
