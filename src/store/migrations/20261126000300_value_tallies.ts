@@ -119,8 +119,7 @@ export async function up(knex: Knex): Promise<void> {
   // The select properties of a list, registered as the list is made or its properties change.
   // A property new to the list with no values yet is ready at once; one that was there under
   // another type (a retype to select), or whose values were written first, waits for the build
-  // job. One no longer a select
-  // is dropped with its figures (its deltas are dropped by the fold).
+  // job. One no longer a select is dropped with its figures (its deltas are dropped by the fold).
   await knex.raw(`
     CREATE FUNCTION lists_tallied() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
