@@ -90,9 +90,8 @@ export async function foldTallies(db: Knex, batch = 10_000): Promise<number> {
           WHERE generation = ANY (?::bigint[])
           GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
          ON CONFLICT (generation, text_value, summed, archived) DO UPDATE SET n = v.n + EXCLUDED.n, total = v.total + EXCLUDED.total
-         RETURNING 1
        )
-       SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM folded)::int AS folded`,
+       SELECT count(*)::int AS moved FROM moved`,
       [held, batch, held],
     );
     return (rows[0] as { moved: number }).moved;
@@ -131,8 +130,8 @@ export async function buildTallies(db: Knex, batch = 10): Promise<number> {
     try {
       if (await db.transaction((trx) => build(trx, registration), { isolationLevel: 'repeatable read' })) built++;
     } catch (err) {
-      // Dropped since it was picked (nothing to keep), or another process's build of it came first.
-      if (!(err instanceof Dropped) && !CAME_FIRST.includes((err as { code?: string }).code ?? '')) throw err;
+      // Dropped since it was picked, or another process's build of it came first: the snapshot no longer holds.
+      if (!CAME_FIRST.includes((err as { code?: string }).code ?? '')) throw err;
     }
   }
   return built;
@@ -158,11 +157,10 @@ async function build(trx: Knex.Transaction, r: { generation: string; list_id: st
       WHERE f.list_id = ? AND f.property_id = ? AND f.text_value IS NOT NULL GROUP BY f.text_value, s.property_id, f.archived`,
     [r.generation, r.list_id, r.property_id, r.generation, r.list_id, r.property_id],
   );
-  const marked = await trx('tallied_properties').where({ generation: r.generation }).update({ ready: true });
-  if (marked === 0) throw new Dropped();
+  // Seen in this snapshot: dropped or built by another since, this fails with a serialization failure.
+  await trx('tallied_properties').where({ generation: r.generation }).update({ ready: true });
   return true;
 }
 
-/** A serialization failure, or a unique violation: what a build meets when another process's build of the same registration committed inside its snapshot's window. */
+/** A serialization failure, or a unique violation: what a build meets when another process's build or a drop of the same registration committed inside its snapshot's window. */
 const CAME_FIRST = ['40001', '23505'];
-class Dropped extends Error {}
