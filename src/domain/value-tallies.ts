@@ -101,10 +101,16 @@ export async function foldTallies(db: Knex, batch = 10_000): Promise<number> {
 /**
  * Builds the figures of registrations made while items already had values for them. A writer
  * whose trigger ran before a registration committed wrote no delta for it; the build waits
- * until every transaction that was running when it first saw the registration has ended, then,
- * in one snapshot, counts item_values, deletes the deltas that snapshot sees and marks the
- * registration ready. Deltas committed after the snapshot stay, and are folded later. Returns
- * how many registrations it made ready.
+ * until every transaction of this database that had an id when it first saw the registration
+ * has ended, then, in one snapshot, counts item_values, deletes the deltas that snapshot sees
+ * and marks the registration ready. Deltas committed after the snapshot stay, and are folded
+ * later. Returns how many registrations it made ready.
+ *
+ * The first sight notes its own transaction id: every id handed out before it is smaller. (Not
+ * the snapshot's xmax, which is one past the newest *ended* transaction: a writer newer than
+ * that, still open, would have passed the wait.) Only this database's transactions are waited
+ * for, since no other can write its items; an open transaction in another database of the
+ * cluster does not hold a build back.
  *
  * The wait holds for writers at READ COMMITTED, the service's level: their trigger's statement
  * takes its snapshot after their row's write gave them a transaction id. A writer at
@@ -115,13 +121,21 @@ export async function buildTallies(db: Knex, batch = 10): Promise<number> {
   // The first sight of a registration: every writer that can have missed it has an id below this.
   // Rows a list change holds are skipped, never waited for (it may wait on one of ours): seen next run.
   await db.raw(
-    `UPDATE tallied_properties SET waits_for = pg_snapshot_xmax(pg_current_snapshot())
+    `UPDATE tallied_properties SET waits_for = pg_current_xact_id()
       WHERE generation IN (SELECT generation FROM tallied_properties WHERE NOT ready AND waits_for IS NULL FOR UPDATE SKIP LOCKED)`,
   );
+  // Due when no transaction of this database (prepared ones too) holds an id older than the
+  // first sight's: ids compared by age, which is safe across wraparound.
   const due = (
     await db.raw(
-      `SELECT generation, list_id, property_id FROM tallied_properties
-        WHERE NOT ready AND waits_for <= pg_snapshot_xmin(pg_current_snapshot()) ORDER BY generation LIMIT ?`,
+      `WITH open AS (
+         SELECT backend_xid AS xid FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
+         UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
+       )
+       SELECT generation, list_id, property_id FROM tallied_properties t
+        WHERE NOT ready AND waits_for IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM open WHERE age(open.xid) > age(xid(t.waits_for)))
+        ORDER BY generation LIMIT ?`,
       [batch],
     )
   ).rows as { generation: string; list_id: string; property_id: string }[];
