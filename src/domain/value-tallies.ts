@@ -112,6 +112,11 @@ export async function foldTallies(db: Knex, batch = 10_000): Promise<number> {
  * for, since no other can write its items; an open transaction in another database of the
  * cluster does not hold a build back.
  *
+ * Its statements run each on its own (`db` is the pool, never a transaction): the view of the
+ * open transactions is read afresh by each, and a build's snapshot comes after it. An idle
+ * session left in a transaction, or a forgotten prepared transaction, in this database holds
+ * builds back until it ends; reads answer the other way meanwhile.
+ *
  * The wait holds for writers at READ COMMITTED, the service's level: their trigger's statement
  * takes its snapshot after their row's write gave them a transaction id. A writer at
  * REPEATABLE READ could have taken its snapshot before the registration and its id after the
@@ -125,7 +130,8 @@ export async function buildTallies(db: Knex, batch = 10): Promise<number> {
       WHERE generation IN (SELECT generation FROM tallied_properties WHERE NOT ready AND waits_for IS NULL FOR UPDATE SKIP LOCKED)`,
   );
   // Due when no transaction of this database (prepared ones too) holds an id older than the
-  // first sight's: ids compared by age, which is safe across wraparound.
+  // first sight's: ids compared by age, safe across wraparound. Or when the cluster's oldest
+  // open id is past it (what also builds one that waited so long that its age overflowed).
   const due = (
     await db.raw(
       `WITH open AS (
@@ -134,7 +140,8 @@ export async function buildTallies(db: Knex, batch = 10): Promise<number> {
        )
        SELECT generation, list_id, property_id FROM tallied_properties t
         WHERE NOT ready AND waits_for IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM open WHERE age(open.xid) > age(xid(t.waits_for)))
+          AND (waits_for <= pg_snapshot_xmin(pg_current_snapshot())
+               OR NOT EXISTS (SELECT 1 FROM open WHERE age(open.xid) > age(xid(t.waits_for))))
         ORDER BY generation LIMIT ?`,
       [batch],
     )
