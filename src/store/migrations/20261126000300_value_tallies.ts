@@ -24,6 +24,9 @@ import type { Knex } from 'knex';
  * is; the figures are exactly those of item_values, the same values read the same way
  * (item_scalar_values).
  */
+/** The properties of a list as rows (none when `properties` is not an array). */
+const propertiesOf = (properties: string) => `jsonb_array_elements(CASE WHEN jsonb_typeof(${properties}) = 'array' THEN ${properties} ELSE '[]'::jsonb END)`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE tallied_properties (
@@ -127,11 +130,11 @@ export async function up(knex: Knex): Promise<void> {
       known text[];
     BEGIN
       SELECT coalesce(array_agg(p->>'id'), '{}') INTO selects
-        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(NEW.properties) = 'array' THEN NEW.properties ELSE '[]'::jsonb END) p
+        FROM ${propertiesOf('NEW.properties')} p
        WHERE p->>'type' = 'select';
       IF TG_OP = 'UPDATE' THEN
         SELECT coalesce(array_agg(p->>'id'), '{}') INTO known
-          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(OLD.properties) = 'array' THEN OLD.properties ELSE '[]'::jsonb END) p;
+          FROM ${propertiesOf('OLD.properties')} p;
         DELETE FROM tallied_properties WHERE list_id = NEW.id AND property_id <> ALL (selects);
       ELSE
         known := '{}';
@@ -163,7 +166,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     INSERT INTO tallied_properties (list_id, property_id, ready)
     SELECT l.id, p->>'id', false
-      FROM lists l, jsonb_array_elements(CASE WHEN jsonb_typeof(l.properties) = 'array' THEN l.properties ELSE '[]'::jsonb END) p
+      FROM lists l, ${propertiesOf('l.properties')} p
      WHERE p->>'type' = 'select'
     ON CONFLICT DO NOTHING`);
 }
