@@ -22,6 +22,32 @@ const above = {
 };
 const composition = '^src/(app|main|serve|tracing)\\.ts$';
 
+/**
+ * The domain's folders, by aggregate, bottom to top: a folder imports only from the files at the
+ * domain's root (ids, time, cursors) and the folders before it, so no two folders lean on each
+ * other (ARCHITECTURE.md, "The domain").
+ */
+const domainFolders = ['changes', 'lists', 'accounts', 'media', 'body', 'items', 'chat', 'trash', 'automations', 'query', 'transfer'];
+const domainRules = domainFolders.map((folder, i) => {
+  const banned = domainFolders.slice(i + 1);
+  return banned.length === 0
+    ? null
+    : {
+        name: `domain-${folder}-imports-only-earlier-folders`,
+        comment: `src/domain/${folder}/ may not import from ${banned.join(', ')}: the domain's folders run ${domainFolders.join(' → ')} (ARCHITECTURE.md, "The domain").`,
+        severity: 'error',
+        from: { path: `^src/domain/${folder}/` },
+        to: { path: `^src/domain/(${banned.join('|')})/` },
+      };
+});
+const domainRoot = {
+  name: 'domain-root-imports-no-folder',
+  comment: "The domain's root files (ids, time, cursors) are what every folder shares: they import no folder of the domain.",
+  severity: 'error',
+  from: { path: '^src/domain/[^/]+\\.ts$' },
+  to: { path: '^src/domain/[^/]+/' },
+};
+
 module.exports = {
   forbidden: [
     ...Object.entries(above).map(([from, banned]) => ({
@@ -31,6 +57,15 @@ module.exports = {
       from: { path: layer(from) },
       to: { path: [`^src/(${banned.join('|')})/`, composition] },
     })),
+    ...domainRules.filter(Boolean),
+    domainRoot,
+    {
+      name: 'domain-has-only-known-folders',
+      comment: `A new folder of the domain takes its place in domainFolders (${domainFolders.join(', ')}).`,
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: `^src/domain/(?!(${domainFolders.join('|')})/)[^/]+/` },
+    },
     {
       name: 'no-circular',
       comment: 'A cycle makes two files one; split what both need into a file below them.',

@@ -13,7 +13,7 @@ import { loadConfig } from '../src/core/config.js';
 import { createServices } from '../src/core/services.js';
 import type { OperationContext } from '../src/core/context.js';
 import { migrate } from '../src/store/db.js';
-import { createUser } from '../src/domain/accounts.js';
+import { createUser } from '../src/domain/accounts/accounts.js';
 import { create_items } from '../src/operations/create_items.js';
 import { update_items } from '../src/operations/update_items.js';
 import { openBenchDatabase } from './support.js';

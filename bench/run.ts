@@ -26,7 +26,7 @@ import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
-import { seedWorkspace, type SeedResult } from '../src/domain/seed.js';
+import { seedWorkspace, type SeedResult } from './seed.js';
 import { SQL } from './ceiling-sql.js';
 import { generateBody } from './body-text.js';
 import { atMost, printGoals, type Goal } from './goals.js';

@@ -20,7 +20,7 @@ import { startTallies } from './jobs/value-tallies.js';
 import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { webhookSettings } from './jobs/definitions.js';
-import { ENRICH_TOPIC } from './domain/enrich.js';
+import { ENRICH_TOPIC } from './domain/items/enrich.js';
 import { enrichConsumer } from './jobs/enrich.js';
 import { createSearch } from './search/create.js';
 import { searchSync } from './jobs/search-sync.js';

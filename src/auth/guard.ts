@@ -7,8 +7,8 @@ import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
 import { ApiError, unauthorized } from '../core/errors.js';
-import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/api-keys.js';
-import { countRequests, tokenBucket, type RateDecision } from '../domain/rate-limits.js';
+import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
+import { countRequests, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
 import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
 
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */

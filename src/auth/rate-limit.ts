@@ -1,5 +1,5 @@
 /**
- * The rate limits as koa middleware (counting: src/domain/rate-limits.ts). One-minute windows
+ * The rate limits as koa middleware (counting: src/domain/accounts/rate-limits.ts). One-minute windows
  * counted in Postgres, so every server process on one database enforces one limit. Per token (in the guard, counted before
  * authentication, so a bad key is counted too) and, above it, per client address
  * (addressRateLimit, for every request).
@@ -8,7 +8,7 @@
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import { ApiError } from '../core/errors.js';
-import { countRequest, type RateDecision } from '../domain/rate-limits.js';
+import { countRequest, type RateDecision } from '../domain/accounts/rate-limits.js';
 
 /** The bucket of a client address. */
 export function addressBucket(address: string): string {

@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import { ApiError } from '../core/errors.js';
-import { createUser, findUserByEmail } from '../domain/accounts.js';
-import { createApiKey, revokeApiKey } from '../domain/api-keys.js';
-import { setUserPassword } from '../domain/passwords.js';
-import { createShare, removeShare } from '../domain/shares.js';
+import { createUser, findUserByEmail } from '../domain/accounts/accounts.js';
+import { createApiKey, revokeApiKey } from '../domain/accounts/api-keys.js';
+import { setUserPassword } from '../domain/accounts/passwords.js';
+import { createShare, removeShare } from '../domain/lists/shares.js';
 import { retireKeys, rotateKeys } from '../auth/oauth/keys.js';
 import { withDatabase } from './admin-database.js';
 import { readSecret } from './read-secret.js';

@@ -1,13 +1,12 @@
-/** Admin commands on the service as a whole, on its database: the search index, benchmarks' seed data, migrations. */
+/** Admin commands on the service as a whole, on its database: the search index and migrations. */
 import type { Command } from 'commander';
 import { loadConfig } from '../core/config.js';
-import { findUserByEmail } from '../domain/accounts.js';
+import { findUserByEmail } from '../domain/accounts/accounts.js';
 import { createSearch } from '../search/create.js';
 import { reindex, type ReindexProgress } from '../search/reindex.js';
 import { withDatabase } from './admin-database.js';
-import { seedWorkspace } from '../domain/seed.js';
 
-/** Adds `search reindex` (under the `search` command given), `bench seed` and `db migrate`. */
+/** Adds `search reindex` (under the `search` command given) and `db migrate`. */
 export function registerServiceCommands(program: Command, search: Command): void {
   // `listkeeper search help` searches for "help"; `search --help` still shows the help.
   search.helpCommand(false);
@@ -42,21 +41,6 @@ export function registerServiceCommands(program: Command, search: Command): void
         }).finally(() => search.close());
         bar.end();
         process.stdout.write(`Indexed ${result.total} items${result.resumedAt ? ` (continued after ${result.resumedAt} done earlier)` : ''}.\n`);
-      });
-    });
-
-  const bench = program.command('bench').description('Benchmark helpers.');
-  bench
-    .command('seed')
-    .description('Create an account with a realistic workspace of N items (lists of every role, bodies, chats, trash); prints its key and list ids as JSON.')
-    .requiredOption('--items <n>', 'how many items', (v) => Number.parseInt(v, 10))
-    .option('--email <email>', "the account's email (default: a fresh bench-… address)")
-    .option('--seed <n>', 'random seed, for repeatable data', (v) => Number.parseInt(v, 10), 1)
-    .action(async (opts: { items: number; email?: string; seed: number }) => {
-      if (!Number.isInteger(opts.items) || opts.items < 1) throw new Error('--items takes a whole number of at least 1.');
-      await withDatabase(async ({ db }) => {
-        const result = await seedWorkspace(db, { items: opts.items, seed: opts.seed, ...(opts.email ? { email: opts.email } : {}) });
-        process.stdout.write(`${JSON.stringify(result)}\n`);
       });
     });
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { createAutomation, deleteAutomation, listAutomations, setStatus, timeZoneOf } from '../domain/automations/automations.js';
-import { addMemory, listMemory, removeMemory } from '../domain/memory.js';
+import { addMemory, listMemory, removeMemory } from '../domain/accounts/memory.js';
 import { accountId } from './admin-accounts.js';
 import { withDatabase } from './admin-database.js';
 import { printJson } from './output.js';

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import type { Schemas } from '@listkeeper/sdk';
-import { formatOfFile } from '../domain/import-plan.js';
+import { formatOfFile } from '../domain/transfer/import-plan.js';
 import { CliError, printJson, printTable, say } from './output.js';
 import { connect, type Service } from './service-client.js';
 

@@ -1,11 +1,11 @@
 /**
- * Due dates as people type them, read by src/domain/due-words.ts (chrono-node, in the person's
+ * Due dates as people type them, read by src/domain/items/due-words.ts (chrono-node, in the person's
  * time zone), and shown back in it. The arithmetic of zones is the service's own
  * (src/domain/time.ts, pure functions), so the command and the enrich pass agree.
  */
 import { localNow } from '../domain/time.js';
 
-export { parseDue, type Due } from '../domain/due-words.js';
+export { parseDue, type Due } from '../domain/items/due-words.js';
 
 /** A due date for a sentence: "Tue 25 Nov 2026 09:00 Europe/London", or the day alone. */
 export function describeDue(at: Date, hasTime: boolean, timeZone: string): string {

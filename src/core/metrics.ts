@@ -47,7 +47,7 @@ export interface SystemReadings {
   queueDepth: Record<string, number>;
   /** Item changes waiting to be indexed (and embedded) for search. */
   embeddingBacklog: number;
-  /** Tally deltas waiting to be folded, and select properties whose tallies wait to be built (src/domain/value-tallies.ts). */
+  /** Tally deltas waiting to be folded, and select properties whose tallies wait to be built (src/domain/query/tallies.ts). */
   tallyBacklog: { deltas: number; unbuilt: number };
 }
 

@@ -1,4 +1,4 @@
-/** Where the service keeps uploaded and downloaded files: a local folder (./store.ts) or S3 (./s3.ts). */
+/** Where the service keeps uploaded and downloaded files: a folder on this machine (./disk.ts) or S3 (./s3.ts); ./open.ts picks one. */
 import type { Readable } from 'node:stream';
 
 export interface FileStore {
@@ -8,4 +8,12 @@ export interface FileStore {
   read(bucketPath: string): Promise<{ stream: Readable; bytes: number } | null>;
   /** Deletes the file; nothing happens when there is none. */
   remove(bucketPath: string): Promise<void>;
+}
+
+/** Bucket paths the service hands out: `u/<owner id>/<file id>.<ext>`; nothing else is ever a path. */
+const BUCKET_PATH =
+  /^u\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|heic|webp)$/;
+
+export function isBucketPath(value: string): boolean {
+  return BUCKET_PATH.test(value);
 }

@@ -1,6 +1,6 @@
 /**
  * GET /calendar/<token>.ics: the person's tasks as an iCalendar (RFC 5545) feed, written with
- * ical-generator. The secret token is the permission (src/domain/calendar-feed.ts); an unknown
+ * ical-generator. The secret token is the permission (src/domain/transfer/calendar-feed.ts); an unknown
  * or revoked one answers 404. One event per task: all day on its local date when the due date
  * has no time, else half an hour from the due time; free time (transparent), titled by the task
  * (a completed one marked ✓), linking to its page.
@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
 import ical, { ICalEventTransparency } from 'ical-generator';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import type { Config } from '../core/config.js';
-import { readFeed } from '../domain/calendar-feed.js';
-import { itemUrls } from '../domain/links.js';
+import { readFeed } from '../domain/transfer/calendar-feed.js';
+import { itemUrls } from '../domain/items/urls.js';
 import { localParts } from '../domain/time.js';
 
 export const CALENDAR_ROOT = '/calendar/';

@@ -9,9 +9,9 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import { checkSignature } from '../files/signing.js';
-import { fileStore, isBucketPath } from '../files/store.js';
-import { uploadLimit } from '../domain/storage.js';
-import { checkedImage, findUploadSlot, ImageRejected, markUploaded, MAX_IMAGE_BYTES, storedFileType } from '../domain/uploads.js';
+import { fileStore, isBucketPath } from '../files/open.js';
+import { uploadLimit } from '../domain/media/storage.js';
+import { checkedImage, findUploadSlot, ImageRejected, markUploaded, MAX_IMAGE_BYTES, storedFileType } from '../domain/media/uploads.js';
 import { type ApiError, invalid, notFound, toolError } from '../core/errors.js';
 
 export const FILES_ROOT = '/files/';

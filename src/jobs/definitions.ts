@@ -4,12 +4,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './queue.js';
-import { purgeExpired } from '../domain/trash.js';
-import { removeExpiredUploads } from '../domain/storage.js';
+import { purgeExpired } from '../domain/trash/trash.js';
+import { removeExpiredUploads } from '../domain/media/storage.js';
 import { loadConfig, type Config } from '../core/config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
-import { IMPORT_JOB } from '../domain/imports.js';
-import { runImport } from '../domain/import-run.js';
+import { IMPORT_JOB } from '../domain/transfer/imports.js';
+import { runImport } from '../domain/transfer/import-run.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
 
 export const PURGE_JOB = 'trash.purge';

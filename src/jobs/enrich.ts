@@ -1,7 +1,7 @@
-/** The enrich pass as an outbox consumer: reads due dates from titles and suggests a better list (src/domain/enrich.ts). */
+/** The enrich pass as an outbox consumer: reads due dates from titles and suggests a better list (src/domain/items/enrich.ts). */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { enrichItem } from '../domain/enrich.js';
+import { enrichItem } from '../domain/items/enrich.js';
 import type { OutboxConsumer } from './outbox.js';
 
 /** The outbox consumer of ENRICH_TOPIC. */

@@ -1,10 +1,10 @@
 /**
  * The feed sequencer loop: positions committed changes in the background (the positioning
- * itself is domain/feed.ts), so a feed reader finds at most the last moment's writes to position.
+ * itself is domain/changes/feed.ts), so a feed reader finds at most the last moment's writes to position.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { sequencePending } from '../domain/feed.js';
+import { sequencePending } from '../domain/changes/feed.js';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
 export type Sequencer = IntervalLoop;

@@ -1,12 +1,12 @@
 /**
  * The tallies' loop: every second each process builds the figures of registrations that wait
- * for it and folds the deltas writers appended (domain/value-tallies.ts; one process folds at
+ * for it and folds the deltas writers appended (domain/query/tallies.ts; one process folds at
  * a time). A backlog (after the migration, every select property of every list) is built and
  * folded batch after batch in the same run.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { buildTallies, foldTallies } from '../domain/value-tallies.js';
+import { buildTallies, foldTallies } from '../domain/query/tallies.js';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
 const FOLD_BATCH = 10_000;

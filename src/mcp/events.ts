@@ -12,9 +12,9 @@ import * as z from 'zod';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationContext } from '../core/context.js';
-import { EVENT_CATALOG, EVENT_NAMES } from '../domain/events.js';
+import { EVENT_CATALOG, EVENT_NAMES } from '../domain/changes/events.js';
 import { CallbackUrlError, checkCallbackUrl } from '../core/outbound.js';
-import { removeClientSubscription, secretProblem, SubscriptionLimitError, upsertClientSubscription } from '../domain/subscriptions.js';
+import { removeClientSubscription, secretProblem, SubscriptionLimitError, upsertClientSubscription } from '../domain/changes/subscriptions.js';
 
 /** Error codes of the MCP Events sketch (JSON-RPC server range). */
 export const EVENTS_ERROR = { notFound: -32011, resourceExhausted: -32013, unsupported: -32014 } as const;

@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { createFeed } from '../domain/calendar-feed.js';
+import { createFeed } from '../domain/transfer/calendar-feed.js';
 
 /** POST /calendar-feed: a new secret feed address (the one before stops working). */
 export const create_calendar_feed: Handler<'create_calendar_feed'> = async (ctx) => {

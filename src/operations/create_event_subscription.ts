@@ -1,6 +1,6 @@
 import type { Handler } from '../core/context.js';
 import { CallbackUrlError, checkCallbackUrl } from '../core/outbound.js';
-import { createSubscription, mintSecret, secretProblem, subscriptionDto, SubscriptionLimitError } from '../domain/subscriptions.js';
+import { createSubscription, mintSecret, secretProblem, subscriptionDto, SubscriptionLimitError } from '../domain/changes/subscriptions.js';
 import { ApiError, invalid, toolError } from '../core/errors.js';
 
 /**

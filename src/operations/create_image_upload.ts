@@ -1,6 +1,6 @@
 import type { Handler } from '../core/context.js';
-import { createUploadSlots, MAX_IMAGE_BYTES, UPLOAD_VALID_SECONDS } from '../domain/uploads.js';
-import { assertStorageLeft } from '../domain/storage.js';
+import { createUploadSlots, MAX_IMAGE_BYTES, UPLOAD_VALID_SECONDS } from '../domain/media/uploads.js';
+import { assertStorageLeft } from '../domain/media/storage.js';
 
 /**
  * POST /uploads: 1 to 10 slots for one image type, each a signed PUT URL served by this

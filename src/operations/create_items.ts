@@ -1,7 +1,7 @@
 import type { Handler } from '../core/context.js';
-import { getUser } from '../domain/accounts.js';
-import { createItems } from '../domain/create-items.js';
-import { discardUnattached, downloadImages } from '../domain/images.js';
+import { getUser } from '../domain/accounts/accounts.js';
+import { createItems } from '../domain/items/create.js';
+import { discardUnattached, downloadImages } from '../domain/media/images.js';
 
 /**
  * POST /items: images are downloaded first (outside the transaction: they may take seconds),

@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { removeSubscription } from '../domain/subscriptions.js';
+import { removeSubscription } from '../domain/changes/subscriptions.js';
 import { notFound } from '../core/errors.js';
 
 /** DELETE /event-subscriptions?id=: removes one subscription; nothing more is sent to it. */

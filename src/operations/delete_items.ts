@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { purgeDate, trashedItemDto, trashItems } from '../domain/trash.js';
+import { purgeDate, trashedItemDto, trashItems } from '../domain/trash/trash.js';
 
 /**
  * DELETE /items: moves the caller's own items to the trash. Ids that are not the caller's own

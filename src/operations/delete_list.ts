@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { purgeDate, trashList } from '../domain/trash.js';
+import { purgeDate, trashList } from '../domain/trash/trash.js';
 
 /**
  * DELETE /lists/{id}: a soft delete; the list goes to the trash with every live item on it,

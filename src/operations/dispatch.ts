@@ -11,7 +11,7 @@ import type { OperationContext, OperationId } from '../core/context.js';
 import { handlers } from './index.js';
 import { type ApiError, invalid, shown } from '../core/errors.js';
 import { canonicalInstant } from '../domain/time.js';
-import { outputValuesByName } from '../domain/values.js';
+import { outputValuesByName } from '../domain/lists/values.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 

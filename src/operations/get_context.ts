@@ -1,12 +1,12 @@
 import type { Handler } from '../core/context.js';
-import { keepsTasks, listDto, liveLists, openItemCounts, resolveList } from '../domain/lists.js';
-import { getUser } from '../domain/accounts.js';
+import { keepsTasks, listDto, liveLists, openItemCounts, resolveList } from '../domain/lists/lists.js';
+import { getUser } from '../domain/accounts/accounts.js';
 import { localNow } from '../domain/time.js';
-import { linkRoots } from '../domain/links.js';
-import { listMemory } from '../domain/memory.js';
-import { storageOf } from '../domain/storage.js';
-import { labelCatalogue } from '../domain/labels.js';
-import { automationsOf, recentActivity, recentNotesOf, taskSections } from '../domain/overview.js';
+import { linkRoots } from '../domain/items/urls.js';
+import { listMemory } from '../domain/accounts/memory.js';
+import { storageOf } from '../domain/media/storage.js';
+import { labelCatalogue } from '../domain/items/labels.js';
+import { automationsOf, recentActivity, recentNotesOf, taskSections } from '../domain/query/overview.js';
 
 const ABOUT = [
   "listkeeper keeps this person's workspace: lists, and items on them (to-dos, notes, rows of any list).",

@@ -1,16 +1,16 @@
 import type { Handler } from '../core/context.js';
-import { firstValueText, itemRowDto, loadItemForReading } from '../domain/items.js';
-import { prepareBody } from '../domain/body-outlines.js';
-import { propertyDto } from '../domain/lists.js';
-import { valueText } from '../domain/values.js';
-import { itemGuidance } from '../domain/guidance.js';
-import { itemUrls } from '../domain/links.js';
+import { firstValueText, itemRowDto, loadItemForReading } from '../domain/items/items.js';
+import { prepareBody } from '../domain/body/outlines.js';
+import { propertyDto } from '../domain/lists/lists.js';
+import { valueText } from '../domain/lists/values.js';
+import { itemGuidance } from '../domain/chat/guidance.js';
+import { itemUrls } from '../domain/items/urls.js';
 import { iso } from '../domain/time.js';
 import { bodyVersion, readForEditing } from '../domain/body/index.js';
 import { notFound } from '../core/errors.js';
-import { signedAttachments } from '../domain/attachments.js';
-import { bodyImages } from '../domain/body-images.js';
-import { isRecipientFavorite } from '../domain/shares.js';
+import { signedAttachments } from '../domain/items/attachments.js';
+import { bodyImages } from '../domain/body/images.js';
+import { isRecipientFavorite } from '../domain/lists/shares.js';
 
 /** GET /items/{id}: one item with everything about it; `forEditing` puts a handle before every block. */
 export const get_item: Handler<'get_item'> = async (ctx, input) => {

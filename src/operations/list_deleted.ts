@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { readTrash } from '../domain/trash.js';
+import { readTrash } from '../domain/trash/trash.js';
 
 /** GET /trash: lists and items deleted in the retention window, newest first, with purgesAt, a page at a time. */
 export const list_deleted: Handler<'list_deleted'> = async ({ db, principal }, input) => {

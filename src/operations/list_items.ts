@@ -1,11 +1,11 @@
 import type { Handler } from '../core/context.js';
-import { listsForFeed, liveLists, propertyDto, taskLists } from '../domain/lists.js';
-import { itemRowDto } from '../domain/items.js';
-import { filterItems, pageOfList } from '../domain/item-filter.js';
-import { readItemChanges } from '../domain/item-changes.js';
-import { linkRoots } from '../domain/links.js';
+import { listsForFeed, liveLists, propertyDto, taskLists } from '../domain/lists/lists.js';
+import { itemRowDto } from '../domain/items/items.js';
+import { filterItems, pageOfList } from '../domain/query/item-filter.js';
+import { readItemChanges } from '../domain/query/changed-since.js';
+import { linkRoots } from '../domain/items/urls.js';
 import { ApiError } from '../core/errors.js';
-import { withImageUrls } from '../domain/attachments.js';
+import { withImageUrls } from '../domain/items/attachments.js';
 
 /**
  * GET /items: one list's items, or the Tasks set (every item on the person's lists that keep

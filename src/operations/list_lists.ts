@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { listDto, liveLists, openItemCounts } from '../domain/lists.js';
+import { listDto, liveLists, openItemCounts } from '../domain/lists/lists.js';
 
 /** GET /lists: every live list with properties, role and open item count. */
 export const list_lists: Handler<'list_lists'> = async ({ db, principal }, input) => {

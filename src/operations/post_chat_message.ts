@@ -1,7 +1,7 @@
 import type { Handler } from '../core/context.js';
-import { loadAccessible } from '../domain/items.js';
-import { DEFAULT_AGENT_NAME, postAgentMessage } from '../domain/chat.js';
-import { recordActivity } from '../domain/activity.js';
+import { loadAccessible } from '../domain/items/items.js';
+import { DEFAULT_AGENT_NAME, postAgentMessage } from '../domain/chat/chat.js';
+import { recordActivity } from '../domain/changes/activity.js';
 import { invalid, notFound } from '../core/errors.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Handler } from '../core/context.js';
-import { propertyDto, withCurrentList } from '../domain/lists.js';
-import { queryItems } from '../domain/query-items.js';
-import { itemRowDto } from '../domain/items.js';
-import { withImageUrls } from '../domain/attachments.js';
-import { getUser } from '../domain/accounts.js';
+import { propertyDto, withCurrentList } from '../domain/lists/lists.js';
+import { queryItems } from '../domain/query/query-items.js';
+import { itemRowDto } from '../domain/items/items.js';
+import { withImageUrls } from '../domain/items/attachments.js';
+import { getUser } from '../domain/accounts/accounts.js';
 
 /** POST /items/query: filter, sort, count or sum the items of one list. */
 export const query_items: Handler<'query_items'> = async (ctx, input) => {

@@ -1,6 +1,6 @@
 import type { Handler } from '../core/context.js';
-import { loadAccessible } from '../domain/items.js';
-import { readChat } from '../domain/chat.js';
+import { loadAccessible } from '../domain/items/items.js';
+import { readChat } from '../domain/chat/chat.js';
 import { notFound } from '../core/errors.js';
 
 /** GET /items/{id}/messages: an item's chat, oldest first, after `since` (exclusive). */

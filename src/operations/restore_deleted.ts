@@ -1,5 +1,5 @@
 import type { Handler } from '../core/context.js';
-import { restoreFromTrash } from '../domain/restore.js';
+import { restoreFromTrash } from '../domain/trash/restore.js';
 
 /**
  * POST /trash/restore: one item or list back from the trash. A list returns with exactly the

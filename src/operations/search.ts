@@ -1,8 +1,8 @@
 import type { Handler, OperationContext, OpOutput } from '../core/context.js';
 import type { SearchHit, SearchQuery } from '../core/search-index.js';
-import { listsById, loadAccessible } from '../domain/items.js';
+import { listsById, loadAccessible } from '../domain/items/items.js';
 import { searchDuration } from '../core/metrics.js';
-import { itemUrls } from '../domain/links.js';
+import { itemUrls } from '../domain/items/urls.js';
 
 /** Hits asked of the index beyond `limit`, so entries dropped by the access check below do not shorten the page. */
 const SLACK = 10;

@@ -1,12 +1,12 @@
 import type { Handler } from '../core/context.js';
-import { getUser } from '../domain/accounts.js';
-import { rememberOutline } from '../domain/body-outlines.js';
-import { discardUnattached, downloadImages } from '../domain/images.js';
-import { linkRoots } from '../domain/links.js';
-import { refusalError, updateItems, updateSettings, type UpdateOutcome } from '../domain/update-items.js';
+import { getUser } from '../domain/accounts/accounts.js';
+import { rememberOutline } from '../domain/body/outlines.js';
+import { discardUnattached, downloadImages } from '../domain/media/images.js';
+import { linkRoots } from '../domain/items/urls.js';
+import { refusalError, updateItems, updateSettings, type UpdateOutcome } from '../domain/items/update.js';
 
 /**
- * PATCH /items: up to 200 items, written in order in one transaction (src/domain/update-items.ts).
+ * PATCH /items: up to 200 items, written in order in one transaction (src/domain/items/update.ts).
  * A refusal stops the batch: the items before it stay written and are named in the error's
  * `details`. Images are downloaded before the transaction; those not attached in the end are
  * deleted again.

@@ -1,6 +1,6 @@
 import type { Handler } from '../core/context.js';
-import { listDto, openItemCounts } from '../domain/lists.js';
-import { changeList, lossWarning } from '../domain/list-change.js';
+import { listDto, openItemCounts } from '../domain/lists/lists.js';
+import { changeList, lossWarning } from '../domain/lists/change.js';
 
 /**
  * PATCH /lists/{id}. A change that would lose values answers a preview (nothing written)

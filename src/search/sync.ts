@@ -1,16 +1,16 @@
 /**
  * Keeping the search index in step with the items table. Every item insert, update and delete, every share
  * change and every list rename leaves an outbox row of topic 'item' in the writing transaction (triggers and
- * src/domain/shares.ts); the consumer here reads the current state of those items and indexes or removes them.
+ * src/domain/lists/shares.ts); the consumer here reads the current state of those items and indexes or removes them.
  * A write never waits for the index and never fails because of it: a failing batch stays in the outbox and is
  * retried with backoff (src/jobs/outbox.ts).
  * @see docs/lifecycle.md
  */
 import type { Knex } from 'knex';
 import type { SearchDoc, SearchIndex } from '../core/search-index.js';
-import { readersOf } from '../domain/shares.js';
-import { isReserved, type Property } from '../domain/properties.js';
-import { valueText, isEmptyValue, type StoredValues } from '../domain/values.js';
+import { readersOf } from '../domain/lists/shares.js';
+import { isReserved, type Property } from '../domain/lists/properties.js';
+import { valueText, isEmptyValue, type StoredValues } from '../domain/lists/values.js';
 
 /** Items per call to the index: one embedding run and one index write each. */
 const UPSERT_BATCH = 100;

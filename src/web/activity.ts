@@ -2,12 +2,12 @@
  * Activity at /activity: the changes agents, apps, the API key and automations made in the
  * person's workspace, and the person's own, newest first, each with who, what and when (in
  * the person's time zone) and a link to the item or list while it exists. A filter keeps only
- * what others did; "Older" pages back. The read is domain/activity.ts's activityPage.
+ * what others did; "Older" pages back. The read is domain/changes/activity.ts's activityPage.
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { timeZoneOf } from '../domain/accounts.js';
-import { activityPage, type ActivityAuthor, type ActivityLine } from '../domain/activity.js';
+import { timeZoneOf } from '../domain/accounts/accounts.js';
+import { activityPage, type ActivityAuthor, type ActivityLine } from '../domain/changes/activity.js';
 import { Html, html } from './html.js';
 import { formatTime } from './format.js';
 import type { PageKit } from './page-kit.js';

@@ -20,7 +20,7 @@ import {
   timeZoneOf,
   type AutomationDto,
 } from '../domain/automations/automations.js';
-import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/memory.js';
+import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/accounts/memory.js';
 import { localNow } from '../domain/time.js';
 import { html } from './html.js';
 import type { PageKit } from './page-kit.js';

@@ -1,11 +1,11 @@
 /** Settings → Connections: the API key and the apps connected by OAuth. */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/api-keys.js';
+import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/accounts/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
 import { html } from './html.js';
 import { noticeOf, type PageKit } from './page-kit.js';
-import { listSubscriptions, removeSubscription } from '../domain/subscriptions.js';
+import { listSubscriptions, removeSubscription } from '../domain/changes/subscriptions.js';
 import { isUuid } from '../domain/ids.js';
 import type { WebUser } from './sessions.js';
 

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { timeZoneOf } from '../domain/accounts.js';
+import { timeZoneOf } from '../domain/accounts/accounts.js';
 import { localNow } from '../domain/time.js';
 import { html, type Html } from './html.js';
 import { shorten } from './format.js';

@@ -12,9 +12,9 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { OpInput, OpOutput } from '../core/context.js';
-import { timeZoneOf } from '../domain/accounts.js';
-import { listsById, loadAccessible } from '../domain/items.js';
-import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat.js';
+import { timeZoneOf } from '../domain/accounts/accounts.js';
+import { listsById, loadAccessible } from '../domain/items/items.js';
+import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat/chat.js';
 import { Html, html, sendPage } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
 import { isUuid } from '../domain/ids.js';

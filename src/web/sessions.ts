@@ -10,7 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { createSession, deleteSession, sessionUser } from '../domain/sessions.js';
+import { createSession, deleteSession, sessionUser } from '../domain/accounts/sessions.js';
 
 export const SESSION_COOKIE = 'lk_session';
 const PRE_SESSION_COOKIE = 'lk_pre';

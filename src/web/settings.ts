@@ -6,10 +6,10 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { ApiError } from '../core/errors.js';
-import { getUser, setTimeZone, timeZones } from '../domain/accounts.js';
-import { changePassword } from '../domain/passwords.js';
-import { endSessionsOf } from '../domain/sessions.js';
-import { signInThrottle } from '../domain/sign-in-throttle.js';
+import { getUser, setTimeZone, timeZones } from '../domain/accounts/accounts.js';
+import { changePassword } from '../domain/accounts/passwords.js';
+import { endSessionsOf } from '../domain/accounts/sessions.js';
+import { signInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { html } from './html.js';
 import { noticeOf, SETTINGS_PAGES, type PageKit } from './page-kit.js';
 import { signIn, signOut, type WebUser } from './sessions.js';

@@ -1,14 +1,14 @@
 /** Sign-in, sign-up and sign-out: the pages that start and end a web session. */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { checkEmail, createUser, findUserByEmail, isTimeZone } from '../domain/accounts.js';
+import { checkEmail, createUser, findUserByEmail, isTimeZone } from '../domain/accounts/accounts.js';
 import { ApiError } from '../core/errors.js';
 import { LISTS_PATH } from './lists.js';
 import { html, page, sendPage } from './html.js';
 import { safeNext } from './forms.js';
 import type { PageKit } from './page-kit.js';
-import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords.js';
-import { signInThrottle } from '../domain/sign-in-throttle.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../domain/accounts/passwords.js';
+import { signInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { currentUser, signIn, signOut } from './sessions.js';
 
 export function registerSignIn(router: Router, kit: PageKit): void {

@@ -5,8 +5,8 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { decodeProtectedHeader } from 'jose';
 import { migrate } from '../../src/store/db.js';
-import { createUser } from '../../src/domain/accounts.js';
-import { hashPassword } from '../../src/domain/passwords.js';
+import { createUser } from '../../src/domain/accounts/accounts.js';
+import { hashPassword } from '../../src/domain/accounts/passwords.js';
 import { loadOrCreateKeys, readKeys, retireKeys, rotateKeys } from '../../src/auth/oauth/keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { serveApp, type TestApp } from '../support/server.js';

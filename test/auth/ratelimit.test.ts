@@ -6,9 +6,9 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import knexFactory, { type Knex } from 'knex';
 import { migrate } from '../../src/store/db.js';
-import { createUser } from '../../src/domain/accounts.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { hashPassword } from '../../src/domain/passwords.js';
+import { createUser } from '../../src/domain/accounts/accounts.js';
+import { createApiKey } from '../../src/domain/accounts/api-keys.js';
+import { hashPassword } from '../../src/domain/accounts/passwords.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { serveApp, type TestApp } from '../support/server.js';
 import { authorizedCode, redeemCode } from '../support/oauth.js';

@@ -18,7 +18,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import path from 'node:path';
 import pg from 'pg';
 import { failFirstDelivery, startReceiver } from '../support/events.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { freePort } from '../support/net.js';
 
 const ROOT = process.cwd();

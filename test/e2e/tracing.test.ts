@@ -6,8 +6,8 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createUser } from '../../src/domain/accounts.js';
-import { createApiKey } from '../../src/domain/api-keys.js';
+import { createUser } from '../../src/domain/accounts/accounts.js';
+import { createApiKey } from '../../src/domain/accounts/api-keys.js';
 import { startServiceProcess, type ServiceProcess } from '../support/cluster.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { waitFor } from '../support/jobs.js';

@@ -12,7 +12,7 @@ import { create_image_upload } from '../../src/operations/create_image_upload.js
 import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { loadConfig } from '../../src/core/config.js';
-import { fileStore } from '../../src/files/store.js';
+import { fileStore } from '../../src/files/open.js';
 
 describe('the S3 file store', () => {
   let s3: S3rver;

@@ -21,7 +21,7 @@ describe('REST adapter', () => {
   it('answers 401 for a well-formed but unknown key, and for a replaced key', async () => {
     expect((await call('/api/v1/lists', {}, `lk_${'x'.repeat(45)}`)).status).toBe(401);
     const bea = await server.account('Bea');
-    const { createApiKey } = await import('../../src/domain/api-keys.js');
+    const { createApiKey } = await import('../../src/domain/accounts/api-keys.js');
     const newKey = await createApiKey(server.db, bea.userId);
     expect((await call('/api/v1/lists', {}, bea.key)).status).toBe(401);
     expect((await call('/api/v1/lists', {}, newKey)).status).toBe(200);

@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
 import { openapiDocument } from '../../src/generated/openapi-document.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { create_list } from '../../src/operations/create_list.js';
@@ -19,8 +19,8 @@ import { delete_items } from '../../src/operations/delete_items.js';
 import { delete_list } from '../../src/operations/delete_list.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { move_items } from '../../src/operations/move_items.js';
-import { postPersonMessage } from '../../src/domain/chat.js';
-import { sendDueReminders } from '../../src/domain/reminders.js';
+import { postPersonMessage } from '../../src/domain/chat/chat.js';
+import { sendDueReminders } from '../../src/domain/items/reminders.js';
 
 const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { startOutboxLanes, startOutboxPump, type OutboxRow } from '../../src/jobs/outbox.js';
-import { emit } from '../../src/domain/outbox.js';
+import { emit } from '../../src/domain/changes/outbox.js';
 import { useTestServer } from '../support/server.js';
 
 const log = pino({ level: 'silent' });

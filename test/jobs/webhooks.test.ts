@@ -6,11 +6,11 @@ import { describe, it, expect, beforeAll } from '@jest/globals';
 import { pino } from 'pino';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { failFirstDelivery, startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
-import { postPersonMessage } from '../../src/domain/chat.js';
-import { createShare } from '../../src/domain/shares.js';
+import { postPersonMessage } from '../../src/domain/chat/chat.js';
+import { createShare } from '../../src/domain/lists/shares.js';
 import { deliver, postSigned, webhookConsumers } from '../../src/jobs/webhooks.js';
 import type { OutboxRow } from '../../src/jobs/outbox.js';
 

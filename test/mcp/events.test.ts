@@ -5,9 +5,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { useTestServer } from '../support/server.js';
 import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
-import { mintSecret, upsertClientSubscription } from '../../src/domain/subscriptions.js';
+import { mintSecret, upsertClientSubscription } from '../../src/domain/changes/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
-import { sendDueReminders } from '../../src/domain/reminders.js';
+import { sendDueReminders } from '../../src/domain/items/reminders.js';
 
 const Result = z.looseObject({});
 

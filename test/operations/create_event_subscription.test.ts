@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 import { startTestServer, useTestServer } from '../support/server.js';
-import { MAX_SUBSCRIPTIONS, mintSecret } from '../../src/domain/subscriptions.js';
+import { MAX_SUBSCRIPTIONS, mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { create_event_subscription } from '../../src/operations/create_event_subscription.js';
 
 describe('create_event_subscription', () => {

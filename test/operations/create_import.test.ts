@@ -11,7 +11,7 @@ import { useTestServer, type TestAccount } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
 import { importEnded } from '../support/import-sample.js';
 import type { Jobs } from '../../src/jobs/queue.js';
-import type { WorkspaceExport } from '../../src/domain/export.js';
+import type { WorkspaceExport } from '../../src/domain/transfer/export.js';
 import { localNow } from '../../src/domain/time.js';
 
 const TODOIST = [

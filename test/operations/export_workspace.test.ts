@@ -14,7 +14,7 @@ import { startTestJobs } from '../support/jobs.js';
 import { PNG } from '../support/images.js';
 import { importEnded, seedWorkspace } from '../support/import-sample.js';
 import type { Jobs } from '../../src/jobs/queue.js';
-import type { WorkspaceExport } from '../../src/domain/export.js';
+import type { WorkspaceExport } from '../../src/domain/transfer/export.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../docs/export.schema.json', import.meta.url), 'utf8')) as object;
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });

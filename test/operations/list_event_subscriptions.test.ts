@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 import { useTestServer } from '../support/server.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 
 describe('list_event_subscriptions', () => {
   const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });

@@ -1,6 +1,6 @@
 /**
  * list_items and query_items on one list remember the list they read and check it by its row
- * version in their own statement (domain/lists.ts withCurrentList). These tests change the
+ * version in their own statement (domain/lists/lists.ts withCurrentList). These tests change the
  * list behind the operations' back, with plain SQL, as another server process would: the next
  * answer must come from the list as it is, never as this process remembers it.
  */

@@ -8,8 +8,8 @@ import { get_item } from '../../src/operations/get_item.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
 import { ApiError } from '../../src/core/errors.js';
-import { conversionText, type OwnType, type StoredValue } from '../../src/domain/retype.js';
-import type { Property } from '../../src/domain/properties.js';
+import { conversionText, type OwnType, type StoredValue } from '../../src/domain/lists/retype.js';
+import type { Property } from '../../src/domain/lists/properties.js';
 import type { OpInput } from '../../src/core/context.js';
 
 type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];

@@ -4,8 +4,8 @@ import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { read_chat_messages } from '../../src/operations/read_chat_messages.js';
 import { get_item } from '../../src/operations/get_item.js';
-import { createShare } from '../../src/domain/shares.js';
-import { mainConversation } from '../../src/domain/chat.js';
+import { createShare } from '../../src/domain/lists/shares.js';
+import { mainConversation } from '../../src/domain/chat/chat.js';
 
 describe('post_chat_message', () => {
   const { server, ada } = useTestServer();

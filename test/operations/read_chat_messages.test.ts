@@ -3,8 +3,8 @@ import { useTestServer } from '../support/server.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { read_chat_messages } from '../../src/operations/read_chat_messages.js';
-import { createShare } from '../../src/domain/shares.js';
-import { postPersonMessage } from '../../src/domain/chat.js';
+import { createShare } from '../../src/domain/lists/shares.js';
+import { postPersonMessage } from '../../src/domain/chat/chat.js';
 
 describe('read_chat_messages', () => {
   const { server, ada } = useTestServer();

@@ -6,7 +6,7 @@ import { delete_items } from '../../src/operations/delete_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { list_items } from '../../src/operations/list_items.js';
 import { get_item } from '../../src/operations/get_item.js';
-import { purgeExpired } from '../../src/domain/trash.js';
+import { purgeExpired } from '../../src/domain/trash/trash.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('restore_deleted', () => {

@@ -7,7 +7,7 @@ import type { Jobs } from '../../src/jobs/queue.js';
 import { run_automation } from '../../src/operations/run_automation.js';
 import { createAutomation, type RunRow } from '../../src/domain/automations/automations.js';
 import { ApiError } from '../../src/core/errors.js';
-import { mainConversation } from '../../src/domain/chat.js';
+import { mainConversation } from '../../src/domain/chat/chat.js';
 
 describe('run_automation', () => {
   const { server, ada } = useTestServer({

@@ -11,7 +11,7 @@ import { delete_items } from '../../src/operations/delete_items.js';
 import { restore_deleted } from '../../src/operations/restore_deleted.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { search } from '../../src/operations/search.js';
-import { createShare, removeShare } from '../../src/domain/shares.js';
+import { createShare, removeShare } from '../../src/domain/lists/shares.js';
 
 // Loading the model and indexing on 2 busy cores is slow; the default 60 s is for one test, not a fixture.
 const SETUP_MS = 240_000;

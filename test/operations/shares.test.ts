@@ -6,7 +6,7 @@ import { create_list } from '../../src/operations/create_list.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
-import { createShare, removeShare } from '../../src/domain/shares.js';
+import { createShare, removeShare } from '../../src/domain/lists/shares.js';
 import { ApiError } from '../../src/core/errors.js';
 
 describe('shared items', () => {

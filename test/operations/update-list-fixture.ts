@@ -8,8 +8,8 @@ import { create_list } from '../../src/operations/create_list.js';
 import { update_list } from '../../src/operations/update_list.js';
 import { ApiError } from '../../src/core/errors.js';
 import type { OpInput } from '../../src/core/context.js';
-import type { Property } from '../../src/domain/properties.js';
-import type { StoredValue } from '../../src/domain/retype.js';
+import type { Property } from '../../src/domain/lists/properties.js';
+import type { StoredValue } from '../../src/domain/lists/retype.js';
 
 export type PropertyInput = NonNullable<OpInput<'create_list'>['properties']>[number];
 /** An item row as stored; `updated_at` in microseconds since the epoch (a Date would round to ms). */

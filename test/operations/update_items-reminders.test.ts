@@ -6,7 +6,7 @@
  */
 import { describe, it, expect } from '@jest/globals';
 import { useTestServer } from '../support/server.js';
-import { sendDueReminders } from '../../src/domain/reminders.js';
+import { sendDueReminders } from '../../src/domain/items/reminders.js';
 import { localNow } from '../../src/domain/time.js';
 
 describe('reminders', () => {

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { useUpdateListFixture } from './update-list-fixture.js';
 import { create_list } from '../../src/operations/create_list.js';
 import type { OpInput } from '../../src/core/context.js';
-import type { Property } from '../../src/domain/properties.js';
-import type { OwnType, StoredValue } from '../../src/domain/retype.js';
+import type { Property } from '../../src/domain/lists/properties.js';
+import type { OwnType, StoredValue } from '../../src/domain/lists/retype.js';
 import { validFor } from '../support/retype-cases.js';
 
 describe('update_list: REST, MCP and the loss preview', () => {

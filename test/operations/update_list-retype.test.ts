@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 import { useUpdateListFixture } from './update-list-fixture.js';
-import type { OwnType } from '../../src/domain/retype.js';
+import type { OwnType } from '../../src/domain/lists/retype.js';
 import { RETYPE_CASES } from '../support/retype-cases.js';
 
 describe('update_list: retypes and deleted properties', () => {

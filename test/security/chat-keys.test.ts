@@ -1,7 +1,7 @@
 /** A chat messageKey belongs to its author: a sharee using the owner's agent's key posts a new message. */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
-import { createShare } from '../../src/domain/shares.js';
+import { createShare } from '../../src/domain/lists/shares.js';
 
 describe('chat message keys', () => {
   const { server, ada } = useTestServer();

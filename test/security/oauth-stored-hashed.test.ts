@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { tokenRequest, authorizedCode, redeemCode } from '../support/oauth.js';
-import { hashToken } from '../../src/domain/api-keys.js';
+import { hashToken } from '../../src/domain/accounts/api-keys.js';
 import { up as hashCredentials } from '../../src/store/migrations/20261125000200_hash_oauth_credentials.js';
 
 const PASSWORD = 'correct horse battery staple';

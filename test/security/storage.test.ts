@@ -16,8 +16,8 @@ import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_image_upload } from '../../src/operations/create_image_upload.js';
 import { get_context } from '../../src/operations/get_context.js';
-import { removeExpiredUploads } from '../../src/domain/storage.js';
-import { fileStore } from '../../src/files/store.js';
+import { removeExpiredUploads } from '../../src/domain/media/storage.js';
+import { fileStore } from '../../src/files/open.js';
 import { ApiError } from '../../src/core/errors.js';
 
 const MB = 1024 * 1024;

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
-import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.js';
+import { createApiKey, revokeApiKey } from '../../src/domain/accounts/api-keys.js';
 
 const PASSWORD = 'correct horse battery staple';
 

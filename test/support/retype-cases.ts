@@ -1,11 +1,11 @@
 /**
- * Worked examples of the retype matrix, shared by the domain test (src/domain/retype.ts on
+ * Worked examples of the retype matrix, shared by the domain test (src/domain/lists/retype.ts on
  * its own) and the update_list test (the same cases through the operation and the store).
  * Select values are written as labels on both sides: `from` values name the source's option
  * labels, `to` values the labels of the new options.
  */
-import { textToDate, textToEmail, textToUrl, type OwnType, type StoredValue } from '../../src/domain/retype.js';
-import type { Property } from '../../src/domain/properties.js';
+import { textToDate, textToEmail, textToUrl, type OwnType, type StoredValue } from '../../src/domain/lists/retype.js';
+import type { Property } from '../../src/domain/lists/properties.js';
 
 export interface RetypeCase {
   from: OwnType;

@@ -1,5 +1,5 @@
 /** A snapshot of one account's rows, to show that a call changed nothing of theirs. */
-import { sequencePending } from '../../src/domain/feed.js';
+import { sequencePending } from '../../src/domain/changes/feed.js';
 import type { TestServer } from './server.js';
 
 /**

@@ -10,7 +10,7 @@ import { HttpBrowser, signInOverHttp, connectApp } from '../support/oauth.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
-import { recordActivity, recordServiceActivity } from '../../src/domain/activity.js';
+import { recordActivity, recordServiceActivity } from '../../src/domain/changes/activity.js';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -18,7 +18,7 @@ import { get_item } from '../../src/operations/get_item.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { list_deleted } from '../../src/operations/list_deleted.js';
 import { escapeHtml } from '../../src/web/html.js';
-import { createShare } from '../../src/domain/shares.js';
+import { createShare } from '../../src/domain/lists/shares.js';
 
 const PASSWORD = 'correct horse battery staple';
 

@@ -12,7 +12,7 @@ import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { read_chat_messages } from '../../src/operations/read_chat_messages.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 

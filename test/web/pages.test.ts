@@ -19,7 +19,7 @@ import {
 } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../support/events.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -110,7 +110,7 @@ describe('sign-up, sign-in and sign-out', () => {
   });
 
   it('sets a password from the command line: the new one signs in, other sessions end, a weak one is refused', async () => {
-    const { setUserPassword } = await import('../../src/domain/passwords.js');
+    const { setUserPassword } = await import('../../src/domain/accounts/passwords.js');
     const cid = await server.account('Cid', PASSWORD);
     const before = await signedIn(server, cid.email);
     await expect(setUserPassword(server.db, cid.userId, 'short')).rejects.toThrow(/at least 10 characters/);

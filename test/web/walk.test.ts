@@ -15,7 +15,7 @@ import { useTestServer, type TestAccount } from '../support/server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient } from '../support/oauth.js';
 import { startReceiver, type Receiver } from '../support/events.js';
-import { mintSecret } from '../../src/domain/subscriptions.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SCREENSHOTS = path.resolve('docs/screenshots');

@@ -12,8 +12,8 @@
  * without the browser's other cookies.
  */
 import type { Knex } from 'knex';
-import { endSubscriptionsOf } from '../../domain/subscriptions.js';
-import { hashToken } from '../../domain/api-keys.js';
+import { endSubscriptionsOf } from '../../domain/changes/subscriptions.js';
+import { hashToken } from '../../domain/accounts/api-keys.js';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 
 /** Models whose rows belong to a grant and go when the grant is revoked. */

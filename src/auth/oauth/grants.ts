@@ -4,7 +4,7 @@
  * under it; its access tokens stop at once because verification checks the grant
  * (src/auth/oauth/verify.ts).
  */
-import { endSubscriptionsOf } from '../../domain/subscriptions.js';
+import { endSubscriptionsOf } from '../../domain/changes/subscriptions.js';
 import type { Knex } from 'knex';
 
 export interface ConnectedApp {

@@ -6,12 +6,12 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../core/config.js';
-import { recordServiceActivity } from '../activity.js';
-import { keepsDueDate, keepsStatus, keepsTasks, liveLists, resolveList, type ListRow } from '../lists.js';
+import { recordServiceActivity } from '../changes/activity.js';
+import { keepsDueDate, keepsStatus, keepsTasks, liveLists, resolveList, type ListRow } from '../lists/lists.js';
 import { localNow, localToUtc, startOfLocalDay } from '../time.js';
-import { itemUrls } from '../links.js';
+import { itemUrls } from '../items/urls.js';
 import { outboundRequest } from '../../core/outbound.js';
-import { moveItems } from '../move-items.js';
+import { moveItems } from '../items/move.js';
 import type { Logger } from 'pino';
 import type { AutomationAction, AutomationRow } from './automations.js';
 

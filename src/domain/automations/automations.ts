@@ -4,7 +4,7 @@
  * the `AutomationAction` schema of openapi.yaml, the one place the actions are defined.
  * @see openapi/openapi.yaml components/schemas/Automation, AutomationRun
  */
-import { timeZoneOf } from '../accounts.js';
+import { timeZoneOf } from '../accounts/accounts.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import cronParser from 'cron-parser';
 import type { Knex } from 'knex';
@@ -183,7 +183,7 @@ export async function deleteAutomation(db: Knex, ownerId: string, id: string): P
   return current;
 }
 
-/** The person's time zone: automations run on it (domain/accounts.ts has it). */
+/** The person's time zone: automations run on it (domain/accounts/accounts.ts has it). */
 export { timeZoneOf };
 
 /** The automations of `ownerId`, oldest first. */

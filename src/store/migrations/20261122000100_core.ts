@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Accounts, keys, lists, items, shares, attachments, activity, memory and chat.
  * Items carry the changes-feed stamps: every write clears `feed_seq`/`feed_at` (trigger) and
- * notes the writing transaction (`change_txid`); the feed sequencer (src/domain/feed.ts)
+ * notes the writing transaction (`change_txid`); the feed sequencer (src/domain/changes/feed.ts)
  * later assigns positions to committed rows, in commit order, so a late-committing writer
  * is never skipped.
  */

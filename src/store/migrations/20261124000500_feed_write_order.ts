@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * The changes feed hands out one write's changes in the order the write made them: every
  * write stamps its row with the next `change_seq` beside `change_txid`, and the sequencer
- * (src/domain/feed.ts) positions a transaction's rows in that order. Before, they came in
+ * (src/domain/changes/feed.ts) positions a transaction's rows in that order. Before, they came in
  * the order the items were created, whatever order an update wrote them in. Rows written
  * before this migration have no stamp and keep that older order.
  */

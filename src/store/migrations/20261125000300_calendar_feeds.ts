@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** One calendar feed address per person, kept as the SHA-256 of its secret (src/domain/calendar-feed.ts). */
+/** One calendar feed address per person, kept as the SHA-256 of its secret (src/domain/transfer/calendar-feed.ts). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('calendar_feeds', (t) => {
     t.uuid('user_id').primary().references('users.id').onDelete('CASCADE');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Imports (src/domain/imports.ts): one row per import, holding its plan until the job has
+ * Imports (src/domain/transfer/imports.ts): one row per import, holding its plan until the job has
  * written it, its progress and what it did per list.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Recurring tasks (src/domain/recurrence.ts): the rule a task repeats by (RRULE text), how
+ * Recurring tasks (src/domain/items/recurrence.ts): the rule a task repeats by (RRULE text), how
  * many times it was completed, and when last.
  */
 export async function up(knex: Knex): Promise<void> {

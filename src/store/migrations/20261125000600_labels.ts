@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Free labels on items (src/domain/labels.ts), with an index for the person's catalogue and the label filter. */
+/** Free labels on items (src/domain/items/labels.ts), with an index for the person's catalogue and the label filter. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('items', (t) => {
     t.specificType('labels', 'text[]').notNullable().defaultTo('{}');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Reminders (src/domain/reminders.ts): a reminder set relative to the due date keeps its
+ * Reminders (src/domain/items/reminders.ts): a reminder set relative to the due date keeps its
  * offset, so it moves with the due date; `reminded_at` marks the reminder time last sent.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Subtasks (src/domain/subtasks.ts): an item's parent on the same list (one level), and the
+ * Subtasks (src/domain/items/subtasks.ts): an item's parent on the same list (one level), and the
  * parent a subtask went to the trash with, so restoring the parent brings back exactly those.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * row), kept by triggers on `items` in the same transaction as the write. A live item is one
  * not in the trash and not a template; `archived` says whether it is archived. query_items
  * counts and sums items with select and number conditions here, reading the index alone,
- * instead of visiting every matching item (src/domain/query-values.ts).
+ * instead of visiting every matching item (src/domain/query/item-values.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

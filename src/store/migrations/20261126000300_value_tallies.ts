@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Tallies: for each select property of a list, how many live items carry each option, and the
  * sum of each number property over them, kept so that query_items' count and sum with one
  * `eq` on a select cost the same on a list of 100,000 items as on one of 10
- * (src/domain/value-tallies.ts reads, folds and builds them).
+ * (src/domain/query/tallies.ts reads, folds and builds them).
  *
  * - `tallied_properties`: the select properties tallied, one row per list and property, kept
  *   by a trigger on `lists` from its `properties`. `generation` names one registration (a

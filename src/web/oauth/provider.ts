@@ -23,7 +23,7 @@ import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
 import { grantIdOf } from '../../auth/oauth/grants.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
-import { findUser } from '../../domain/accounts.js';
+import { findUser } from '../../domain/accounts/accounts.js';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',

@@ -14,7 +14,7 @@ import type { Config } from '../../core/config.js';
 import type { AccessTokenVerifier } from '../../auth/guard.js';
 import { loadOrCreateKeys, type AuthKeys } from '../../auth/oauth/keys.js';
 import { createProvider, ROUTES, SCOPES } from './provider.js';
-import { countRegistration } from '../../domain/registration-limit.js';
+import { countRegistration } from '../../domain/accounts/registration-limit.js';
 import { createAccessTokenVerifier, VerificationKeys } from '../../auth/oauth/verify.js';
 
 export interface AuthServer {

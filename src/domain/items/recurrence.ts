@@ -1,0 +1,146 @@
+/**
+ * Recurring tasks: a rule (RFC 5545 RRULE, read and written by the rrule library) from RRULE
+ * text or everyday words, said back in words; and the next occurrence of a task's due date.
+ *
+ * Occurrences are computed on the person's wall clock: the due date's local date and time in
+ * their zone stand in as a "floating" time (UTC fields, no zone) for rrule, and each
+ * occurrence found is turned back into an instant in that zone. So "every day at 9" stays at
+ * 09:00 local on both sides of a daylight-saving change.
+ *
+ * Completing a recurring task moves it to the first occurrence after the later of its due
+ * date and now (occurrences missed while it was overdue are skipped), as Todoist's "every"
+ * does; the task reopens and the completion is counted (src/domain/items/update.ts).
+ * @see openapi/openapi.yaml components/schemas/Recurrence
+ */
+import * as rrule from 'rrule';
+import { ValueError } from '../lists/values.js';
+import { localParts, localToUtc } from '../time.js';
+
+// rrule is CommonJS: Node's ESM loader offers its exports as the default export only.
+const { RRule } = (rrule as unknown as { default?: typeof rrule }).default ?? rrule;
+
+export interface RecurrenceRule {
+  /** RRULE text without the `RRULE:` prefix, e.g. `FREQ=WEEKLY;BYDAY=MO`. */
+  rule: string;
+  /** The rule in words, as understood. */
+  text: string;
+}
+
+export interface Due {
+  at: Date;
+  hasTime: boolean;
+}
+
+/** Everyday words rrule's parser does not take, as words it does. */
+const ALIASES: [RegExp, string][] = [
+  [/^daily\b/, 'every day'],
+  [/^weekly\b/, 'every week'],
+  [/^monthly\b/, 'every month'],
+  [/^(yearly|annually)\b/, 'every year'],
+  [/^every other\b/, 'every 2'],
+  [/^each\b/, 'every'],
+];
+const TIME = /\s+at\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*$/i;
+
+/** A rule from RRULE text or words; throws ValueError with a sentence naming what was not understood. */
+export function parseRecurrence(input: string): RecurrenceRule {
+  const text = input.trim();
+  let options: Partial<rrule.Options>;
+  if (/^(RRULE:)?FREQ=/i.test(text)) {
+    try {
+      options = RRule.parseString(text.replace(/^RRULE:/i, '').toUpperCase());
+      // The rule must also make occurrences (an unknown FREQ parses to nothing usable).
+      new RRule(options).after(new Date(Date.UTC(2000, 0, 1)));
+    } catch (err) {
+      throw new ValueError(`recurrence '${text}' is not an RRULE listkeeper can read (${(err as Error).message}); write it like FREQ=WEEKLY;BYDAY=MO.`);
+    }
+    if (options.freq === undefined || options.freq === null) throw new ValueError(`recurrence '${text}' is not an RRULE listkeeper can read: it has no FREQ.`);
+  } else {
+    let words = text.toLowerCase().replace(/\s+/g, ' ');
+    for (const [pattern, replacement] of ALIASES) words = words.replace(pattern, replacement);
+    const time = TIME.exec(words);
+    if (time) words = words.slice(0, time.index);
+    try {
+      options = RRule.parseText(words) ?? {};
+    } catch {
+      options = {};
+    }
+    if (options.freq === undefined || options.freq === null)
+      throw new ValueError(
+        `recurrence '${text}' is not a rule listkeeper reads; write it like 'every weekday at 9', 'every 2 weeks on Monday', 'every month on the last Friday', or as an RRULE such as FREQ=WEEKLY;BYDAY=MO.`,
+      );
+    if (time) {
+      let hour = Number(time[1]);
+      const minute = Number(time[2] ?? 0);
+      const meridiem = time[3]?.toLowerCase();
+      if (meridiem === 'pm' && hour < 12) hour += 12;
+      if (meridiem === 'am' && hour === 12) hour = 0;
+      if (hour > 23 || minute > 59) throw new ValueError(`recurrence '${text}': ${time[0].trim()} is not a time of day.`);
+      options.byhour = [hour];
+      options.byminute = [minute];
+    }
+  }
+  delete options.dtstart;
+  delete options.tzid;
+  if (options.count !== undefined && options.count !== null)
+    throw new ValueError(`recurrence '${text}': COUNT is not supported (a task repeats until you stop it); leave it out, or use UNTIL.`);
+  const rule = new RRule({
+    ...options,
+    byminute: options.byhour && !options.byminute ? [0] : options.byminute,
+    bysecond: options.byhour ? [0] : options.bysecond,
+  });
+  const ruleText = RRule.optionsToString(rule.origOptions).replace(/^RRULE:/, '');
+  return { rule: ruleText, text: describe(rule) };
+}
+
+/** The rule in words: rrule's sentence, with the time of day it leaves out. */
+export function describe(rule: rrule.RRule | string): string {
+  const r = typeof rule === 'string' ? RRule.fromString(rule) : rule;
+  const { byhour, byminute, bysecond: _seconds, ...rest } = r.origOptions;
+  const hours = ([] as number[]).concat(byhour ?? []);
+  const minutes = ([] as number[]).concat(byminute ?? [0]);
+  const at = hours.length === 1 ? ` at ${String(hours[0]).padStart(2, '0')}:${String(minutes[0] ?? 0).padStart(2, '0')}` : '';
+  return `${new RRule(hours.length === 1 ? rest : r.origOptions).toText()}${at}`;
+}
+
+/** Whether the rule fixes the time of day (BYHOUR). */
+export function hasTimeOfDay(rule: string): boolean {
+  return /(^|;)BYHOUR=/.test(rule);
+}
+
+/** A wall-clock time in `timeZone` as a floating date (its fields in UTC), and back. */
+function floating(at: Date, timeZone: string): Date {
+  const p = localParts(at, timeZone);
+  return new Date(Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, 0));
+}
+function fromFloating(f: Date, timeZone: string): Date {
+  return localToUtc(f.getUTCFullYear(), f.getUTCMonth() + 1, f.getUTCDate(), f.getUTCHours(), f.getUTCMinutes(), timeZone);
+}
+
+/**
+ * The first occurrence of `rule` strictly after `after` (and after `due`, when there is one),
+ * counted from `due` (or from `after` for a task with no due date yet); null when the rule
+ * has ended (UNTIL).
+ */
+export function nextOccurrence(rule: string, due: Due | null, after: Date, timeZone: string): Due | null {
+  const timed = hasTimeOfDay(rule) || (due?.hasTime ?? false);
+  const start = floating(due?.at ?? after, timeZone);
+  if (!timed) start.setUTCHours(0, 0, 0, 0);
+  const r = new RRule({ ...RRule.parseString(rule), dtstart: start });
+  const from = floating(due && due.at > after ? due.at : after, timeZone);
+  if (!timed) from.setUTCHours(23, 59, 59, 0);
+  const next = r.after(from, false);
+  if (!next) return null;
+  return { at: fromFloating(next, timeZone), hasTime: timed };
+}
+
+/** The due date a task takes when it gets a rule: its own if it has one, else the first occurrence from now. */
+export function firstDue(rule: string, due: Due | null, now: Date, timeZone: string): Due | null {
+  if (due) return due;
+  const timed = hasTimeOfDay(rule);
+  const start = floating(now, timeZone);
+  if (!timed) start.setUTCHours(0, 0, 0, 0);
+  const r = new RRule({ ...RRule.parseString(rule), dtstart: start });
+  const first = r.after(timed ? floating(now, timeZone) : start, !timed);
+  return first ? { at: fromFloating(first, timeZone), hasTime: timed } : null;
+}

@@ -1,0 +1,545 @@
+/**
+ * The import job: claims an import, writes each of its lists in a transaction of its own (a
+ * list lands whole or not at all, and its outcome is recorded in that same transaction, so a
+ * job that runs again after a crash skips what already landed), reports progress from outside
+ * the list's transaction as it goes, then records how the import ended and drops its plan.
+ * @see src/domain/transfer/imports.ts
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../../core/config.js';
+import type { components } from '../../generated/api.js';
+import { ApiError, notFound } from '../../core/errors.js';
+import { checkSignature } from '../../files/signing.js';
+import { fileStore } from '../../files/open.js';
+import type { ImageType } from '../../files/sniff.js';
+import { timeZoneOf } from '../accounts/accounts.js';
+import { recordActivity } from '../changes/activity.js';
+import { attachImages, discardUnattached, downloadImages, type Downloads, type ImageContext } from '../media/images.js';
+import { MAX_WARNINGS, type ImportFormat, type ImportPlan, type PlanItem, type PlanList } from './import-plan.js';
+import { isUuid, shortId } from '../ids.js';
+import { parseDueAt, TASK_STATUSES, type ItemDbRow } from '../items/items.js';
+import { keepsDueDate, keepsStatus, type ListRow } from '../lists/lists.js';
+import { buildOptions, isSelectType, taskColumns, type Property } from '../lists/properties.js';
+import { parseRecurrence } from '../items/recurrence.js';
+import { readReminder } from '../items/reminders.js';
+import { labelSpellings, normalizeLabels } from '../items/labels.js';
+import { quotaMessage, storageLeft } from '../media/storage.js';
+import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath } from '../media/uploads.js';
+import { resolveValues, ValueError, withNewOptions, type StoredValues } from '../lists/values.js';
+
+export type Outcome = components['schemas']['ImportListOutcome'];
+type ImportStatus = components['schemas']['Import']['status'];
+
+/** Items written per statement; progress is reported after each. */
+const CHUNK = 250;
+/** An import still `running` this long after it started was cut off (the process stopped): the job's expiry (jobs/definitions.ts). */
+const STALE_MS = 60 * 60 * 1000;
+const ATTACHMENT_PREFIX = 'listkeeper-attachment://attachment/';
+
+export interface ImportRow {
+  id: string;
+  owner_id: string;
+  format: ImportFormat;
+  status: ImportStatus;
+  plan: ImportPlan | null;
+  total: number;
+  done: number;
+  lists: Outcome[];
+  warnings: string[];
+  client_name: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** The list a plan list would write into, if it exists now (locked, for the job). */
+export async function existingTarget(db: Knex, ownerId: string, list: PlanList, lock: boolean): Promise<ListRow | undefined> {
+  const live = () => {
+    const q = db('lists').where({ owner_id: ownerId }).whereNull('deleted_at');
+    return lock ? q.forUpdate() : q;
+  };
+  switch (list.target.kind) {
+    case 'hub':
+      return (await live().where({ system_role: list.target.role }).first()) as ListRow | undefined;
+    case 'sameName':
+      return (await live().whereNull('system_role').whereRaw('lower(name) = lower(?)', [list.name]).orderBy('created_at').first()) as ListRow | undefined;
+    case 'existing': {
+      const found = (await live().where({ id: list.target.listId }).first()) as ListRow | undefined;
+      if (!found) throw notFound(`The list ${list.target.listId} was deleted after the import started.`);
+      return found;
+    }
+    case 'new':
+      return undefined;
+  }
+}
+
+export interface ImportDeps {
+  db: Knex;
+  config: Config;
+  log: Logger;
+  now(): Date;
+}
+
+/** A list that cannot be imported as it is; the sentence is the list's `error`. */
+class ListRefused extends Error {}
+
+/**
+ * The import job: claims the import (a second delivery finds it claimed and stops; one left
+ * `running` by a process that stopped is taken over after STALE_MS), writes each list still
+ * pending in a transaction of its own, then records how it ended and drops the plan.
+ */
+export async function runImport(deps: ImportDeps, importId: string): Promise<void> {
+  const { db } = deps;
+  const now = deps.now();
+  const [row] = (await db('imports')
+    .where({ id: importId })
+    .where((q) => q.where({ status: 'queued' }).orWhere((s) => s.where({ status: 'running' }).where('started_at', '<', new Date(now.getTime() - STALE_MS))))
+    .update({ status: 'running', started_at: now })
+    .returning('*')) as ImportRow[];
+  if (!row?.plan) return;
+  const timeZone = await timeZoneOf(db, row.owner_id);
+  const warnings = [...row.warnings];
+  let done = row.lists.reduce((n, l, i) => n + (l.status === 'pending' ? 0 : (row.plan!.lists[i]?.items.length ?? 0)), 0);
+  const outcomes = [...row.lists];
+  for (const [index, list] of row.plan.lists.entries()) {
+    if (outcomes[index]!.status !== 'pending') continue;
+    const listWarnings: string[] = [];
+    const ctx: ImageContext = { db, config: deps.config, log: deps.log, principal: { userId: row.owner_id } };
+    let downloads: Downloads = new Map();
+    const kept = new Set<string>();
+    // Everything a list needs happens inside this try: whatever fails, fails that list (and the
+    // import goes on), rather than the job, whose retry would find the import already claimed.
+    try {
+      downloads = await fetchAttachments(ctx, list, deps.config, now, listWarnings);
+      const outcome = await db.transaction(async (trx) => {
+        const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, async (written) => {
+          // Progress from outside the list's transaction, so readers see it while the list is written.
+          await db('imports')
+            .where({ id: row.id })
+            .update({ done: done + written });
+        });
+        outcomes[index] = result;
+        await trx('imports')
+          .where({ id: row.id })
+          .update({ lists: JSON.stringify(outcomes), done: done + list.items.length, warnings: JSON.stringify(capped([...warnings, ...listWarnings])) });
+        return result;
+      });
+      done += list.items.length;
+      warnings.push(...listWarnings);
+      deps.log.info({ importId: row.id, list: outcome.listId, created: outcome.created, updated: outcome.updated }, 'imported a list');
+    } catch (err) {
+      kept.clear();
+      const known = err instanceof ListRefused || err instanceof ApiError || err instanceof ValueError;
+      if (!known) deps.log.error({ err, importId: row.id, list: list.name }, 'an import list failed');
+      outcomes[index] = {
+        name: list.name,
+        listId: null,
+        status: 'failed',
+        created: 0,
+        updated: 0,
+        error: known ? (err as Error).message : 'The list could not be written because of an error in the service (it is logged); nothing of it was written.',
+      };
+      await db('imports')
+        .where({ id: row.id })
+        .update({ lists: JSON.stringify(outcomes), done });
+    } finally {
+      await discardUnattached(ctx, downloads, kept);
+    }
+  }
+  const imported = outcomes.filter((o) => o.status === 'imported').length;
+  const status: ImportStatus = imported === outcomes.length ? 'succeeded' : imported === 0 && outcomes.length > 0 ? 'failed' : 'partial';
+  await db('imports')
+    .where({ id: row.id })
+    .update({ status, plan: null, lists: JSON.stringify(outcomes), warnings: JSON.stringify(capped(warnings)), finished_at: deps.now() });
+}
+
+function capped(warnings: string[]): string[] {
+  return warnings.length > MAX_WARNINGS
+    ? [...warnings.slice(0, MAX_WARNINGS - 1), `…and ${warnings.length - MAX_WARNINGS + 1} more warnings like these.`]
+    : warnings;
+}
+
+/** A plan property's match among a list's properties: the same id and type, else the same name and type. */
+export function matchProperty(have: Property[], p: { id?: string; name: string; type: string }): Property | undefined {
+  return (
+    have.find((h) => p.id !== undefined && h.id === p.id && h.type === p.type) ??
+    have.find((h) => h.name.toLowerCase() === p.name.toLowerCase() && h.type === p.type)
+  );
+}
+
+interface WriteContext {
+  timeZone: string;
+  now: Date;
+  downloads: Downloads;
+  kept: Set<string>;
+  warnings: string[];
+}
+
+/** Writes one plan list in the caller's transaction; throws ListRefused (or an ApiError) to fail it whole. */
+async function writeList(
+  trx: Knex.Transaction,
+  ctx: ImageContext,
+  row: ImportRow,
+  list: PlanList,
+  w: WriteContext,
+  progress: (written: number) => Promise<void>,
+): Promise<Outcome> {
+  const ownerId = row.owner_id;
+  let target = await existingTarget(trx, ownerId, list, true);
+  if (target && list.taskColumns && !(keepsStatus(target) && keepsDueDate(target)))
+    throw new ListRefused(
+      `'${target.name}' keeps no status and due date, and the imported list '${list.name}' has tasks; rename one of them and import again.`,
+    );
+  if (!target) target = await createTarget(trx, ownerId, list, w.now);
+
+  // Properties: each plan property matched (by id and type, then name and type) or added; select options added by label.
+  let properties = [...target.properties];
+  const idOf = new Map<string, string>();
+  for (const p of list.properties) {
+    let found = matchProperty(properties, p);
+    if (!found) {
+      let name = p.name;
+      if (
+        properties.some((h) => h.name.toLowerCase() === name.toLowerCase()) ||
+        ['title', (target.title_label ?? 'title').toLowerCase()].includes(name.toLowerCase())
+      ) {
+        name = `${p.name} (imported)`;
+        w.warnings.push(`'${list.name}': a property '${p.name}' of another type is there already; the imported one is '${name}'.`);
+      }
+      const free = p.id && !properties.some((h) => h.id === p.id) ? p.id : shortId('p_');
+      found = { id: free, name, type: p.type, ...(isSelectType(p.type) ? { options: [] } : {}) };
+      properties.push(found);
+    }
+    if (isSelectType(found.type) && p.options?.length) {
+      const have = found.options ?? [];
+      const missing = p.options.filter((o) => !have.some((h) => h.label.toLowerCase() === o.label.toLowerCase()));
+      if (missing.length) {
+        const added = buildOptions(
+          missing.map((o) => ({ label: o.label, ...(o.color !== undefined ? { color: o.color } : {}) })),
+          [],
+        ).map((o, i) => {
+          const wanted = missing[i]!.id;
+          return wanted && !have.some((h) => h.id === wanted) ? { ...o, id: wanted } : o;
+        });
+        const updated: Property = { ...found, options: [...have, ...added] };
+        properties = properties.map((h) => (h.id === found!.id ? updated : h));
+        found = updated;
+      }
+    }
+    idOf.set(p.key, found.id);
+  }
+  const withStatus = keepsStatus({ properties });
+  const withDue = keepsDueDate({ properties });
+
+  let created = 0;
+  let updated = 0;
+  let droppedStatus = false;
+  const spellings = list.items.some((i) => i.labels.length) ? await labelSpellings(trx, ownerId) : new Map<string, string>();
+  /** The ids the list's items got, by their id in the file, to link subtasks at the end. */
+  const written = new Map<string, string>();
+  const seen = new Set<string>();
+  for (let start = 0; start < list.items.length; start += CHUNK) {
+    const chunk = list.items.slice(start, start + CHUNK);
+    const matches = await findExisting(trx, ownerId, chunk);
+    const inserts: { item: PlanItem; record: Record<string, unknown> }[] = [];
+    const chats: { itemId: string; item: PlanItem; isNew: boolean }[] = [];
+    for (const [i, item] of chunk.entries()) {
+      const label = item.title ?? `row ${start + i + 1}`;
+      if (item.externalId) {
+        if (seen.has(item.externalId)) {
+          w.warnings.push(`'${list.name}': '${label}' has the externalId '${item.externalId}' of an item before it; it was left out.`);
+          continue;
+        }
+        seen.add(item.externalId);
+      }
+      const values: StoredValues = {};
+      for (const [key, value] of Object.entries(item.values)) {
+        const id = idOf.get(key);
+        if (!id) continue;
+        try {
+          const resolved = resolveValues(properties, { [id]: value });
+          properties = withNewOptions(properties, resolved.newOptions);
+          const v = resolved.set[id];
+          if (v !== undefined && v !== null) values[id] = v;
+        } catch (err) {
+          if (!(err instanceof ValueError)) throw err;
+          w.warnings.push(`'${list.name}', '${label}': ${err.message} The value was left out.`);
+        }
+      }
+      const record: Record<string, unknown> = {
+        title: item.title,
+        body: rewriteBody(item, w.downloads),
+        favorited: item.favorited,
+        archived_at: item.archivedAt,
+      };
+      if (item.labels.length) {
+        try {
+          record.labels = normalizeLabels(item.labels, spellings);
+        } catch (err) {
+          if (!(err instanceof ValueError)) throw err;
+          w.warnings.push(`'${list.name}', '${label}': ${err.message} Its labels were left out.`);
+        }
+      }
+      if (withStatus) {
+        const status = item.taskStatus && TASK_STATUSES.includes(item.taskStatus) ? item.taskStatus : 'todo';
+        record.task_status = status;
+        record.completed_at = status === 'completed' ? (item.completedAt ?? w.now) : null;
+        record.assigned_agent = item.assignedAgent;
+      } else if (item.taskStatus || item.due) droppedStatus = true;
+      if (withDue) {
+        const due = item.due ? ('at' in item.due ? { dueAt: new Date(item.due.at), hasDueTime: true } : parseDueAt(item.due.date, w.timeZone)) : null;
+        record.due_at = due?.dueAt ?? null;
+        record.has_due_time = due ? due.hasDueTime : null;
+        if (item.reminderAt) Object.assign(record, readReminder(item.reminderAt, (record.due_at as Date | null) ?? null, w.timeZone, w.now));
+        if (item.recurrence) {
+          try {
+            record.recurrence = parseRecurrence(item.recurrence).rule;
+          } catch (err) {
+            if (!(err instanceof ValueError)) throw err;
+            w.warnings.push(`'${list.name}', '${label}': ${err.message} It does not repeat.`);
+          }
+        }
+      }
+      const match = matches.get(item.externalId ?? '') ?? matches.get(`id:${sourceIdOf(item)}`);
+      if (match) {
+        if (match.list_id !== target.id || match.deleted_at) {
+          w.warnings.push(
+            `'${list.name}': '${label}' is already in your workspace (${match.deleted_at ? 'in the trash' : 'on another list'}, item ${match.id}); it was left as it is.`,
+          );
+          continue;
+        }
+        await trx('items')
+          .where({ id: match.id })
+          .update({ ...record, values: JSON.stringify({ ...match.values, ...values }), updated_at: w.now, edited_at: w.now });
+        updated++;
+        chats.push({ itemId: match.id, item, isNew: false });
+        if (item.key) written.set(item.key, match.id);
+      } else {
+        inserts.push({
+          item,
+          record: {
+            ...record,
+            owner_id: ownerId,
+            list_id: target.id,
+            external_id: item.externalId,
+            values: JSON.stringify(values),
+            created_at: item.createdAt ? new Date(item.createdAt) : w.now,
+            updated_at: w.now,
+            edited_at: w.now,
+          },
+        });
+      }
+    }
+    if (inserts.length) {
+      const rows = (await trx('items')
+        .insert(inserts.map((x) => x.record))
+        .returning('id')) as { id: string }[];
+      rows.forEach((r, i) => {
+        chats.push({ itemId: r.id, item: inserts[i]!.item, isNew: true });
+        if (inserts[i]!.item.key) written.set(inserts[i]!.item.key!, r.id);
+      });
+      created += rows.length;
+    }
+    await writeChats(trx, ownerId, chats);
+    const attached = await attachImages(
+      ctx,
+      trx,
+      chats.map((c, i) => ({ index: i, itemId: c.itemId, urls: c.item.attachments.map((a) => a.url).filter((u) => w.downloads.has(u)) })),
+      w.downloads,
+    );
+    for (const path of attached.downloadedPaths) w.kept.add(path);
+    for (const f of attached.failures) w.warnings.push(`'${list.name}': an attachment was not brought over: ${f.reason}`);
+    await progress(start + chunk.length);
+  }
+  // Subtasks: linked to their parent's new id, one level deep (a parent that is itself a subtask is not followed).
+  const parentKeys = new Set(list.items.filter((i) => i.parentKey).map((i) => i.parentKey!));
+  for (const item of list.items) {
+    if (!item.parentKey || !item.key) continue;
+    const child = written.get(item.key);
+    const parent = written.get(item.parentKey);
+    const nested = list.items.find((i) => i.key === item.parentKey)?.parentKey;
+    if (!child || !parent || nested || parentKeys.has(item.key)) {
+      if (child)
+        w.warnings.push(
+          `'${list.name}': '${item.title ?? item.key}' was a subtask of an item that is not a top-level item of this list; it is an item of its own.`,
+        );
+      continue;
+    }
+    await trx('items').where({ id: child }).update({ parent_id: parent });
+  }
+  if (droppedStatus) w.warnings.push(`'${target.name}' keeps no status or due date, so the statuses and due dates of '${list.name}' were left out.`);
+  await trx('lists')
+    .where({ id: target.id })
+    .update({ properties: JSON.stringify(properties), updated_at: w.now });
+  await recordActivity(
+    trx,
+    { userId: ownerId, via: 'apiKey', clientName: row.client_name, tokenId: '' },
+    { action: 'list.imported', summary: `Imported ${created} new and ${updated} updated items into '${target.name}'`, listId: target.id },
+  );
+  return { name: list.name, listId: target.id, status: 'imported', created, updated, error: null };
+}
+
+/** A new list for a plan list: the hub list it stands for, or one of the person's own. */
+async function createTarget(trx: Knex, ownerId: string, list: PlanList, now: Date): Promise<ListRow> {
+  const properties: Property[] = [];
+  if (list.taskColumns) {
+    const [status, due] = taskColumns();
+    const labels = list.taskColumns.statusLabels ?? {};
+    properties.push(
+      { ...status!, name: list.taskColumns.status, options: status!.options!.map((o) => ({ ...o, label: labels[o.id as keyof typeof labels] ?? o.label })) },
+      { ...due!, name: list.taskColumns.dueDate },
+    );
+  }
+  const layout = list.layout ?? (list.taskColumns || list.properties.length === 0 ? 'list' : 'table');
+  const [row] = (await trx('lists')
+    .insert({
+      owner_id: ownerId,
+      name: list.name,
+      icon: list.icon,
+      instructions: list.instructions,
+      title_label: list.titleLabel,
+      layout,
+      system_role: list.target.kind === 'hub' ? list.target.role : null,
+      properties: JSON.stringify(properties),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('*')) as ListRow[];
+  return row!;
+}
+
+/** The id an export gave an item (kept as its externalId when it had none). */
+function sourceIdOf(item: PlanItem): string | null {
+  return item.externalId && isUuid(item.externalId) ? item.externalId : null;
+}
+
+/** Items of the person already there for a chunk: by externalId, and (an item exported from this workspace) by id. */
+async function findExisting(trx: Knex, ownerId: string, chunk: PlanItem[]): Promise<Map<string, ItemDbRow>> {
+  const externalIds = chunk.flatMap((i) => (i.externalId ? [i.externalId] : []));
+  const ids = chunk.flatMap((i) => (sourceIdOf(i) ? [sourceIdOf(i)!] : []));
+  const out = new Map<string, ItemDbRow>();
+  if (externalIds.length) {
+    for (const r of (await trx('items').where({ owner_id: ownerId }).whereIn('external_id', externalIds).forUpdate()) as ItemDbRow[])
+      out.set(r.external_id!, r);
+  }
+  if (ids.length) {
+    for (const r of (await trx('items').where({ owner_id: ownerId }).whereIn('id', ids).forUpdate()) as ItemDbRow[]) out.set(`id:${r.id}`, r);
+  }
+  return out;
+}
+
+/** Adds the plan's chat messages; on an item that was there already, a message with the same time and text is not added again. */
+async function writeChats(trx: Knex, ownerId: string, targets: { itemId: string; item: PlanItem; isNew: boolean }[]): Promise<void> {
+  const withChat = targets.filter((t) => t.item.chat.length > 0);
+  if (withChat.length === 0) return;
+  const present = new Map<string, { session: string; keys: Set<string> }>();
+  const old = withChat.filter((t) => !t.isNew).map((t) => t.itemId);
+  if (old.length) {
+    const rows = (await trx('chat_messages').whereIn('item_id', old).orderBy('created_at').select('item_id', 'session_id', 'created_at', 'text')) as {
+      item_id: string;
+      session_id: string;
+      created_at: Date;
+      text: string;
+    }[];
+    for (const r of rows) {
+      const entry = present.get(r.item_id) ?? { session: r.session_id, keys: new Set<string>() };
+      entry.session = r.session_id;
+      entry.keys.add(`${r.created_at.toISOString()}\n${r.text}`);
+      present.set(r.item_id, entry);
+    }
+  }
+  const inserts: Record<string, unknown>[] = [];
+  const base = Date.now();
+  for (const { itemId, item } of withChat) {
+    const entry = present.get(itemId) ?? { session: randomUUID(), keys: new Set<string>() };
+    item.chat.forEach((m, i) => {
+      // Messages without a time (a Todoist comment) follow each other a millisecond apart, in file order.
+      const at = m.createdAt ? new Date(m.createdAt) : new Date(base + i);
+      if (m.createdAt && entry.keys.has(`${at.toISOString()}\n${m.text}`)) return;
+      inserts.push({
+        item_id: itemId,
+        session_id: entry.session,
+        author_kind: m.authorKind,
+        author_name: m.authorName,
+        author_user_id: m.authorKind === 'person' ? ownerId : null,
+        text: m.text,
+        needs_input: m.needsInput,
+        created_at: at,
+        updated_at: at,
+        read_at: at,
+      });
+    });
+  }
+  for (let i = 0; i < inserts.length; i += 500) await trx('chat_messages').insert(inserts.slice(i, i + 500));
+}
+
+/** The body with each attachment the import brought over named by its new path. */
+function rewriteBody(item: PlanItem, downloads: Downloads): string | null {
+  let body = item.body;
+  if (!body) return body;
+  for (const a of item.attachments) {
+    const stored = downloads.get(a.url);
+    if (stored && !('error' in stored)) body = body.split(`${ATTACHMENT_PREFIX}${a.bucketPath}`).join(`${ATTACHMENT_PREFIX}${stored.bucketPath}`);
+  }
+  return body;
+}
+
+/**
+ * The attachment files of a plan list, fetched before its transaction: a link this service
+ * signed is read from its own store (its signature is the permission, as for anyone holding
+ * the link); any other is downloaded like an image URL, SSRF-guarded and within the limits of
+ * one call and the person's storage quota. What cannot be fetched is a warning.
+ */
+async function fetchAttachments(ctx: ImageContext, list: PlanList, config: Config, now: Date, warnings: string[]): Promise<Downloads> {
+  const urls = [...new Set(list.items.flatMap((i) => i.attachments.map((a) => a.url)))];
+  const downloads: Downloads = new Map();
+  if (urls.length === 0) return downloads;
+  const own = `${config.baseUrl}/files/`;
+  const remote = urls.filter((u) => !u.startsWith(own));
+  let left = await storageLeft(ctx.db, config, ctx.principal.userId);
+  for (const url of urls.filter((u) => u.startsWith(own))) {
+    const parsed = new URL(url);
+    const bucketPath = decodeURIComponent(parsed.pathname.slice('/files/'.length));
+    const refused = await checkSignature(
+      ctx.db,
+      'GET',
+      bucketPath,
+      parsed.searchParams.get('expires') ?? undefined,
+      parsed.searchParams.get('sig') ?? undefined,
+      now,
+    );
+    const file = refused ? null : await fileStore(config).read(bucketPath);
+    if (!file) {
+      downloads.set(url, { error: refused ?? 'the file is no longer there.' });
+      continue;
+    }
+    if (file.bytes > left) {
+      file.stream.destroy();
+      downloads.set(url, { error: quotaMessage(config, left) });
+      continue;
+    }
+    try {
+      let type: ImageType | null = null;
+      const checked = checkedImage(file.stream, MAX_IMAGE_BYTES, null, (t) => (type = t));
+      const first = await checked.next();
+      const target = newBucketPath(ctx.principal.userId, type!);
+      const rest = async function* () {
+        if (!first.done) yield first.value;
+        yield* checked;
+      };
+      const bytes = await fileStore(config).write(target, rest());
+      left -= bytes;
+      downloads.set(url, { bucketPath: target, mimeType: type!, bytes });
+    } catch (err) {
+      if (!(err instanceof ImageRejected)) throw err;
+      file.stream.destroy();
+      downloads.set(url, { error: err.message });
+    }
+  }
+  if (remote.length) for (const [url, result] of await downloadImages(ctx, remote)) downloads.set(url, result);
+  for (const [url, result] of downloads)
+    if ('error' in result) warnings.push(`'${list.name}': the attachment ${url.split('?')[0]} was not brought over: ${result.error}`);
+  return downloads;
+}
