@@ -101,13 +101,13 @@ export function resourceMethods(ctx: OperationContext): McpMethod[] {
     })),
     method(ReadResourceRequestSchema, async (request) => {
       const { uri } = request.params;
-      if (!uri.startsWith(LIST_URI)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}; resources/list shows the lists.`);
+      if (!uri.startsWith(LIST_URI)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}; resources/list shows the lists.`, { uri });
       const listId = decodeURIComponent(uri.slice(LIST_URI.length));
       try {
         const output = await invoke(ctx, 'list_items', { params: { listId }, body: undefined });
         return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(output) }] };
       } catch (err) {
-        if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
         throw err;
       }
     }),

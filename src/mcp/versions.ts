@@ -88,6 +88,9 @@ export function classify(ctx: Context, body: unknown): Era {
       INVALID_PARAMS,
       `A 2026-07-28 request carries params._meta with '${META.protocolVersion}' and '${META.clientCapabilities}' (an object, {} for none).`,
     );
+  // The headers first: a header that disagrees with the body is refused as such, whatever the version.
+  const mismatch = headerMismatch(ctx, body.method, params ?? {}, String(claimed));
+  if (mismatch) return refuse(400, MODERN_ERROR.headerMismatch, `Header mismatch: ${mismatch}`);
   if (typeof claimed !== 'string' || !isModern(claimed))
     return refuse(
       400,
@@ -101,15 +104,13 @@ export function classify(ctx: Context, body: unknown): Era {
   const info = meta[META.clientInfo];
   if (info !== undefined && !(isObject(info) && typeof info.name === 'string' && typeof info.version === 'string'))
     return refuse(400, INVALID_PARAMS, `'${META.clientInfo}' is an object with a name and a version.`);
-  const mismatch = headerMismatch(ctx, body.method, params ?? {}, claimed);
-  if (mismatch) return refuse(400, MODERN_ERROR.headerMismatch, `Header mismatch: ${mismatch}`);
   return {
     era: 'modern',
     request: {
       id: id ?? undefined,
       method: body.method,
       params: params ?? {},
-      protocolVersion: claimed,
+      protocolVersion: claimed as string,
       clientCapabilities: meta[META.clientCapabilities] as ClientCapabilities,
       clientInfo: info as ModernRequest['clientInfo'],
     },

@@ -105,6 +105,21 @@ describe('MCP 2026-07-28', () => {
       expect(error(res)).toMatchObject({ id: 5, error: { code: -32022, data: { supported: [MODERN_VERSION, ...LEGACY], requested: '2099-01-01' } } });
     });
 
+    it('refuses an envelope version unlike the header as a header mismatch (-32020), whatever the version', async () => {
+      const message = {
+        ...modernMessage(8, 'server/discover'),
+        params: { _meta: { ...modernMessage(8, 'x').params._meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      };
+      const res = await mcpPost(server.baseUrl, message, {
+        ...auth,
+        'Content-Type': 'application/json',
+        'MCP-Protocol-Version': MODERN_VERSION,
+        'Mcp-Method': 'server/discover',
+      });
+      expect(res.status).toBe(400);
+      expect(error(res).error.code).toBe(-32020);
+    });
+
     it('refuses a request that names 2026-07-28 in its header but carries no envelope with -32602, 400', async () => {
       const res = await mcpPost(
         server.baseUrl,
@@ -151,8 +166,9 @@ describe('MCP 2026-07-28', () => {
     });
 
     it('reports a resource that does not exist as -32602, not the older -32002', async () => {
-      const res = await post('resources/read', { uri: 'listkeeper://lists/00000000-0000-4000-8000-000000000000' });
-      expect(error(res).error.code).toBe(-32602);
+      const uri = 'listkeeper://lists/00000000-0000-4000-8000-000000000000';
+      const res = await post('resources/read', { uri });
+      expect(error(res).error).toMatchObject({ code: -32602, data: { uri } });
     });
 
     it('takes a notification with 202 and no body', async () => {
