@@ -9,6 +9,7 @@ import type { ToolDefinition } from '../core/operation-spec.js';
 import { invoke, operationSpec, parameterNames, takesBody } from '../operations/dispatch.js';
 import type { OperationContext } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
+import { confirmationAsked, type Confirmation } from '../core/confirmation.js';
 import { readToolArguments } from './arguments.js';
 import { method, type McpMethod } from './methods.js';
 
@@ -66,17 +67,32 @@ export function toolResult(name: string, input: Record<string, unknown>, output:
   return result;
 }
 
+/** The confirmation each result's operation asked for (a preview, or a refusal for want of a flag). */
+const confirmations = new WeakMap<CallToolResult, Confirmation>();
+
+/** The confirmation a tool result asks for, if its operation asked one (core/confirmation.ts). */
+export function confirmationIn(result: CallToolResult): Confirmation | undefined {
+  return confirmations.get(result);
+}
+
 /** Runs one tool call; every refusal becomes an `isError` result, never a protocol error. */
 export async function callTool(opContext: OperationContext, name: string, args: Record<string, unknown>, validateResponses: boolean): Promise<CallToolResult> {
   const tool = toolByName.get(name);
   if (!tool) return errorResult(`Unknown tool '${name}'; call tools/list for the tools listkeeper has.`);
+  let answer: unknown;
+  let result: CallToolResult;
   try {
     const input = readToolArguments(tool, args, parameterNames(name), takesBody(name));
     const output = (await invoke(opContext, name, input, { validateOutput: validateResponses })) as Record<string, unknown>;
-    return toolResult(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
+    answer = output;
+    result = toolResult(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
   } catch (err) {
-    return refusalResult(opContext, name, err);
+    answer = err;
+    result = refusalResult(opContext, name, err);
   }
+  const asked = confirmationAsked(answer);
+  if (asked) confirmations.set(result, asked);
+  return result;
 }
 
 /** An operation's refusal as a tool result; anything else is logged and answered generically. */
