@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { EVENTS_CAPABILITY, EVENTS_EXTENSION } from './events.js';
 import { method, type McpMethod } from './methods.js';
+import { TASKS_EXTENSION } from './tasks.js';
 import { ALL_VERSIONS } from './versions.js';
 
 export const SERVER_INFO = { name: 'listkeeper', version: '0.1.0' };
@@ -30,7 +31,7 @@ export const LEGACY_CAPABILITIES = { ...CORE_CAPABILITIES, experimental: { event
 /** The capabilities `server/discover` names: the core ones and the extensions offered. */
 export const MODERN_CAPABILITIES = {
   ...CORE_CAPABILITIES,
-  extensions: { [EVENTS_EXTENSION]: EVENTS_CAPABILITY },
+  extensions: { [EVENTS_EXTENSION]: EVENTS_CAPABILITY, [TASKS_EXTENSION]: {} },
 };
 
 /**

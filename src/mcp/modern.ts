@@ -14,7 +14,8 @@ import type { McpMethod, MethodResult } from './methods.js';
 import { resourceMethods } from './resources.js';
 import { listToolsMethod, responseJson } from './tools.js';
 import { callToolModern } from './tool-call.js';
-import { META, type JsonRpcId, type ModernRequest } from './versions.js';
+import { taskMethods } from './tasks.js';
+import { META, MODERN_ERROR, type JsonRpcId, type ModernRequest } from './versions.js';
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
@@ -39,11 +40,20 @@ export function answer(ctx: Context, status: number, body: unknown): void {
   ctx.body = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
 }
 
-/** The methods one request can reach, over its caller's operation context. */
-function methods(opContext: OperationContext): Map<string, McpMethod> {
-  const all = [discoverMethod, listToolsMethod, ...resourceMethods(opContext), ...eventMethods(opContext)];
+/** The methods one request can reach, over its caller's operation context and its capabilities. */
+function methods(opContext: OperationContext, request: ModernRequest): Map<string, McpMethod> {
+  const all = [
+    discoverMethod,
+    listToolsMethod,
+    ...resourceMethods(opContext),
+    ...eventMethods(opContext),
+    ...taskMethods(opContext, request.clientCapabilities),
+  ];
   return new Map(all.map((m) => [m.name, m]));
 }
+
+/** The HTTP status of a method's JSON-RPC error: 400 where the revision says so, else 200. */
+const STATUS_OF_ERROR: Record<number, number> = { [MODERN_ERROR.missingClientCapability]: 400 };
 
 /** Serves one checked 2026-07-28 message. */
 export async function handleModern(ctx: Context, request: ModernRequest, options: McpOptions): Promise<void> {
@@ -61,7 +71,7 @@ export async function handleModern(ctx: Context, request: ModernRequest, options
     if ('error' in outcome) return answer(ctx, 200, errorBody(id, outcome.error.code, outcome.error.message, outcome.error.data));
     return answer(ctx, 200, responseJson(id, outcome.result, { resultType: outcome.resultType ?? 'complete', _meta: RESULT_META }));
   }
-  const handler = methods(opContext).get(request.method);
+  const handler = methods(opContext, request).get(request.method);
   if (!handler) return answer(ctx, 404, errorBody(id, METHOD_NOT_FOUND, `Method not found: ${request.method}. server/discover lists what this server offers.`));
   const parsed = handler.schema.safeParse({ method: request.method, params: request.params });
   if (!parsed.success) {
@@ -72,7 +82,7 @@ export async function handleModern(ctx: Context, request: ModernRequest, options
     const result = await handler.handle(parsed.data as never);
     return answer(ctx, 200, { jsonrpc: '2.0', id, result: complete(request.method, result) });
   } catch (err) {
-    if (err instanceof McpError) return answer(ctx, 200, errorBody(id, err.code, err.message, err.data));
+    if (err instanceof McpError) return answer(ctx, STATUS_OF_ERROR[err.code] ?? 200, errorBody(id, err.code, err.message, err.data));
     opContext.log.error({ err, method: request.method }, 'MCP request failed');
     return answer(ctx, 200, errorBody(id, INTERNAL_ERROR, 'listkeeper failed on this request with an internal error; it was logged.'));
   }

@@ -1,11 +1,13 @@
 /**
  * tools/call on 2026-07-28: the call itself (`tools.ts`), and what this revision adds around
  * it for a client that declares it can take it: a confirmation asked of the person by
- * elicitation (`elicitation.ts`).
+ * elicitation (`elicitation.ts`), and a task handle for work that runs on past the answer
+ * (`tasks.ts`).
  */
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationContext } from '../core/context.js';
 import { answerTo, canElicit, confirmationRequest, declined, inputResponsesProblem } from './elicitation.js';
+import { takesTasks, taskFor } from './tasks.js';
 import { callTool, confirmationIn } from './tools.js';
 import type { ModernRequest } from './versions.js';
 
@@ -28,11 +30,14 @@ export async function callToolModern(opContext: OperationContext, request: Moder
   const problem = inputResponsesProblem(inputResponses);
   if (problem) return { error: { code: INVALID_PARAMS, message: problem } };
   const { name, arguments: args = {} } = parsed.data.params;
-  return confirmedCall(opContext, name, args, validateResponses, {
+  const outcome = await confirmedCall(opContext, name, args, validateResponses, {
     elicit: canElicit(request.clientCapabilities),
     inputResponses: inputResponses as Record<string, unknown> | undefined,
     requestState,
   });
+  if (!('result' in outcome) || outcome.resultType || !takesTasks(request.clientCapabilities)) return outcome;
+  const task = await taskFor(opContext, name, outcome.result);
+  return task ? { result: task as never, resultType: 'task' } : outcome;
 }
 
 /**
