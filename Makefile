@@ -55,12 +55,14 @@ $(MCP_TOOLS)/node_modules/.package-lock.json: $(MCP_TOOLS)/package.json $(MCP_TO
 
 mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json | $(NODE22) ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
 
-gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml
+gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml, and docs/configuration.md from src/core/config.ts
 	npx tsx codegen/gen.ts
+	npx tsx codegen/config-docs.ts
 
+GENERATED := src/generated sdk/src/generated docs/export.schema.json docs/configuration.md
 gen-check: gen ## Fail when `make gen` changes a committed file
-	@git diff --exit-code --stat -- src/generated sdk/src/generated docs/export.schema.json || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
-	@test -z "$$(git ls-files --others --exclude-standard -- src/generated sdk/src/generated docs/export.schema.json)" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- src/generated sdk/src/generated; exit 1; }
+	@git diff --exit-code --stat -- $(GENERATED) || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard -- $(GENERATED))" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- $(GENERATED); exit 1; }
 
 lint: setup ## Lint the OpenAPI document (strict Redocly), the layering (dependency-cruiser) and the code (Biome: lint and format)
 	npx redocly lint $(SPEC) --config openapi/redocly.yaml
