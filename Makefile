@@ -22,8 +22,9 @@ endif
 # What `make test` counts for its closing line (test/support/summary.ts).
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
+STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -125,8 +126,17 @@ conformance-cli: mcp-tools ## The same CLI by hand against a running service: UR
 test-install: setup ## A production install: npm pack, npm install --omit=dev in a clean folder, start, /readyz
 	test/install/production.sh
 
-test: lint gen-check typecheck build browser test-unit contract test-install ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
-	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
+# `make test` times its stages: a marker after each one writes the clock to STAGE_LOG (make
+# builds prerequisites in order, one at a time), and the summary prints the time between markers.
+TEST_STAGES := lint gen-check typecheck build browser test-unit contract test-install
+test: stage-clock $(foreach stage,$(TEST_STAGES),$(stage) stage-done-$(stage)) ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing, install; each stage's time
+	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG) $(STAGE_LOG)
+
+stage-clock:
+	@mkdir -p $(dir $(STAGE_LOG)) && printf 'start\t%s\n' "$$(node -p 'Date.now()')" > $(STAGE_LOG)
+
+stage-done-%:
+	@printf '%s\t%s\n' $* "$$(node -p 'Date.now()')" >> $(STAGE_LOG)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling, the goals of #20 (BENCH_ONLY, BENCH_PROFILE=1: bench/run.ts)
 	npx tsx bench/run.ts
