@@ -80,7 +80,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => valu
  * Content-Type and MCP-Protocol-Version headers it requires, a JSON-RPC request with an id,
  * a tool name, plain arguments and nothing else (no `_meta`, no task). Such a call is
  * answered by `callTool` directly, as the protocol server would answer it: building that
- * server and its transport per request made an MCP get_item cost twice a REST one
+ * server and its transport per request made an MCP get_item cost far more than a REST one
  * (bench/README.md). Anything else (initialize, tools/list, resources, notifications, a
  * request with `_meta`, a malformed one) goes to the SDK, which answers or refuses it.
  */

@@ -38,7 +38,7 @@ export function responseJson(id: string | number, result: CallToolResult, extra?
   const isError = result.isError ? ',"isError":true' : '';
   const closing = extra ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
   // Written part by part into one buffer, as UTF-8: joined into one string first, the answer (the
-  // page twice) cost the server 10% more CPU a list_items call (bench/README.md), in copying and collecting.
+  // page twice) cost the server more CPU a list_items call (bench/README.md), in copying and collecting.
   const parts = [
     '{"result":{"content":',
     JSON.stringify(result.content),
