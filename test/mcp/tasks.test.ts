@@ -156,6 +156,16 @@ describe('MCP tasks', () => {
     }
   });
 
+  it('routes tasks/get by Mcp-Name: a header naming another task is a header mismatch (-32020, 400)', async () => {
+    const created = await startImport('Routed');
+    const res = await modernPost(server.baseUrl, modernMessage(1, 'tasks/get', { taskId: created.taskId }, TASKS), {
+      Authorization: `Bearer ${ada.key}`,
+      'Mcp-Name': 'import.00000000-0000-4000-8000-000000000000',
+    });
+    expect(res.status).toBe(400);
+    expect(errorOf(res).code).toBe(-32020);
+  });
+
   it('names the extension in server/discover', async () => {
     const discovered = result<{ capabilities: { extensions: Record<string, unknown> } }>(await rpc(ada, 'server/discover', {}));
     expect(discovered.capabilities.extensions['io.modelcontextprotocol/tasks']).toEqual({});
