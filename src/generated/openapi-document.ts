@@ -4955,7 +4955,6 @@ export const openapiDocument: Record<string, unknown> = {
         }
       },
       "ValueInput": {
-        "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
         "type": [
           "string",
           "number",
@@ -4975,7 +4974,7 @@ export const openapiDocument: Record<string, unknown> = {
         "pattern": "^[^\\x00]*$"
       },
       "ValuesInput": {
-        "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+        "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
         "anyOf": [
           {
             "type": "array",

@@ -3317,7 +3317,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3334,7 +3334,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3358,7 +3357,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3520,7 +3518,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3537,7 +3535,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3561,7 +3558,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4518,7 +4514,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4535,7 +4531,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4559,7 +4554,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4811,7 +4805,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4828,7 +4822,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4852,7 +4845,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -5537,7 +5529,6 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5721,7 +5712,6 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",

@@ -1497,9 +1497,8 @@ export interface components {
             nextChangedSince?: string;
             links: components["schemas"]["LinkRoots"];
         };
-        /** @description Select: label or option id; multiSelect: an array of them; "" clears. */
         ValueInput: string | number | boolean | (string | number)[] | null;
-        /** @description Pairs `[{"property": "<id or name>", "value": …}]` or an object by property id or name. */
+        /** @description Pairs `[{"property": "<id or name>", "value": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; "" clears. */
         ValuesInput: {
             property: string;
             value?: components["schemas"]["ValueInput"];
