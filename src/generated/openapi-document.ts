@@ -1642,7 +1642,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "trash"
         ],
-        "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.\n",
+        "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\n`limit` counts per kind: without `type`, a page holds up to `limit` items and up to\n`limit` lists, merged newest first. While `hasMore`, pass `nextCursor` as `cursor`\n(with the same `type`) for the next entries of each kind; a kind already read to\nits end adds nothing to later pages.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.\n",
         "x-mcp": {
           "title": "List the trash",
           "description": "Deleted items and lists of about the last 30 days, newest first, each with `purgesAt`.\nRestore one with restore_deleted.\n",

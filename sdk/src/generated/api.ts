@@ -386,6 +386,10 @@ export interface paths {
          * List the trash
          * @description Items and lists deleted in about the last 30 days, newest first, each with
          *     `purgesAt` (when it is gone for good). Restore one with restore_deleted.
+         *     `limit` counts per kind: without `type`, a page holds up to `limit` items and up to
+         *     `limit` lists, merged newest first. While `hasMore`, pass `nextCursor` as `cursor`
+         *     (with the same `type`) for the next entries of each kind; a kind already read to
+         *     its end adds nothing to later pages.
          *     Example: `list_deleted {"type": "item", "limit": 10}`.
          */
         get: operations["list_deleted"];
