@@ -6520,34 +6520,7 @@ export const openapiDocument: Record<string, unknown> = {
                 "minItems": 1,
                 "maxItems": 20,
                 "items": {
-                  "type": "object",
-                  "required": [
-                    "title"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "title": {
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 2000,
-                      "description": "`{date}` becomes the run's local date (YYYY-MM-DD)."
-                    },
-                    "body": {
-                      "type": "string",
-                      "maxLength": 20000
-                    },
-                    "dueInDays": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 365,
-                      "description": "Due this many days after the run's local day."
-                    },
-                    "dueTime": {
-                      "type": "string",
-                      "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
-                      "description": "HH:MM local time of the due date; needs dueInDays."
-                    }
-                  }
+                  "$ref": "#/components/schemas/AutomationItemTemplate"
                 }
               }
             }
@@ -6670,6 +6643,37 @@ export const openapiDocument: Record<string, unknown> = {
             }
           }
         ]
+      },
+      "AutomationItemTemplate": {
+        "description": "An item a `createItems` action adds at each run.",
+        "type": "object",
+        "required": [
+          "title"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2000,
+            "description": "`{date}` becomes the run's local date (YYYY-MM-DD)."
+          },
+          "body": {
+            "type": "string",
+            "maxLength": 20000
+          },
+          "dueInDays": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 365,
+            "description": "Due this many days after the run's local day."
+          },
+          "dueTime": {
+            "type": "string",
+            "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
+            "description": "HH:MM local time of the due date; needs dueInDays."
+          }
+        }
       },
       "AutomationList": {
         "type": "object",

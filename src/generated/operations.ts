@@ -8252,6 +8252,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "minItems": 1,
                           "maxItems": 20,
                           "items": {
+                            "description": "An item a `createItems` action adds at each run.",
                             "type": "object",
                             "required": [
                               "title"
@@ -8647,6 +8648,7 @@ export const operationTable: readonly OperationSpec[] = [
                         "minItems": 1,
                         "maxItems": 20,
                         "items": {
+                          "description": "An item a `createItems` action adds at each run.",
                           "type": "object",
                           "required": [
                             "title"

@@ -1864,15 +1864,7 @@ export interface components {
             type: "createItems";
             /** @description List id, `tasks` or `notes`; default `tasks`. */
             listId?: string;
-            items: {
-                /** @description `{date}` becomes the run's local date (YYYY-MM-DD). */
-                title: string;
-                body?: string;
-                /** @description Due this many days after the run's local day. */
-                dueInDays?: number;
-                /** @description HH:MM local time of the due date; needs dueInDays. */
-                dueTime?: string;
-            }[];
+            items: components["schemas"]["AutomationItemTemplate"][];
         } | {
             /** @constant */
             type: "archiveCompleted";
@@ -1908,6 +1900,16 @@ export interface components {
             url: string;
             /** @default false */
             includeDigest?: boolean;
+        };
+        /** @description An item a `createItems` action adds at each run. */
+        AutomationItemTemplate: {
+            /** @description `{date}` becomes the run's local date (YYYY-MM-DD). */
+            title: string;
+            body?: string;
+            /** @description Due this many days after the run's local day. */
+            dueInDays?: number;
+            /** @description HH:MM local time of the due date; needs dueInDays. */
+            dueTime?: string;
         };
         AutomationList: {
             count: number;
