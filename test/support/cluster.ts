@@ -18,6 +18,7 @@ const MAIN = path.join(root, 'dist/src/main.js');
 
 export interface ServiceProcess {
   name: string;
+  pid: number;
   port: number;
   url: string;
   /** Everything the process wrote to stderr and stdout (its logs). */
@@ -50,6 +51,7 @@ export async function startServiceProcess(name: string, env: Record<string, stri
   }
   return {
     name,
+    pid: child.pid!,
     port: listenPort,
     url,
     output: () => output,
