@@ -612,7 +612,7 @@ export interface paths {
          * @description Your whole workspace as one JSON document in the listkeeper export format (version 1,
          *     `docs/export.schema.json` in the repository is its JSON Schema): every live list with
          *     its properties and options, and every item on it (archived ones too) with body, values,
-         *     status, dates, its chat, and its attachments as signed links valid for a week. Items in
+         *     status, dates, its chat, and its attachments as signed links valid for an hour. Items in
          *     the trash are left out. create_import with `format: listkeeper` reads it back, here or on
          *     another listkeeper.
          */
@@ -2170,7 +2170,7 @@ export interface components {
                 bucketPath: string;
                 mimeType: string;
                 bytes?: number | null;
-                /** @description A signed link to the file, valid for a week from the export. */
+                /** @description A signed link to the file, valid for an hour from the export. */
                 url: string;
             }[];
         };

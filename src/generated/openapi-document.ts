@@ -2291,7 +2291,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "data"
         ],
-        "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.\n",
+        "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for an hour. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.\n",
         "responses": {
           "200": {
             "description": "The export document.",
@@ -7805,7 +7805,7 @@ export const openapiDocument: Record<string, unknown> = {
                 "url": {
                   "type": "string",
                   "maxLength": 2000,
-                  "description": "A signed link to the file, valid for a week from the export.",
+                  "description": "A signed link to the file, valid for an hour from the export.",
                   "pattern": "^[^\\x00]*$"
                 }
               },

@@ -9577,7 +9577,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/export",
     "summary": "Export your workspace",
-    "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.",
+    "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for an hour. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.",
     "tool": null,
     "successStatus": 200,
     "successContentType": "application/json",
@@ -9967,7 +9967,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "url": {
                             "type": "string",
                             "maxLength": 2000,
-                            "description": "A signed link to the file, valid for a week from the export."
+                            "description": "A signed link to the file, valid for an hour from the export."
                           }
                         }
                       }
@@ -10448,7 +10448,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -10920,7 +10920,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -11551,7 +11551,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -12023,7 +12023,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }

@@ -114,7 +114,7 @@ export function registerDataPages(router: Router, kit: PageKit): void {
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <section class="card" aria-labelledby="export-h">
 <h2 id="export-h">Export</h2>
-<p>Everything you keep, as one file in the listkeeper export format: lists, items, values, chats, and links to attachments (valid for a week).</p>
+<p>Everything you keep, as one file in the listkeeper export format: lists, items, values, chats, and links to attachments (valid for an hour; an import into this account reads your own files without them).</p>
 <p><a href="${DATA_PATH}/export.json" download>Download everything (JSON)</a></p>
 <form method="get" action="${DATA_PATH}/list.csv">
 <label for="list">One list as CSV</label>

@@ -107,7 +107,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     // Everything a list needs happens inside this try: whatever fails, fails that list (and the
     // import goes on), rather than the job, whose retry would find the import already claimed.
     try {
-      downloads = await fetchAttachments(ctx, list, deps.config, now, listWarnings);
+      downloads = await fetchAttachments(ctx, list, deps.config, listWarnings);
       const outcome = await db.transaction(async (trx) => {
         const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, async (written) => {
           // Progress from outside the list's transaction, so readers see it while the list is written.
