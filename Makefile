@@ -8,6 +8,12 @@ SPEC := openapi/openapi.yaml
 SCHEMATHESIS_VERSION := 4.32.5
 VENV := .venv
 SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
+# openapi-python-client generates a Python client from the served spec for
+# test/contract/python-client.test.ts; its own virtualenv, pinned (the clients it writes need
+# only httpx and attrs, which it brings).
+PYTHON_CLIENT_VERSION := 0.29.1
+PYTHON_CLIENT_VENV := .venv-python-client
+PYTHON_CLIENT_STAMP := $(PYTHON_CLIENT_VENV)/.openapi-python-client-$(PYTHON_CLIENT_VERSION)
 # Node 22 LTS is the runtime (package.json `engines`): the dependency tree supports it without
 # warnings, and Node 20 reached its end of life in April 2026. Where the machine's own node is
 # older (these CI machines have Node 20), make installs Node 22 from npm into tools/node22 and
@@ -24,7 +30,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -106,7 +112,14 @@ pg-tools: ## Install Debian's Postgres 15 (server and pg_dump) for the backup te
 	  $(SUDO)mkdir -p /etc/postgresql-common && { test -f /etc/postgresql-common/createcluster.conf || echo 'create_main_cluster = false' | $(SUDO)tee /etc/postgresql-common/createcluster.conf >/dev/null; } && \
 	  $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y --no-install-recommends postgresql-15; }
 
-test-unit: setup build mcp-tools browser pg-tools ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
+$(PYTHON_CLIENT_STAMP):
+	python3 -m venv $(PYTHON_CLIENT_VENV)
+	$(PYTHON_CLIENT_VENV)/bin/pip install --quiet --disable-pip-version-check openapi-python-client==$(PYTHON_CLIENT_VERSION)
+	@rm -f $(PYTHON_CLIENT_VENV)/.openapi-python-client-* && touch $@
+
+python-client: $(PYTHON_CLIENT_STAMP) ## Install the pinned openapi-python-client for the generated Python client test (from PyPI)
+
+test-unit: setup build mcp-tools browser pg-tools python-client ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	@rm -f $(JEST_REPORT) && mkdir -p $(dir $(JEST_REPORT))
 	$(JEST) --maxWorkers=2 --json --outputFile=$(JEST_REPORT)

@@ -300,12 +300,16 @@ function portableOutput(schema: JsonObject): JsonObject {
   return asObject(walk(schema));
 }
 
-/** Tool annotations without the title the tool already carries at its top level, nor hints a read-only tool has no use for. */
+/**
+ * Tool annotations without the title the tool already carries at its top level. Every tool
+ * states readOnlyHint, destructiveHint and openWorldHint (the original API's promise, so a
+ * client that reads destructiveHint alone never takes a read for a deletion); idempotentHint,
+ * which the MCP schema gives a meaning only beside readOnlyHint false, a read-only tool leaves out.
+ */
 function withoutTitle(annotations: JsonObject): JsonObject {
   const { title: _, ...rest } = annotations;
-  // The MCP schema says destructiveHint and idempotentHint mean something only when a tool is not read-only.
   if (rest.readOnlyHint === true) {
-    const { destructiveHint: _d, idempotentHint: _i, ...read } = rest;
+    const { idempotentHint: _i, ...read } = rest;
     return read;
   }
   return rest;

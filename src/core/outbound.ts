@@ -105,6 +105,8 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
     throw new OutboundError(`only https URLs are fetched; received ${url.protocol.replace(':', '')}.`);
+  // Credentials in a URL would be sent to whoever the host is: refused, whatever the settings.
+  if (url.username || url.password) throw new OutboundError('a URL with a user name or password is not fetched; give one without them.');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host) && !allowPrivate && !isPublicAddress(host))
     throw new OutboundError(`${host} is a private, loopback or reserved address; only public addresses are fetched.`);

@@ -386,6 +386,10 @@ export interface paths {
          * List the trash
          * @description Items and lists deleted in about the last 30 days, newest first, each with
          *     `purgesAt` (when it is gone for good). Restore one with restore_deleted.
+         *     `limit` counts per kind: without `type`, a page holds up to `limit` items and up to
+         *     `limit` lists, merged newest first. While `hasMore`, pass `nextCursor` as `cursor`
+         *     (with the same `type`) for the next entries of each kind; a kind already read to
+         *     its end adds nothing to later pages.
          *     Example: `list_deleted {"type": "item", "limit": 10}`.
          */
         get: operations["list_deleted"];
@@ -608,7 +612,7 @@ export interface paths {
          * @description Your whole workspace as one JSON document in the listkeeper export format (version 1,
          *     `docs/export.schema.json` in the repository is its JSON Schema): every live list with
          *     its properties and options, and every item on it (archived ones too) with body, values,
-         *     status, dates, its chat, and its attachments as signed links valid for a week. Items in
+         *     status, dates, its chat, and its attachments as signed links valid for an hour. Items in
          *     the trash are left out. create_import with `format: listkeeper` reads it back, here or on
          *     another listkeeper.
          */
@@ -1744,9 +1748,8 @@ export interface components {
             nextChangedSince?: string;
             links: components["schemas"]["LinkRoots"];
         };
-        /** @description Select: label or option id; multiSelect: an array of them; "" clears. */
         ValueInput: string | number | boolean | (string | number)[] | null;
-        /** @description Pairs `[{"property": "<id or name>", "value": …}]` or an object by property id or name. */
+        /** @description Pairs `[{"property": "<id or name>", "value": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; "" clears. */
         ValuesInput: {
             property: string;
             value?: components["schemas"]["ValueInput"];
@@ -2108,15 +2111,7 @@ export interface components {
             type: "createItems";
             /** @description List id, `tasks` or `notes`; default `tasks`. */
             listId?: string;
-            items: {
-                /** @description `{date}` becomes the run's local date (YYYY-MM-DD). */
-                title: string;
-                body?: string;
-                /** @description Due this many days after the run's local day. */
-                dueInDays?: number;
-                /** @description HH:MM local time of the due date; needs dueInDays. */
-                dueTime?: string;
-            }[];
+            items: components["schemas"]["AutomationItemTemplate"][];
         } | {
             /** @constant */
             type: "archiveCompleted";
@@ -2152,6 +2147,16 @@ export interface components {
             url: string;
             /** @default false */
             includeDigest?: boolean;
+        };
+        /** @description An item a `createItems` action adds at each run. */
+        AutomationItemTemplate: {
+            /** @description `{date}` becomes the run's local date (YYYY-MM-DD). */
+            title: string;
+            body?: string;
+            /** @description Due this many days after the run's local day. */
+            dueInDays?: number;
+            /** @description HH:MM local time of the due date; needs dueInDays. */
+            dueTime?: string;
         };
         AutomationList: {
             count: number;
@@ -2412,7 +2417,7 @@ export interface components {
                 bucketPath: string;
                 mimeType: string;
                 bytes?: number | null;
-                /** @description A signed link to the file, valid for a week from the export. */
+                /** @description A signed link to the file, valid for an hour from the export. */
                 url: string;
             }[];
         };

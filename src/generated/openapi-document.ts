@@ -1642,7 +1642,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "trash"
         ],
-        "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.\n",
+        "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\n`limit` counts per kind: without `type`, a page holds up to `limit` items and up to\n`limit` lists, merged newest first. While `hasMore`, pass `nextCursor` as `cursor`\n(with the same `type`) for the next entries of each kind; a kind already read to\nits end adds nothing to later pages.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.\n",
         "x-mcp": {
           "title": "List the trash",
           "description": "Deleted items and lists of about the last 30 days, newest first, each with `purgesAt`.\nRestore one with restore_deleted.\n",
@@ -2291,7 +2291,7 @@ export const openapiDocument: Record<string, unknown> = {
         "tags": [
           "data"
         ],
-        "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.\n",
+        "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for an hour. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.\n",
         "responses": {
           "200": {
             "description": "The export document.",
@@ -4975,7 +4975,6 @@ export const openapiDocument: Record<string, unknown> = {
         }
       },
       "ValueInput": {
-        "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
         "type": [
           "string",
           "number",
@@ -4995,7 +4994,7 @@ export const openapiDocument: Record<string, unknown> = {
         "pattern": "^[^\\x00]*$"
       },
       "ValuesInput": {
-        "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+        "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
         "anyOf": [
           {
             "type": "array",
@@ -6541,34 +6540,7 @@ export const openapiDocument: Record<string, unknown> = {
                 "minItems": 1,
                 "maxItems": 20,
                 "items": {
-                  "type": "object",
-                  "required": [
-                    "title"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "title": {
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 2000,
-                      "description": "`{date}` becomes the run's local date (YYYY-MM-DD)."
-                    },
-                    "body": {
-                      "type": "string",
-                      "maxLength": 20000
-                    },
-                    "dueInDays": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 365,
-                      "description": "Due this many days after the run's local day."
-                    },
-                    "dueTime": {
-                      "type": "string",
-                      "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
-                      "description": "HH:MM local time of the due date; needs dueInDays."
-                    }
-                  }
+                  "$ref": "#/components/schemas/AutomationItemTemplate"
                 }
               }
             }
@@ -6691,6 +6663,37 @@ export const openapiDocument: Record<string, unknown> = {
             }
           }
         ]
+      },
+      "AutomationItemTemplate": {
+        "description": "An item a `createItems` action adds at each run.",
+        "type": "object",
+        "required": [
+          "title"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2000,
+            "description": "`{date}` becomes the run's local date (YYYY-MM-DD)."
+          },
+          "body": {
+            "type": "string",
+            "maxLength": 20000
+          },
+          "dueInDays": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 365,
+            "description": "Due this many days after the run's local day."
+          },
+          "dueTime": {
+            "type": "string",
+            "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
+            "description": "HH:MM local time of the due date; needs dueInDays."
+          }
+        }
       },
       "AutomationList": {
         "type": "object",
@@ -7822,7 +7825,7 @@ export const openapiDocument: Record<string, unknown> = {
                 "url": {
                   "type": "string",
                   "maxLength": 2000,
-                  "description": "A signed link to the file, valid for a week from the export.",
+                  "description": "A signed link to the file, valid for an hour from the export.",
                   "pattern": "^[^\\x00]*$"
                 }
               },

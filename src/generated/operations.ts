@@ -3324,7 +3324,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3341,7 +3341,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3365,7 +3364,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -3527,7 +3525,7 @@ export const operationTable: readonly OperationSpec[] = [
                 "description": "Markdown."
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -3544,7 +3542,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -3568,7 +3565,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4526,7 +4522,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4543,7 +4539,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4567,7 +4562,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -4819,7 +4813,7 @@ export const operationTable: readonly OperationSpec[] = [
                 }
               },
               "values": {
-                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name.",
+                "description": "Pairs `[{\"property\": \"<id or name>\", \"value\": …}]` or an object by property id or name. A select value is a label or option id, a multiSelect one an array of them; \"\" clears.",
                 "anyOf": [
                   {
                     "type": "array",
@@ -4836,7 +4830,6 @@ export const operationTable: readonly OperationSpec[] = [
                           "maxLength": 100
                         },
                         "value": {
-                          "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                           "type": [
                             "string",
                             "number",
@@ -4860,7 +4853,6 @@ export const operationTable: readonly OperationSpec[] = [
                     "type": "object",
                     "maxProperties": 100,
                     "additionalProperties": {
-                      "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                       "type": [
                         "string",
                         "number",
@@ -5547,7 +5539,6 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -5731,7 +5722,6 @@ export const operationTable: readonly OperationSpec[] = [
                 ]
               },
               "value": {
-                "description": "Select: label or option id; multiSelect: an array of them; \"\" clears.",
                 "type": [
                   "string",
                   "number",
@@ -7797,7 +7787,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/trash",
     "summary": "List the trash",
-    "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.",
+    "description": "Items and lists deleted in about the last 30 days, newest first, each with\n`purgesAt` (when it is gone for good). Restore one with restore_deleted.\n`limit` counts per kind: without `type`, a page holds up to `limit` items and up to\n`limit` lists, merged newest first. While `hasMore`, pass `nextCursor` as `cursor`\n(with the same `type`) for the next entries of each kind; a kind already read to\nits end adds nothing to later pages.\nExample: `list_deleted {\"type\": \"item\", \"limit\": 10}`.",
     "tool": {
       "title": "List the trash",
       "description": "Deleted items and lists of about the last 30 days, newest first, each with `purgesAt`.\nRestore one with restore_deleted.",
@@ -8281,6 +8271,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "minItems": 1,
                           "maxItems": 20,
                           "items": {
+                            "description": "An item a `createItems` action adds at each run.",
                             "type": "object",
                             "required": [
                               "title"
@@ -8677,6 +8668,7 @@ export const operationTable: readonly OperationSpec[] = [
                         "minItems": 1,
                         "maxItems": 20,
                         "items": {
+                          "description": "An item a `createItems` action adds at each run.",
                           "type": "object",
                           "required": [
                             "title"
@@ -9614,7 +9606,7 @@ export const operationTable: readonly OperationSpec[] = [
     "method": "GET",
     "path": "/export",
     "summary": "Export your workspace",
-    "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for a week. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.",
+    "description": "Your whole workspace as one JSON document in the listkeeper export format (version 1,\n`docs/export.schema.json` in the repository is its JSON Schema): every live list with\nits properties and options, and every item on it (archived ones too) with body, values,\nstatus, dates, its chat, and its attachments as signed links valid for an hour. Items in\nthe trash are left out. create_import with `format: listkeeper` reads it back, here or on\nanother listkeeper.",
     "tool": null,
     "successStatus": 200,
     "successContentType": "application/json",
@@ -10004,7 +9996,7 @@ export const operationTable: readonly OperationSpec[] = [
                           "url": {
                             "type": "string",
                             "maxLength": 2000,
-                            "description": "A signed link to the file, valid for a week from the export."
+                            "description": "A signed link to the file, valid for an hour from the export."
                           }
                         }
                       }
@@ -10498,7 +10490,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -11173,7 +11165,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -11645,7 +11637,7 @@ export const operationTable: readonly OperationSpec[] = [
                                   "url": {
                                     "type": "string",
                                     "maxLength": 2000,
-                                    "description": "A signed link to the file, valid for a week from the export."
+                                    "description": "A signed link to the file, valid for an hour from the export."
                                   }
                                 }
                               }
@@ -12632,6 +12624,7 @@ export const personOperationTable: readonly OperationSpec[] = [
                     "minItems": 1,
                     "maxItems": 20,
                     "items": {
+                      "description": "An item a `createItems` action adds at each run.",
                       "type": "object",
                       "required": [
                         "title"
@@ -12989,6 +12982,7 @@ export const personOperationTable: readonly OperationSpec[] = [
                     "minItems": 1,
                     "maxItems": 20,
                     "items": {
+                      "description": "An item a `createItems` action adds at each run.",
                       "type": "object",
                       "required": [
                         "title"

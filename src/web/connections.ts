@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { apiKeyHint } from '../domain/accounts/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
+import { whereItReturns } from './format.js';
 import { html } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
 import { listSubscriptions } from '../domain/changes/subscriptions.js';
@@ -39,9 +40,16 @@ export function registerConnections(router: Router, kit: PageKit): void {
       : key
         ? html`<p>Your key <code>${key.hint}</code> was created ${key.created_at.toISOString().slice(0, 10)}.</p>`
         : html`<p>You have no API key. Use one for apps that cannot connect with OAuth.</p>`;
+    // Every return address the app registered, each with where it leads and whether the person allowed it.
+    const addresses = (app: (typeof apps)[number]) =>
+      html`<p class="addresses">${app.redirectUris.map(
+        (uri) =>
+          html`<code>${uri}</code> <span class="muted">— ${whereItReturns(uri)}</span> ${app.approvedRedirectUris.includes(uri) ? html`<span class="badge">allowed</span>` : html`<span class="muted">(not allowed: it would ask you first)</span>`}<br>`,
+      )}</p>`;
     const appItems = apps.map(
       (app) => html`<li><strong>${app.clientName ?? 'An app that gave no name'}</strong><br>
-<span class="muted">Connected ${app.approvedAt ? app.approvedAt.toISOString().slice(0, 10) : ''}${app.redirectUris[0] ? ` · returns to ${URL.parse(app.redirectUris[0])?.host ?? app.redirectUris[0]}` : ''}</span>
+<span class="muted">Connected ${app.approvedAt ? app.approvedAt.toISOString().slice(0, 10) : ''} · returns to:</span>
+${addresses(app)}
 <form method="post" action="${CONNECTIONS_PATH}/apps/revoke"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="grant" value="${app.grantId}"><button class="danger" type="submit">Disconnect</button></form></li>`,
     );
     const made = (credential: string | null) =>

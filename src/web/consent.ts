@@ -6,13 +6,13 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { errors as oidcErrors, type Provider } from 'oidc-provider';
 import { keepClient } from '../auth/oauth/adapter.js';
+import { approvedRedirectUris, approveRedirectUri } from '../auth/oauth/grants.js';
 import { CONSENT_PATH } from './oauth/provider.js';
+import { whereItReturns } from './format.js';
 import { html, page, sendPage } from './html.js';
 import type { PageKit } from './page-kit.js';
 import { currentUser } from './sessions.js';
 import { clientIdentity } from './client-identity.js';
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -72,8 +72,9 @@ export function registerConsent(router: Router, kit: PageKit): void {
     const client = await provider.Client.find(String(details.params.client_id));
     if (!client) return finish(ctx, { error: 'invalid_client', error_description: 'The app is no longer registered.' });
     const redirectUri = String(details.params.redirect_uri);
-    const target = URL.parse(redirectUri);
-    const onThisComputer = target !== null && LOOPBACK_HOSTS.has(target.hostname);
+    const registered = client.redirectUris ?? [];
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+    const approved = approvedRedirectUris(grant);
     const scopes = new Set(String(details.params.scope ?? '').split(' '));
     const appName = client.clientName ?? null;
     sendPage(
@@ -84,7 +85,16 @@ export function registerConsent(router: Router, kit: PageKit): void {
         html`<div class="card">
 <p>${clientIdentity(client)} wants to use your listkeeper account <strong>${user.email}</strong>.</p>
 <p>It will be able to read, add, change and delete your lists and items, as you can. ${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections.</p>
-<p>If you allow it, you go back to:<br><code>${redirectUri}</code>${onThisComputer ? html`<br><span class="muted">— an app on this computer${target?.port ? `, port ${target.port}` : ''}.</span>` : html`<br><span class="muted">— the site ${target?.host ?? ''}.</span>`}</p>
+<p>If you allow it, you go back to:<br><code>${redirectUri}</code><br><span class="muted">— ${whereItReturns(redirectUri)}.</span></p>
+${
+  registered.length > 1
+    ? html`<p>This app registered ${registered.length} return addresses. Allowing it now allows the one above only; for any other it asks you again:</p>
+<p class="addresses">${registered.map(
+        (uri) =>
+          html`<code>${uri}</code> <span class="muted">— ${whereItReturns(uri)}${uri === redirectUri ? ' (this request)' : approved.includes(uri) ? ' (allowed before)' : ''}</span><br>`,
+      )}</p>`
+    : html``
+}
 ${appName ? html`` : html`<p class="muted">The app did not give its name; only allow it if you just started connecting an app yourself.</p>`}
 <form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="csrf" value="${csrf(ctx)}">
@@ -119,6 +129,8 @@ ${appName ? html`` : html`<p class="muted">The app did not give its name; only a
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    // The page showed this address: the consent is for it (provider.ts asks again for any other).
+    approveRedirectUri(grant, String(details.params.redirect_uri));
     const grantId = await grant.save();
     await keepClient(db, clientId);
     await finish(ctx, { consent: { grantId } });

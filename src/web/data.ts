@@ -25,29 +25,78 @@ const TARGETS = ['title', 'body', 'dueAt', 'taskStatus', 'externalId', 'property
 const TYPES = ['', 'text', 'number', 'select', 'multiSelect', 'date', 'checkbox', 'url', 'email'] as const;
 type Preview = components['schemas']['ImportPreview'];
 
-/** The fields and the one file of a multipart form, within `limit` bytes; null when it is not one or too large. */
-function readMultipart(ctx: Context, limit: number): Promise<{ fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
-  if (!ctx.is('multipart/form-data')) return Promise.resolve(null);
+/** A multipart form as read: its fields and its one file. */
+interface Upload {
+  fields: Record<string, string>;
+  file: { name: string; text: string } | null;
+}
+/** Why a multipart body was not read: over the limit, without this browser's token first, or not a form. */
+type Refusal = 'tooLarge' | 'forged' | 'unreadable';
+
+/** True when the body is declared larger than `limit` bytes (its Content-Length): it is refused unread. */
+function declaredTooLarge(ctx: Context, limit: number): boolean {
+  return (ctx.request.length ?? 0) > limit;
+}
+
+/**
+ * Reads a multipart form of at most `limit` bytes, its CSRF token first. The page's forms send
+ * the token as their first field (a browser sends fields in the form's order), so a body whose
+ * first part is not a `csrf` field that `tokenOk` accepts is refused there, before its file
+ * is read; the rest of it (within the limit) is discarded as it arrives, never kept. A body
+ * sent without a length stops being read as soon as it passes the limit.
+ */
+function readMultipart(ctx: Context, limit: number, tokenOk: (token: string) => boolean): Promise<Upload | Refusal> {
+  if (!ctx.is('multipart/form-data')) {
+    ctx.set('Connection', 'close');
+    return Promise.resolve('unreadable');
+  }
   return new Promise((resolve) => {
     const fields: Record<string, string> = {};
     let file: { name: string; chunks: Buffer[] } | null = null;
-    let tooLarge = false;
+    let settled = false;
+    let seen = 0;
     const parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: limit, fieldSize: limit, fields: 400 } });
+    const stop = (refusal: Refusal) => {
+      if (settled) return;
+      settled = true;
+      ctx.req.unpipe(parser);
+      ctx.req.off('data', count);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      parser.destroy();
+      // Within the limit, the rest is read and dropped, so the answer reaches the browser on a
+      // connection still in step; past it, the connection is closed after the answer.
+      if (refusal === 'tooLarge') ctx.set('Connection', 'close');
+      else ctx.req.resume();
+      resolve(refusal);
+    };
+    function count(chunk: Buffer): void {
+      seen += chunk.length;
+      if (seen > limit) stop('tooLarge');
+    }
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) tooLarge = true;
+      if (Object.keys(fields).length === 0 && !(name === 'csrf' && tokenOk(value))) return stop('forged');
+      if (info.valueTruncated) return stop('tooLarge');
       if (!(name in fields)) fields[name] = value;
     });
     parser.on('file', (_name, stream, info) => {
+      if (Object.keys(fields).length === 0) {
+        stream.resume();
+        return stop('forged');
+      }
       const current = { name: info.filename ?? 'file', chunks: [] as Buffer[] };
       file = current;
       stream.on('data', (chunk: Buffer) => current.chunks.push(chunk));
-      stream.on('limit', () => (tooLarge = true));
+      stream.on('limit', () => stop('tooLarge'));
     });
     parser.on('close', () => {
+      if (settled) return;
+      settled = true;
       const got = file as { name: string; chunks: Buffer[] } | null;
-      resolve(tooLarge ? null : { fields, file: got?.chunks.length ? { name: got.name, text: Buffer.concat(got.chunks).toString('utf8') } : null });
+      resolve({ fields, file: got?.chunks.length ? { name: got.name, text: Buffer.concat(got.chunks).toString('utf8') } : null });
     });
-    parser.on('error', () => resolve(null));
+    parser.on('error', () => stop('unreadable'));
+    ctx.req.on('data', count);
     ctx.req.pipe(parser);
   });
 }
@@ -57,7 +106,7 @@ export function registerDataPages(router: Router, kit: PageKit): void {
   const { db, config } = kit.deps;
   const { asPerson } = kit;
 
-  async function overview(ctx: Context, user: WebUser, problem?: string): Promise<void> {
+  async function overview(ctx: Context, user: WebUser, problem?: string, status = 400): Promise<void> {
     const lists = await liveLists(db, user.id);
     const imports = await recentImports(db, user.id);
     const running = imports.some((i) => i.status === 'queued' || i.status === 'running');
@@ -65,7 +114,7 @@ export function registerDataPages(router: Router, kit: PageKit): void {
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <section class="card" aria-labelledby="export-h">
 <h2 id="export-h">Export</h2>
-<p>Everything you keep, as one file in the listkeeper export format: lists, items, values, chats, and links to attachments (valid for a week).</p>
+<p>Everything you keep, as one file in the listkeeper export format: lists, items, values, chats, and links to attachments (valid for an hour; an import into this account reads your own files without them).</p>
 <p><a href="${DATA_PATH}/export.json" download>Download everything (JSON)</a></p>
 <form method="get" action="${DATA_PATH}/list.csv">
 <label for="list">One list as CSV</label>
@@ -97,7 +146,7 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
     // While an import runs, the page reloads itself every two seconds to show its progress.
     sendPage(
       ctx,
-      problem ? 400 : 200,
+      problem ? status : 200,
       running ? text.replace('<meta name="referrer"', '<meta http-equiv="refresh" content="2">\n<meta name="referrer"') : text,
     );
   }
@@ -132,19 +181,26 @@ ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html
     }
   });
 
-  /** A multipart POST from this site with this browser's CSRF token; else answers. */
-  async function upload(ctx: Context): Promise<{ user: WebUser; fields: Record<string, string>; file: { name: string; text: string } | null } | null> {
+  /**
+   * A multipart POST of a signed-in person, from this site with this browser's CSRF token, within
+   * the API's body limit; else answers. The length and the session are checked before any of the
+   * body is read, the token before its file.
+   */
+  async function upload(ctx: Context): Promise<({ user: WebUser } & Upload) | null> {
+    const limit = config.bodyLimitBytes;
+    const declaredLarge = declaredTooLarge(ctx, limit);
+    // Not read at all: the connection closes after the answer.
+    if (declaredLarge) ctx.set('Connection', 'close');
     const user = await kit.signedIn(ctx);
     if (!user) return null;
-    const form = await readMultipart(ctx, config.bodyLimitBytes);
-    if (!form || !kit.fromThisSite(ctx, form.fields.csrf)) {
-      await overview(
-        ctx,
-        user,
-        form
-          ? 'This form expired or was sent from another site; send it again.'
-          : `The file could not be read: send one file of at most ${config.bodyLimitBytes} bytes.`,
-      );
+    const form = declaredLarge ? 'tooLarge' : await readMultipart(ctx, limit, (token) => kit.fromThisSite(ctx, token));
+    if (typeof form === 'string') {
+      const problem: Record<Refusal, string> = {
+        tooLarge: `The file is too large: send one file of at most ${limit} bytes.`,
+        forged: 'This form expired or was sent from another site; send it again.',
+        unreadable: `The file could not be read: send one file of at most ${limit} bytes.`,
+      };
+      await overview(ctx, user, problem[form], form === 'tooLarge' ? 413 : 400);
       return null;
     }
     return { user, ...form };

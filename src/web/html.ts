@@ -77,18 +77,24 @@ ${body}
 }
 
 /**
- * Sends a page with the headers every web page carries: no caching (pages show keys and
- * CSRF tokens), no framing (the consent button must not be clickjacked), and scripts only
+ * The headers every answer of the web pages carries, a whole page, an htmx fragment, a
+ * download or a redirect: no caching (pages show keys and CSRF tokens), no framing (the
+ * consent button must not be clickjacked), no type sniffing, no referrer, and scripts only
  * from this origin (htmx and src/web/static/app.js; no inline script, no eval).
  */
-export function sendPage(ctx: Context, status: number, body: string, fileOrigins: readonly string[] = []): void {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
+export function setPageHeaders(ctx: Context, fileOrigins: readonly string[] = []): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Content-Security-Policy', contentSecurityPolicy(fileOrigins));
+}
+
+/** Sends a page with the headers of setPageHeaders. */
+export function sendPage(ctx: Context, status: number, body: string, fileOrigins: readonly string[] = []): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  setPageHeaders(ctx, fileOrigins);
   ctx.body = body;
 }
 

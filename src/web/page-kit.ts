@@ -60,6 +60,8 @@ export interface ShowOptions extends PageOptions {
 
 export interface PageKit {
   readonly deps: WebDeps;
+  /** The origins of signed file links besides this one (images on the pages load from them). */
+  readonly fileOrigins: readonly string[];
   /** This browser's CSRF token, for the hidden field of every form. */
   csrf(ctx: Context): string;
   /** Refuses a POST from another site or without this browser's CSRF token; returns the form. */
@@ -234,7 +236,24 @@ export function pageKit(deps: WebDeps): PageKit {
     ctx.redirect(safeNext(back, '/lists'));
   }
 
-  return { deps, csrf, checkedForm, signedIn, posted, postedJson, nav, settingsNav, show, asPerson, call, button, fromHtmx, fromThisSite, redirect };
+  return {
+    deps,
+    fileOrigins,
+    csrf,
+    checkedForm,
+    signedIn,
+    posted,
+    postedJson,
+    nav,
+    settingsNav,
+    show,
+    asPerson,
+    call,
+    button,
+    fromHtmx,
+    fromThisSite,
+    redirect,
+  };
 }
 
 function firstValues(params: URLSearchParams): Record<string, string> {

@@ -17,6 +17,7 @@ import { registerDataPages } from './data.js';
 import { registerFindPages } from './find.js';
 import { registerItemPages } from './items.js';
 import { registerListPages } from './lists.js';
+import { setPageHeaders } from './html.js';
 import { pageKit, type WebDeps } from './page-kit.js';
 import { registerSettings } from './settings.js';
 import { registerSignIn } from './sign-in.js';
@@ -28,6 +29,11 @@ export type { WebDeps } from './page-kit.js';
 export function webRoutes(deps: WebDeps): Middleware {
   const router = new Router();
   const kit = pageKit(deps);
+  // Set before the handler runs, so no answer of these routes goes without them (a page may narrow them).
+  router.use(function withPageHeaders(ctx, next) {
+    setPageHeaders(ctx, kit.fileOrigins);
+    return next();
+  });
   registerSignIn(router, kit);
   registerConsent(router, kit);
   registerConnections(router, kit);

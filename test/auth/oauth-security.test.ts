@@ -5,6 +5,12 @@
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { generateKeyPair, importJWK, SignJWT, decodeJwt, type JWK } from 'jose';
+import {
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  registerClient as registerWithSdk,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import {
   HttpBrowser,
@@ -289,6 +295,74 @@ describe('OAuth security', () => {
       const [h, , s] = genuine.accessToken.split('.');
       const payload = Buffer.from(JSON.stringify({ ...genuine.claims, sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
       expect((await api(`${h}.${payload}.${s}`)).status).toBe(401);
+    });
+  });
+
+  describe('consent and return addresses', () => {
+    const CLAUDE = 'https://claude.ai/api/mcp/auth_callback';
+    const EVIL = 'https://evil.example/cb';
+
+    it('asks again for a return address the person did not allow, and shows every address the app registered with its host', async () => {
+      // A client registered (by the MCP SDK, as an MCP client does) with two return addresses, one of them an attacker's.
+      const metadata = (await discoverAuthorizationServerMetadata(server.baseUrl))!;
+      const client = await registerWithSdk(server.baseUrl, {
+        metadata,
+        clientMetadata: {
+          client_name: 'Claude',
+          redirect_uris: [CLAUDE, EVIL],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+        },
+      });
+      const browser = new HttpBrowser(server.baseUrl);
+      const resource = server.baseUrl;
+      // The person allows it once, returning to claude.ai.
+      const first = await startAuthorization(server.baseUrl, { metadata, clientInformation: client, redirectUrl: CLAUDE, resource });
+      let step = await browser.follow(first.authorizationUrl.href);
+      let page = await step.res.text();
+      step = await browser.follow('/signin', { form: { csrf: formValue(page, 'csrf'), next: formValue(page, 'next'), email: ada.email, password: PASSWORD } });
+      expect(new URL(step.url).pathname).toBe('/oauth/consent');
+      page = await step.res.text();
+      // The consent page names every address the app registered, each with its host, and the one this request returns to.
+      for (const text of [CLAUDE, 'claude.ai', EVIL, 'evil.example']) expect(page).toContain(text);
+      const allowed = await browser.follow('/oauth/consent', {
+        form: { csrf: formValue(page, 'csrf'), interaction: formValue(page, 'interaction'), decision: 'allow' },
+      });
+      expect(allowed.location!.startsWith(`${CLAUDE}?`)).toBe(true);
+      const tokens = await exchangeAuthorization(server.baseUrl, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: codeFrom(allowed.location),
+        codeVerifier: first.codeVerifier,
+        redirectUri: CLAUDE,
+        resource,
+      });
+      expect((await api(tokens.access_token)).status).toBe(200);
+
+      // The attacker's authorization to evil.example with its own PKCE challenge: consent again, no code.
+      const stolen = await startAuthorization(server.baseUrl, { metadata, clientInformation: client, redirectUrl: EVIL, resource });
+      const evil = await browser.follow(stolen.authorizationUrl.href);
+      expect(evil.location).toBeNull();
+      expect(new URL(evil.url).pathname).toBe('/oauth/consent');
+      const ask = await evil.res.text();
+      expect(ask).toContain(`you go back to:<br><code>${EVIL}</code>`);
+      expect(ask).toContain('evil.example');
+      // Denied, the attacker gets an error and no code.
+      const denied = await browser.follow('/oauth/consent', {
+        form: { csrf: formValue(ask, 'csrf'), interaction: formValue(ask, 'interaction'), decision: 'deny' },
+      });
+      expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
+      expect(new URL(denied.location!).searchParams.get('code')).toBeNull();
+
+      // The address allowed before still goes straight back.
+      const again = await startAuthorization(server.baseUrl, { metadata, clientInformation: client, redirectUrl: CLAUDE, resource });
+      expect((await browser.follow(again.authorizationUrl.href)).location!.startsWith(`${CLAUDE}?code=`)).toBe(true);
+
+      // Settings → Connections shows every registered address with its host, and which the person allowed.
+      const connections = await (await browser.request('/settings/connections')).text();
+      for (const text of [CLAUDE, 'claude.ai', EVIL, 'evil.example']) expect(connections).toContain(text);
+      expect(connections).toMatch(/claude\.ai[^<]*<\/span>[^<]*<span[^>]*>allowed/);
+      expect(connections).toMatch(/evil\.example<\/span> <span class="muted">\(not allowed/);
     });
   });
 

@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { childEnv } from '../support/env.js';
 import { useTestServer } from '../support/server.js';
 import { list_automations } from '../../src/operations/list_automations.js';
 import { get_context } from '../../src/operations/get_context.js';
@@ -24,7 +25,7 @@ describe('listkeeper automation and memory', () => {
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: server.dbUrl, NODE_OPTIONS: '' },
+        env: childEnv({ DATABASE_URL: server.dbUrl }),
       });
       return { stdout, stderr, code: 0 };
     } catch (err) {

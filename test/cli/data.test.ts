@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { childEnv } from '../support/env.js';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { startTestJobs } from '../support/jobs.js';
 import { seedWorkspace } from '../support/import-sample.js';
@@ -48,7 +49,7 @@ describe('listkeeper export and import', () => {
   });
 
   function cli(who: TestAccount, args: string[]): Promise<Ran> {
-    const env: NodeJS.ProcessEnv = { ...process.env, LISTKEEPER_URL: server.baseUrl, LISTKEEPER_KEY: who.key, XDG_CONFIG_HOME: dir, NODE_OPTIONS: '' };
+    const env = childEnv({ LISTKEEPER_URL: server.baseUrl, LISTKEEPER_KEY: who.key, XDG_CONFIG_HOME: dir });
     return new Promise((resolve) => {
       execFile(process.execPath, [bin, ...args], { cwd: dir, env }, (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });

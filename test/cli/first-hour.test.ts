@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { childEnv } from '../support/env.js';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { authorizeInBrowser, HttpBrowser, tokenRequest } from '../support/oauth.js';
 import { createClient } from '../../sdk/src/index.js';
@@ -52,9 +53,7 @@ describe('the listkeeper command in the first hour', () => {
 
   /** The environment of a person's shell: none of the server's settings, the config folder in a temp dir, no browser. */
   function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-    const base: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configHome, BROWSER: 'none', NODE_OPTIONS: '', ...extra };
-    for (const name of ['DATABASE_URL', 'LISTKEEPER_DATA_DIR', 'LISTKEEPER_KEY', 'LISTKEEPER_URL']) if (!(name in extra)) delete base[name];
-    return base;
+    return childEnv({ XDG_CONFIG_HOME: configHome, BROWSER: 'none', ...extra });
   }
 
   function cli(args: string[], extra: Record<string, string> = {}): Promise<Ran> {

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import S3rver from 's3rver';
 import { createUser } from '../../src/domain/accounts/accounts.js';
 import { createApiKey } from '../../src/domain/accounts/api-keys.js';
+import { childEnv } from '../support/env.js';
 import { startRoundRobinProxy, startServiceProcess, type RoundRobinProxy, type ServiceProcess } from '../support/cluster.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startMeilisearch, type MeiliServer } from '../support/meili.js';
@@ -129,7 +130,7 @@ describe('two processes on shared services', () => {
       ['name: Tick', 'schedule: "* * * * *"', 'actions:', '  - type: createItems', '    items:', '      - title: "Tick {date}"', ''].join('\n'),
     );
     await run(process.execPath, [path.join(root, 'bin/listkeeper.js'), 'automation', 'create', '--email', automationOwner, '--file', file], {
-      env: { ...process.env, DATABASE_URL: database.url },
+      env: childEnv({ DATABASE_URL: database.url }),
     });
   }, 180_000);
 

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, readdirSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { childEnv } from '../support/env.js';
 import { failFirstDelivery, startReceiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { REACH_LOCAL_SERVERS, freePort } from '../support/net.js';
@@ -162,8 +163,7 @@ describe('crash safety', () => {
     chmodSync(dataDir, 0o755); // as root, Postgres runs as the postgres user
     logFile = path.join(dataDir, 'server.log');
     port = await freePort();
-    env = {
-      ...process.env,
+    env = childEnv({
       PORT: String(port),
       HOST: '127.0.0.1',
       LISTKEEPER_DATA_DIR: dataDir,
@@ -177,7 +177,7 @@ describe('crash safety', () => {
       WEBHOOK_TIMEOUT_MS: '3000',
       JOB_MAINTENANCE_SECONDS: '2',
       EMBEDDINGS: 'none',
-    };
+    });
     await start();
     const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/listkeeper.js', ...args], { cwd: ROOT, env, encoding: 'utf8' });
     expect(cli('user', 'create', '--email', 'crash@example.com', '--name', 'Crash').status).toBe(0);

@@ -9,6 +9,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { childEnv } from '../support/env.js';
 import { startServiceProcess, type ServiceProcess } from '../support/cluster.js';
 import { expectSampleRestored, writeSample } from '../support/backup-sample.js';
 
@@ -35,8 +36,7 @@ describe('backup and restore of the embedded default', () => {
     const settings = { EMBEDDINGS: 'none' };
     const first = await startServiceProcess('original', { ...settings, LISTKEEPER_DATA_DIR: original });
     running.push(first);
-    const { DATABASE_URL: _testDatabase, ...parent } = process.env;
-    const env = { ...parent, LISTKEEPER_DATA_DIR: original };
+    const env = childEnv({ LISTKEEPER_DATA_DIR: original });
     await run(process.execPath, [cli, 'user', 'create', '--email', 'ada@example.com'], { env });
     const key = (await run(process.execPath, [cli, 'apikey', 'create', '--email', 'ada@example.com'], { env })).stdout.trim();
     const sample = await writeSample(first.url, key);

@@ -10,6 +10,7 @@ import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childEnv } from '../support/env.js';
 import { freePort } from '../support/net.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 
@@ -26,10 +27,7 @@ describe('first run', () => {
     if (!existsSync(main)) throw new Error('dist/ is missing: run `make build` (make test does) before this suite.');
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-first-run-'));
     await chmod(dataDir, 0o755);
-    const env: NodeJS.ProcessEnv = { ...process.env, LISTKEEPER_DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDINGS: 'none', LOG_FORMAT: 'json' };
-    delete env.HOST;
-    delete env.BASE_URL;
-    delete env.DATABASE_URL;
+    const env = childEnv({ LISTKEEPER_DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDINGS: 'none', LOG_FORMAT: 'json' });
     server = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     server.stderr!.on('data', (d: Buffer) => (output += d.toString()));

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childEnv } from '../support/env.js';
 import { freePort } from '../support/net.js';
 
 const run = promisify(execFile);
@@ -63,8 +64,7 @@ describe('search in the running service', () => {
     await chmod(dataDir, 0o755);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    env = { ...process.env, LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' };
-    for (const name of ['SEARCH_BACKEND', 'EMBEDDINGS', 'EMBEDDINGS_URL', 'MEILI_URL', 'DATABASE_URL']) delete env[name];
+    env = childEnv({ LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' });
     await start(env);
     await run(process.execPath, [cli, 'user', 'create', '--email', 'ada@example.com', '--name', 'Ada'], { env });
     key = (await run(process.execPath, [cli, 'apikey', 'create', '--email', 'ada@example.com'], { env })).stdout.trim();

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childEnv } from '../support/env.js';
 import { freePort } from '../support/net.js';
 
 const run = promisify(execFile);
@@ -29,8 +30,7 @@ describe('graceful shutdown', () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-shutdown-'));
     await chmod(dataDir, 0o755);
     port = await freePort();
-    env = { ...process.env, LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS: 'none', LOG_FORMAT: 'json' };
-    delete env.DATABASE_URL;
+    env = childEnv({ LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS: 'none', LOG_FORMAT: 'json' });
     server = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

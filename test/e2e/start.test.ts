@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childEnv } from '../support/env.js';
 import { freePort } from '../support/net.js';
 
 const run = promisify(execFile);
@@ -28,7 +29,7 @@ describe('npm start and the listkeeper command', () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'lk-e2e-'));
     await chmod(dataDir, 0o755);
     port = await freePort();
-    env = { ...process.env, LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+    env = childEnv({ LISTKEEPER_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' });
   });
   afterAll(async () => {
     server?.kill('SIGKILL');

@@ -15,10 +15,11 @@ describe('MCP adapter', () => {
     expect(tools).toHaveLength(22);
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
-      // destructiveHint and idempotentHint mean something only beside readOnlyHint false (the MCP schema says so).
+      // Every tool states readOnlyHint, destructiveHint and openWorldHint (the original API); idempotentHint
+      // means something only beside readOnlyHint false (the MCP schema says so), so read-only tools leave it out.
       expect(tool.annotations).toEqual(
         tool.annotations?.readOnlyHint
-          ? { readOnlyHint: true, openWorldHint: expect.any(Boolean) }
+          ? { readOnlyHint: true, destructiveHint: false, openWorldHint: expect.any(Boolean) }
           : { readOnlyHint: false, destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) },
       );
       expect(tool.outputSchema?.type).toBe('object');
@@ -47,7 +48,7 @@ describe('MCP adapter', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...READ, ...ADD, ...CHANGE].sort());
     for (const tool of tools) {
       const expected = READ.includes(tool.name)
-        ? { readOnlyHint: true }
+        ? { readOnlyHint: true, destructiveHint: false }
         : ADD.includes(tool.name)
           ? { readOnlyHint: false, destructiveHint: false }
           : { readOnlyHint: false, destructiveHint: true };

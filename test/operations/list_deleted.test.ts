@@ -46,17 +46,50 @@ describe('list_deleted', () => {
     const everything = await list_deleted(ctx, { limit: 100 });
     expect(everything.hasMore).toBe(false);
     expect(everything.items).toHaveLength(9 + 3 * 2 + 3);
-    const paged: string[] = [];
+    const paged: typeof everything.items = [];
     let cursor: string | undefined;
     for (let page = 0; page < 30; page++) {
       const result = await list_deleted(ctx, { limit: 2, ...(cursor ? { cursor } : {}) });
-      paged.push(...result.items.map((e) => e.id));
+      for (const kind of ['item', 'list']) expect(result.items.filter((e) => e.type === kind).length).toBeLessThanOrEqual(2);
+      paged.push(...result.items);
       if (!result.hasMore) break;
       cursor = result.nextCursor!;
     }
-    expect(paged).toEqual(everything.items.map((e) => e.id));
+    // Each kind comes whole, once, newest first; a page holds up to `limit` of each.
+    for (const kind of ['item', 'list'])
+      expect(paged.filter((e) => e.type === kind).map((e) => e.id)).toEqual(everything.items.filter((e) => e.type === kind).map((e) => e.id));
+    expect(paged).toHaveLength(everything.items.length);
     const lists = await list_deleted(ctx, { type: 'list', limit: 1 });
     expect(lists.items.map((e) => e.type)).toEqual(['list']);
     expect(lists.hasMore).toBe(true);
+  });
+
+  it('keeps up to `limit` of each kind on a page: a list deleted before the 25th newest of 29 items is on the first page', async () => {
+    const cy = await server.account('Cy');
+    let clock = new Date('2026-11-01T10:00:00Z');
+    const ctx = () => ({ ...server.context(cy), services: { ...server.context(cy).services, now: () => clock } });
+    const tick = () => (clock = new Date(clock.getTime() + 60_000));
+    const made = await create_items(ctx(), { items: Array.from({ length: 29 }, (_, i) => ({ title: `item ${i}` })) });
+    const ids = made.items.map((i) => i.id);
+    // Four items, then the list, then the 25 newest items.
+    for (const id of ids.slice(0, 4)) {
+      tick();
+      await delete_items(ctx(), { itemIds: [id] });
+    }
+    const list = await create_list(ctx(), { name: 'Old plans' });
+    tick();
+    await delete_list(ctx(), { id: list.id });
+    for (const id of ids.slice(4)) {
+      tick();
+      await delete_items(ctx(), { itemIds: [id] });
+    }
+    const first = await list_deleted(ctx(), {});
+    expect(first.items.filter((e) => e.type === 'item')).toHaveLength(25);
+    expect(first.items.filter((e) => e.type === 'list').map((e) => e.id)).toEqual([list.id]);
+    expect(first.items.map((e) => e.deletedAt)).toEqual([...first.items.map((e) => e.deletedAt)].sort().reverse());
+    expect(first.hasMore).toBe(true);
+    const second = await list_deleted(ctx(), { cursor: first.nextCursor! });
+    expect(second.items.map((e) => [e.type, e.title])).toEqual([3, 2, 1, 0].map((i) => ['item', `item ${i}`]));
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
   });
 });

@@ -44,6 +44,47 @@ describe('web security', () => {
   });
 });
 
+describe("the pages' security headers on every web answer", () => {
+  const { server } = useTestServer({ accounts: [] });
+  const HEADERS = {
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'content-security-policy': expect.stringContaining("default-src 'none'"),
+  };
+  const headersOf = (res: Response) => Object.fromEntries(Object.keys(HEADERS).map((name) => [name, res.headers.get(name)]));
+
+  it('sends them with an htmx cell and search fragment and with the export downloads, as with pages', async () => {
+    const ada = await server.account('Ada', PASSWORD);
+    const list = await ada.sdk.POST('/lists', { body: { name: 'Books', properties: [{ name: 'Shelf', type: 'select', options: ['Read'] }] } });
+    const shelf = list.data!.properties.find((p) => p.name === 'Shelf')!;
+    const made = await ada.sdk.POST('/items', { body: { listId: list.data!.id, items: [{ title: 'Dune' }] } });
+    const browser = new HttpBrowser(server.baseUrl);
+    const signIn = await (await browser.request('/signin')).text();
+    await browser.request('/signin', { form: { csrf: formValue(signIn, 'csrf'), next: '/lists', email: ada.email, password: PASSWORD } });
+    const page = await browser.request(`/lists/${list.data!.id}?view=table`);
+    expect(page.status).toBe(200);
+    const csrf = formValue(await page.text(), 'csrf');
+    const htmx = { 'hx-request': 'true' };
+    const answers = {
+      page,
+      cell: await browser.request(`/items/${made.data!.items[0]!.id}/value`, {
+        form: { csrf, property: shelf.id, value: 'Read', cell: '1', back: `/lists/${list.data!.id}` },
+        headers: htmx,
+      }),
+      search: await browser.request('/search?q=dune', { headers: { ...htmx, 'hx-target': 'results' } }),
+      workspace: await browser.request('/settings/data/export.json'),
+      csv: await browser.request(`/settings/data/list.csv?list=${list.data!.id}`),
+    };
+    for (const [name, res] of Object.entries(answers)) {
+      expect([name, res.status]).toEqual([name, 200]);
+      expect({ name, ...headersOf(res) }).toEqual({ name, ...HEADERS });
+    }
+    expect(await answers.cell.text()).toContain('<form');
+  });
+});
+
 describe('cookies when BASE_URL is https', () => {
   const { server } = useTestServer({ env: { BASE_URL: 'https://lists.example.org' }, accounts: [] });
 

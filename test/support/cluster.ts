@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childEnv } from './env.js';
 import { freePort } from './net.js';
 
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
@@ -17,6 +18,7 @@ const MAIN = path.join(root, 'dist/src/main.js');
 
 export interface ServiceProcess {
   name: string;
+  pid: number;
   port: number;
   url: string;
   /** Everything the process wrote to stderr and stdout (its logs). */
@@ -26,13 +28,12 @@ export interface ServiceProcess {
   running(): boolean;
 }
 
-/** Starts `node dist/src/main.js` on a free port with `env`, and waits for /readyz. */
+/** Starts `node dist/src/main.js` on a free port with `env` (and no setting of the machine's, see env.ts), and waits for /readyz. */
 export async function startServiceProcess(name: string, env: Record<string, string>, port?: number): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error('dist/ is missing: run `make build` (make test does) before this suite.');
   const listenPort = port ?? (await freePort());
-  const { DATABASE_URL: _inherited, ...parent } = process.env;
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
-    env: { ...parent, LOG_FORMAT: 'json', LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' },
+    env: childEnv({ LOG_FORMAT: 'json', LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -50,6 +51,7 @@ export async function startServiceProcess(name: string, env: Record<string, stri
   }
   return {
     name,
+    pid: child.pid!,
     port: listenPort,
     url,
     output: () => output,

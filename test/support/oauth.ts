@@ -59,6 +59,11 @@ export class HttpBrowser {
     throw new Error(`too many redirects from ${pathOrUrl}`);
   }
 
+  /** The Cookie header this browser sends to a path (for requests made by other means, a streamed upload say). */
+  cookiesFor(path: string): string {
+    return this.cookieHeader(path);
+  }
+
   /** Whether a cookie of that name is held (for any path). */
   has(name: string): boolean {
     return this.cookies.some((c) => c.name === name);

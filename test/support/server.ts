@@ -2,7 +2,10 @@
  * A running listkeeper on a fresh test database, for tests that go through HTTP, the SDK
  * and an MCP client. Every server a test opens is closed in its afterAll.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll } from '@jest/globals';
@@ -79,7 +82,9 @@ export interface TestApp {
 /**
  * Runs one app (with its OAuth server) on a random port over an existing database. The
  * port is bound first, so BASE_URL — the OAuth issuer and token audience — is known when
- * the app is built. Rate limits are raised unless given.
+ * the app is built. Rate limits are raised unless given. The settings are `env` over these
+ * defaults, never the test process's own environment; the file store is a folder of the
+ * server's own (removed on close) unless LISTKEEPER_DATA_DIR names one.
  */
 export async function serveApp(db: Knex, env: Record<string, string> = {}): Promise<TestApp> {
   // The app is attached once BASE_URL is known; the server has the production limits from the start.
@@ -87,6 +92,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ownData = env.LISTKEEPER_DATA_DIR ? null : await mkdtemp(path.join(os.tmpdir(), 'lk-test-data-'));
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'silent',
@@ -94,6 +100,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000',
     CLIENT_REGISTRATIONS_PER_DAY: '100000',
     BASE_URL: baseUrl,
+    ...(ownData ? { LISTKEEPER_DATA_DIR: ownData } : {}),
     ...env,
   });
   const services = createServices();
@@ -112,6 +119,7 @@ export async function serveApp(db: Knex, env: Record<string, string> = {}): Prom
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (ownData) await rm(ownData, { recursive: true, force: true });
     },
   };
 }

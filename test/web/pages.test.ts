@@ -193,7 +193,9 @@ describe('Settings → Connections', () => {
 
     const page = await (await browser.request('/settings/connections')).text();
     expect(page).toContain('Connected Agent');
-    expect(page).toContain('returns to 127.0.0.1:53682');
+    expect(page).toContain(
+      '<code>http://127.0.0.1:53682/callback</code> <span class="muted">— an app on this computer, port 53682</span> <span class="badge">allowed</span>',
+    );
     const grant = formValue(page, 'grant');
     const res = await browser.request('/settings/connections/apps/revoke', { form: { csrf: formValue(page, 'csrf'), grant } });
     expect(res.status).toBe(303);

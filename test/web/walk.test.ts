@@ -66,6 +66,15 @@ describe('the web app, walked in Chromium', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
   }
 
+  /** Signs the browser in as Ada unless it is (the walk signs in; this test may run without it). */
+  async function signedIn(page: Page): Promise<void> {
+    await page.goto(`${server.baseUrl}/lists`);
+    if (new URL(page.url()).pathname !== '/signin') return;
+    await page.fill('#email', ada.email);
+    await page.fill('#password', PASSWORD);
+    await clickTo(page, 'button[type=submit]', '**/lists');
+  }
+
   /** Waits for the page a click leads to. */
   async function clickTo(page: Page, selector: string, url: string | RegExp): Promise<void> {
     await Promise.all([page.waitForURL(url), page.click(selector)]);
@@ -213,11 +222,30 @@ describe('the web app, walked in Chromium', () => {
   it(
     'passes axe on every other page, in the dark theme too, and fits a phone',
     async () => {
+      // A list with properties, in table view: its table is wider than a phone, and scrolls inside its own box.
+      const books = await ada.sdk.POST('/lists', {
+        body: {
+          name: 'Books',
+          properties: [
+            { name: 'Author', type: 'text' },
+            { name: 'Pages', type: 'number' },
+            { name: 'Shelf', type: 'select', options: ['To read', 'Reading', 'Done'] },
+          ],
+        },
+      });
+      expect(books.error).toBeUndefined();
+      const made = await ada.sdk.POST('/items', {
+        body: { listId: books.data!.id, items: [{ title: 'The Left Hand of Darkness', values: { Author: 'Ursula K. Le Guin', Pages: 304, Shelf: 'Done' } }] },
+      });
+      expect(made.error).toBeUndefined();
       const phone = await chromium.context.newPage();
       await phone.setViewportSize({ width: 360, height: 740 });
+      await signedIn(phone);
       for (const scheme of ['light', 'dark'] as const) {
         await phone.emulateMedia({ colorScheme: scheme });
         for (const where of [
+          `/lists/${books.data!.id}?view=table`,
+          `/lists/${books.data!.id}?view=board`,
           '/lists',
           '/search',
           '/trash',
@@ -231,10 +259,13 @@ describe('the web app, walked in Chromium', () => {
           '/settings/data',
         ]) {
           await phone.goto(`${server.baseUrl}${where}`);
-          expect(new URL(phone.url()).pathname).toBe(where);
+          expect(new URL(phone.url()).pathname + new URL(phone.url()).search).toBe(where);
           await accessible(phone);
           expect([where, await phone.evaluate(() => document.documentElement.scrollWidth)]).toEqual([where, 360]);
         }
+        // What does not fit scrolls inside its own box.
+        await phone.goto(`${server.baseUrl}/lists/${books.data!.id}?view=table`);
+        expect(await phone.$eval('.table-wrap', (box) => box.scrollWidth > box.clientWidth)).toBe(true);
       }
       await phone.goto(`${server.baseUrl}/lists`);
       await shoot(phone, 'lists-phone-dark');

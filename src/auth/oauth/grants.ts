@@ -2,7 +2,8 @@
  * A person's connected apps: the OAuth grants they approved, read from and revoked in the
  * provider's storage. Revoking a grant deletes it with every code and refresh token issued
  * under it; its access tokens stop at once because verification checks the grant
- * (src/auth/oauth/verify.ts).
+ * (src/auth/oauth/verify.ts). A grant also keeps the return addresses (redirect URIs) the
+ * person allowed it, so consent for one is never taken as consent for another.
  */
 import { endSubscriptionsOf } from '../../domain/changes/subscriptions.js';
 import type { Knex } from 'knex';
@@ -12,7 +13,10 @@ export interface ConnectedApp {
   grantId: string;
   clientId: string;
   clientName: string | null;
+  /** Every return address the app registered. */
   redirectUris: string[];
+  /** Those the person allowed it to return to. */
+  approvedRedirectUris: string[];
   /** When the person approved it (seconds since the epoch, from the grant). */
   approvedAt: Date | null;
 }
@@ -22,7 +26,33 @@ interface Row {
   client_id: string;
   client_name: string | null;
   redirect_uris: string[] | null;
+  approved_redirect_uris: string[] | null;
   iat: number | null;
+}
+
+/** The Grant field that holds the return addresses the person allowed (see keepApprovedRedirectUris). */
+const APPROVED = 'approvedRedirectUris';
+
+/**
+ * Makes the provider's Grant model save the return addresses a person allowed with the grant.
+ * oidc-provider stores only the fields a model names in its static IN_PAYLOAD; naming one more
+ * there is how its author says to keep data of one's own on a model. Call it before the
+ * provider makes any Grant (it caches the list per model).
+ */
+export function keepApprovedRedirectUris(Grant: object): void {
+  const fields = (Grant as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
+  if (!fields.includes(APPROVED)) Object.defineProperty(Grant, 'IN_PAYLOAD', { value: [...fields, APPROVED], configurable: true });
+}
+
+/** The return addresses allowed for a grant. */
+export function approvedRedirectUris(grant: object | undefined): string[] {
+  const value = (grant as Record<string, unknown> | undefined)?.[APPROVED];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Adds `redirectUri` to the addresses a grant allows (saved with the grant). */
+export function approveRedirectUri(grant: object, redirectUri: string): void {
+  (grant as Record<string, unknown>)[APPROVED] = [...new Set([...approvedRedirectUris(grant), redirectUri])];
 }
 
 /** The person's grants, newest first. */
@@ -37,6 +67,7 @@ export async function listConnectedApps(db: Knex, userId: string): Promise<Conne
       db.raw("g.payload->>'clientId' as client_id"),
       db.raw("c.payload->>'client_name' as client_name"),
       db.raw("c.payload->'redirect_uris' as redirect_uris"),
+      db.raw("g.payload->'approvedRedirectUris' as approved_redirect_uris"),
       db.raw("(g.payload->>'iat')::bigint as iat"),
     )) as Row[];
   return rows.map((r) => ({
@@ -45,6 +76,7 @@ export async function listConnectedApps(db: Knex, userId: string): Promise<Conne
     // A metadata document's app has no stored registration: it is known by the host that serves it.
     clientName: r.client_name ?? (isMetadataDocumentId(r.client_id) ? clientLabel(r.client_id, null) : null),
     redirectUris: Array.isArray(r.redirect_uris) ? r.redirect_uris : [],
+    approvedRedirectUris: Array.isArray(r.approved_redirect_uris) ? r.approved_redirect_uris : [],
     approvedAt: r.iat ? new Date(Number(r.iat) * 1000) : null,
   }));
 }

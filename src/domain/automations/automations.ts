@@ -62,7 +62,8 @@ export interface AutomationDefinition {
 const MAX_ACTIONS = 20;
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 const schemas = (openapiDocument.components as { schemas: Record<string, object> }).schemas;
-const validateAction = ajv.compile(schemas.AutomationAction!);
+// Compiled beside the other schemas, so the references inside it (an item template) resolve.
+const validateAction = ajv.compile({ $ref: '#/components/schemas/AutomationAction', components: { schemas } });
 
 /** The next tick of `schedule` (cron, in `timeZone`) strictly after `after`. */
 export function nextRun(schedule: string, timeZone: string, after: Date): Date {

@@ -20,8 +20,12 @@ type ExportItem = components['schemas']['ExportItem'];
 
 export const EXPORT_FORMAT = 'listkeeper.export';
 export const EXPORT_VERSION = 1;
-/** How long the attachment links of an export stay valid. */
-export const EXPORT_LINK_SECONDS = 7 * 24 * 3600;
+/**
+ * How long the attachment links of an export stay valid: long enough to import the file on
+ * another listkeeper right away, short enough that a copy of the file found later, or a link
+ * to an item deleted since, gives nothing away. An import here reads its own files without them.
+ */
+export const EXPORT_LINK_SECONDS = 3600;
 /** Items read per query while exporting. */
 const PAGE = 2000;
 

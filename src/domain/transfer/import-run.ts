@@ -5,19 +5,17 @@
  * the list's transaction as it goes, then records how the import ended and drops its plan.
  * @see src/domain/transfer/imports.ts
  */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.js';
 import type { components } from '../../generated/api.js';
 import { ApiError, notFound } from '../../core/errors.js';
-import { checkSignature } from '../../files/signing.js';
-import { fileStore } from '../../files/open.js';
-import type { ImageType } from '../../files/sniff.js';
 import { timeZoneOf } from '../accounts/accounts.js';
 import { recordActivity } from '../changes/activity.js';
-import { attachImages, discardUnattached, downloadImages, type Downloads, type ImageContext } from '../media/images.js';
+import { attachImages, discardUnattached, type Downloads, type ImageContext } from '../media/images.js';
 import { MAX_WARNINGS, type ImportFormat, type ImportPlan, type PlanItem, type PlanList } from './import-plan.js';
+import { fetchAttachments, rewriteBody } from './import-attachments.js';
+import { writeChats } from './import-chats.js';
 import { isUuid, shortId } from '../ids.js';
 import { parseDueAt, TASK_STATUSES, type ItemDbRow } from '../items/items.js';
 import { keepsDueDate, keepsStatus, type ListRow } from '../lists/lists.js';
@@ -25,8 +23,6 @@ import { buildOptions, isSelectType, taskColumns, type Property } from '../lists
 import { parseRecurrence } from '../items/recurrence.js';
 import { readReminder } from '../items/reminders.js';
 import { labelSpellings, normalizeLabels } from '../items/labels.js';
-import { quotaMessage, storageLeft } from '../media/storage.js';
-import { checkedImage, ImageRejected, MAX_IMAGE_BYTES, newBucketPath } from '../media/uploads.js';
 import { resolveValues, ValueError, withNewOptions, type StoredValues } from '../lists/values.js';
 
 export type Outcome = components['schemas']['ImportListOutcome'];
@@ -36,7 +32,6 @@ type ImportStatus = components['schemas']['Import']['status'];
 const CHUNK = 250;
 /** An import still `running` this long after it started was cut off (the process stopped): the job's expiry (jobs/definitions.ts). */
 const STALE_MS = 60 * 60 * 1000;
-const ATTACHMENT_PREFIX = 'listkeeper-attachment://attachment/';
 
 export interface ImportRow {
   id: string;
@@ -112,7 +107,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     // Everything a list needs happens inside this try: whatever fails, fails that list (and the
     // import goes on), rather than the job, whose retry would find the import already claimed.
     try {
-      downloads = await fetchAttachments(ctx, list, deps.config, now, listWarnings);
+      downloads = await fetchAttachments(ctx, list, deps.config, listWarnings);
       const outcome = await db.transaction(async (trx) => {
         const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, async (written) => {
           // Progress from outside the list's transaction, so readers see it while the list is written.
@@ -428,118 +423,4 @@ async function findExisting(trx: Knex, ownerId: string, chunk: PlanItem[]): Prom
     for (const r of (await trx('items').where({ owner_id: ownerId }).whereIn('id', ids).forUpdate()) as ItemDbRow[]) out.set(`id:${r.id}`, r);
   }
   return out;
-}
-
-/** Adds the plan's chat messages; on an item that was there already, a message with the same time and text is not added again. */
-async function writeChats(trx: Knex, ownerId: string, targets: { itemId: string; item: PlanItem; isNew: boolean }[]): Promise<void> {
-  const withChat = targets.filter((t) => t.item.chat.length > 0);
-  if (withChat.length === 0) return;
-  const present = new Map<string, { session: string; keys: Set<string> }>();
-  const old = withChat.filter((t) => !t.isNew).map((t) => t.itemId);
-  if (old.length) {
-    const rows = (await trx('chat_messages').whereIn('item_id', old).orderBy('created_at').select('item_id', 'session_id', 'created_at', 'text')) as {
-      item_id: string;
-      session_id: string;
-      created_at: Date;
-      text: string;
-    }[];
-    for (const r of rows) {
-      const entry = present.get(r.item_id) ?? { session: r.session_id, keys: new Set<string>() };
-      entry.session = r.session_id;
-      entry.keys.add(`${r.created_at.toISOString()}\n${r.text}`);
-      present.set(r.item_id, entry);
-    }
-  }
-  const inserts: Record<string, unknown>[] = [];
-  const base = Date.now();
-  for (const { itemId, item } of withChat) {
-    const entry = present.get(itemId) ?? { session: randomUUID(), keys: new Set<string>() };
-    item.chat.forEach((m, i) => {
-      // Messages without a time (a Todoist comment) follow each other a millisecond apart, in file order.
-      const at = m.createdAt ? new Date(m.createdAt) : new Date(base + i);
-      if (m.createdAt && entry.keys.has(`${at.toISOString()}\n${m.text}`)) return;
-      inserts.push({
-        item_id: itemId,
-        session_id: entry.session,
-        author_kind: m.authorKind,
-        author_name: m.authorName,
-        author_user_id: m.authorKind === 'person' ? ownerId : null,
-        text: m.text,
-        needs_input: m.needsInput,
-        created_at: at,
-        updated_at: at,
-        read_at: at,
-      });
-    });
-  }
-  for (let i = 0; i < inserts.length; i += 500) await trx('chat_messages').insert(inserts.slice(i, i + 500));
-}
-
-/** The body with each attachment the import brought over named by its new path. */
-function rewriteBody(item: PlanItem, downloads: Downloads): string | null {
-  let body = item.body;
-  if (!body) return body;
-  for (const a of item.attachments) {
-    const stored = downloads.get(a.url);
-    if (stored && !('error' in stored)) body = body.split(`${ATTACHMENT_PREFIX}${a.bucketPath}`).join(`${ATTACHMENT_PREFIX}${stored.bucketPath}`);
-  }
-  return body;
-}
-
-/**
- * The attachment files of a plan list, fetched before its transaction: a link this service
- * signed is read from its own store (its signature is the permission, as for anyone holding
- * the link); any other is downloaded like an image URL, SSRF-guarded and within the limits of
- * one call and the person's storage quota. What cannot be fetched is a warning.
- */
-async function fetchAttachments(ctx: ImageContext, list: PlanList, config: Config, now: Date, warnings: string[]): Promise<Downloads> {
-  const urls = [...new Set(list.items.flatMap((i) => i.attachments.map((a) => a.url)))];
-  const downloads: Downloads = new Map();
-  if (urls.length === 0) return downloads;
-  const own = `${config.baseUrl}/files/`;
-  const remote = urls.filter((u) => !u.startsWith(own));
-  let left = await storageLeft(ctx.db, config, ctx.principal.userId);
-  for (const url of urls.filter((u) => u.startsWith(own))) {
-    const parsed = new URL(url);
-    const bucketPath = decodeURIComponent(parsed.pathname.slice('/files/'.length));
-    const refused = await checkSignature(
-      ctx.db,
-      'GET',
-      bucketPath,
-      parsed.searchParams.get('expires') ?? undefined,
-      parsed.searchParams.get('sig') ?? undefined,
-      now,
-    );
-    const file = refused ? null : await fileStore(config).read(bucketPath);
-    if (!file) {
-      downloads.set(url, { error: refused ?? 'the file is no longer there.' });
-      continue;
-    }
-    if (file.bytes > left) {
-      file.stream.destroy();
-      downloads.set(url, { error: quotaMessage(config, left) });
-      continue;
-    }
-    try {
-      let type: ImageType | null = null;
-      const checked = checkedImage(file.stream, MAX_IMAGE_BYTES, null, (t) => (type = t));
-      const first = await checked.next();
-      const target = newBucketPath(ctx.principal.userId, type!);
-      const rest = async function* () {
-        if (!first.done) yield first.value;
-        yield* checked;
-      };
-      const bytes = await fileStore(config).write(target, rest());
-      left -= bytes;
-      downloads.set(url, { bucketPath: target, mimeType: type!, bytes });
-    } catch (err) {
-      if (!(err instanceof ImageRejected)) throw err;
-      file.stream.destroy();
-      downloads.set(url, { error: err.message });
-    }
-  }
-  if (remote.length) for (const [url, result] of await downloadImages(ctx, remote)) downloads.set(url, result);
-  for (const [url, result] of downloads)
-    if ('error' in result) warnings.push(`'${list.name}': the attachment ${url.split('?')[0]} was not brought over: ${result.error}`);
-  return downloads;
 }

@@ -157,60 +157,102 @@ export async function trashList(
 }
 
 type TrashEntry = OpOutput<'list_deleted'>['items'][number];
+type TrashKind = TrashEntry['type'];
+const KINDS: readonly TrashKind[] = ['item', 'list'];
 
-/** Where an entry stands in the trash's order (newest first): its deletion time (µs, and as Postgres prints it) and id. */
-interface Position {
+/** Where an entry stands in its kind's order (newest first): its deletion time as Postgres prints it, and its id. */
+type Position = [at: string, id: string];
+/** A kind's place in a cursor: after this entry, or `-` when the kind is read to its end. */
+const DONE = '-';
+const orDone = (shape: RegExp) => new RegExp(`${shape.source}|^${DONE}$`);
+const CURSOR_SHAPES = [orDone(SHAPES.timestamptz), orDone(SHAPES.uuid), orDone(SHAPES.timestamptz), orDone(SHAPES.uuid)];
+
+/** An entry with its place in its kind's order and its deletion time in microseconds (to merge the kinds). */
+interface Placed {
+  entry: TrashEntry;
+  position: Position;
   us: bigint;
-  at: string;
-  id: string;
 }
-const newerFirst = (a: Position, b: Position) => (a.us !== b.us ? (a.us > b.us ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0);
+/** One kind's part of a page, and whether more of it follow. */
+interface KindPage {
+  entries: Placed[];
+  more: boolean;
+}
 const POSITION_COLUMNS = (alias: string) => `${alias}.deleted_at::text AS k_at, (extract(epoch from ${alias}.deleted_at) * 1000000)::bigint::text AS k_us`;
 
 /**
- * A page of the owner's trash, newest first: up to `limit` entries of each kind after `cursor`.
- * When a kind has more, the page ends at the newest of those cut-offs (entries of the other kind
- * past it wait for the next page), so the next page, read after the cursor, skips and repeats
- * nothing however deletes and restores interleave.
+ * A page of the owner's trash: up to `limit` of each kind (the original API's "per kind"),
+ * newest first. Each kind is paged on its own: the cursor holds, for items and for lists,
+ * the last entry given or that the kind is done, so a page never pushes one kind's entries
+ * out for the other's, and each kind's pages skip and repeat nothing.
  */
 export async function readTrash(
   db: Knex,
   ownerId: string,
-  type: 'item' | 'list' | undefined,
+  type: TrashKind | undefined,
   limit: number,
   cursor?: string,
 ): Promise<{ entries: TrashEntry[]; hasMore: boolean; nextCursor: string | null }> {
-  let after: string[] | null = null;
-  if (cursor !== undefined) {
-    after = decodeCursor(cursor, 'trash', [SHAPES.timestamptz, SHAPES.uuid]);
+  const parts = cursor === undefined ? null : decodeCursor(cursor, 'trash', CURSOR_SHAPES);
+  const after = (kind: TrashKind): Position | null | 'done' => {
+    if (!parts) return null;
+    const [at, id] = kind === 'item' ? parts.slice(0, 2) : parts.slice(2, 4);
+    return at === DONE || id === DONE ? 'done' : [at!, id!];
+  };
+  const pages = new Map<TrashKind, KindPage>();
+  for (const kind of KINDS) {
+    const from = after(kind);
+    if ((type && type !== kind) || from === 'done') continue;
+    pages.set(kind, await (kind === 'item' ? trashedItems : trashedLists)(db, ownerId, limit, from));
   }
-  const pages: { entries: (TrashEntry & { position: Position })[]; more: boolean }[] = [];
-  if (type !== 'list') {
-    const q = db('items as i')
-      .join('lists as l', 'l.id', 'i.list_id')
-      .where('i.owner_id', ownerId)
-      .whereNotNull('i.deleted_at')
-      .orderBy([
-        { column: 'i.deleted_at', order: 'desc' },
-        { column: 'i.id', order: 'desc' },
-      ])
-      .limit(limit + 1)
-      .select('i.id', 'i.title', 'i.body', 'i.deleted_at', 'i.purges_at', 'i.list_id', 'l.name as list_name', db.raw(POSITION_COLUMNS('i')));
-    if (after) q.whereRaw('(i.deleted_at, i.id) < (?::timestamptz, ?::uuid)', after);
-    const rows = (await q) as {
-      id: string;
-      title: string | null;
-      body: string | null;
-      deleted_at: Date;
-      purges_at: Date;
-      list_id: string;
-      list_name: string;
-      k_at: string;
-      k_us: string;
-    }[];
-    pages.push({
-      more: rows.length > limit,
-      entries: rows.slice(0, limit).map((r) => ({
+  const hasMore = [...pages.values()].some((page) => page.more);
+  const next = (kind: TrashKind): Position => {
+    const page = pages.get(kind);
+    const last = page?.more ? page.entries[page.entries.length - 1] : undefined;
+    return last ? last.position : [DONE, DONE];
+  };
+  const entries = [...pages.values()].flatMap((page) => page.entries).sort(newerFirst);
+  return {
+    entries: entries.map((e) => e.entry),
+    hasMore,
+    nextCursor: hasMore ? encodeCursor('trash', [...next('item'), ...next('list')]) : null,
+  };
+}
+
+/** Newest first by deletion time (to the microsecond), then by id, as the SQL orders each kind. */
+function newerFirst(a: Placed, b: Placed): number {
+  if (a.us !== b.us) return a.us > b.us ? -1 : 1;
+  return a.position[1] > b.position[1] ? -1 : a.position[1] < b.position[1] ? 1 : 0;
+}
+
+/** Up to `limit` of the owner's trashed items after `after`, newest first. */
+async function trashedItems(db: Knex, ownerId: string, limit: number, after: Position | null): Promise<KindPage> {
+  const q = db('items as i')
+    .join('lists as l', 'l.id', 'i.list_id')
+    .where('i.owner_id', ownerId)
+    .whereNotNull('i.deleted_at')
+    .orderBy([
+      { column: 'i.deleted_at', order: 'desc' },
+      { column: 'i.id', order: 'desc' },
+    ])
+    .limit(limit + 1)
+    .select('i.id', 'i.title', 'i.body', 'i.deleted_at', 'i.purges_at', 'i.list_id', 'l.name as list_name', db.raw(POSITION_COLUMNS('i')));
+  if (after) q.whereRaw('(i.deleted_at, i.id) < (?::timestamptz, ?::uuid)', after);
+  const rows = (await q) as {
+    id: string;
+    title: string | null;
+    body: string | null;
+    deleted_at: Date;
+    purges_at: Date;
+    list_id: string;
+    list_name: string;
+    k_at: string;
+    k_us: string;
+  }[];
+  return {
+    more: rows.length > limit,
+    entries: rows.slice(0, limit).map((r) => ({
+      entry: {
         type: 'item',
         id: r.id,
         title: r.title,
@@ -219,52 +261,46 @@ export async function readTrash(
         listId: r.list_id,
         listName: r.list_name,
         snippet: r.body ? r.body.slice(0, 140) : null,
-        position: { us: BigInt(r.k_us), at: r.k_at, id: r.id },
-      })),
-    });
-  }
-  if (type !== 'item') {
-    const q = db('lists as l')
-      .where('l.owner_id', ownerId)
-      .whereNotNull('l.deleted_at')
-      .orderBy([
-        { column: 'l.deleted_at', order: 'desc' },
-        { column: 'l.id', order: 'desc' },
-      ])
-      .limit(limit + 1)
-      .select(
-        'l.id',
-        'l.name',
-        'l.deleted_at',
-        'l.purges_at',
-        db.raw('(SELECT count(*)::int FROM items i WHERE i.deleted_with_list = l.id AND i.deleted_at IS NOT NULL) AS item_count'),
-        db.raw(POSITION_COLUMNS('l')),
-      );
-    if (after) q.whereRaw('(l.deleted_at, l.id) < (?::timestamptz, ?::uuid)', after);
-    const rows = (await q) as { id: string; name: string; deleted_at: Date; purges_at: Date; item_count: number; k_at: string; k_us: string }[];
-    pages.push({
-      more: rows.length > limit,
-      entries: rows.slice(0, limit).map((r) => ({
+      },
+      position: [r.k_at, r.id],
+      us: BigInt(r.k_us),
+    })),
+  };
+}
+
+/** Up to `limit` of the owner's trashed lists after `after`, newest first, each with the count of items deleted with it. */
+async function trashedLists(db: Knex, ownerId: string, limit: number, after: Position | null): Promise<KindPage> {
+  const q = db('lists as l')
+    .where('l.owner_id', ownerId)
+    .whereNotNull('l.deleted_at')
+    .orderBy([
+      { column: 'l.deleted_at', order: 'desc' },
+      { column: 'l.id', order: 'desc' },
+    ])
+    .limit(limit + 1)
+    .select(
+      'l.id',
+      'l.name',
+      'l.deleted_at',
+      'l.purges_at',
+      db.raw('(SELECT count(*)::int FROM items i WHERE i.deleted_with_list = l.id AND i.deleted_at IS NOT NULL) AS item_count'),
+      db.raw(POSITION_COLUMNS('l')),
+    );
+  if (after) q.whereRaw('(l.deleted_at, l.id) < (?::timestamptz, ?::uuid)', after);
+  const rows = (await q) as { id: string; name: string; deleted_at: Date; purges_at: Date; item_count: number; k_at: string; k_us: string }[];
+  return {
+    more: rows.length > limit,
+    entries: rows.slice(0, limit).map((r) => ({
+      entry: {
         type: 'list',
         id: r.id,
         title: r.name,
         deletedAt: iso(r.deleted_at)!,
         purgesAt: iso(r.purges_at)!,
         itemCount: r.item_count,
-        position: { us: BigInt(r.k_us), at: r.k_at, id: r.id },
-      })),
-    });
-  }
-  // The page ends at the newest last entry among the kinds that have more.
-  const cutoffs = pages.filter((p) => p.more && p.entries.length > 0).map((p) => p.entries[p.entries.length - 1]!.position);
-  const cutoff = cutoffs.sort(newerFirst)[0] ?? null;
-  const merged = pages
-    .flatMap((p) => p.entries)
-    .filter((e) => cutoff === null || newerFirst(e.position, cutoff) <= 0)
-    .sort((a, b) => newerFirst(a.position, b.position));
-  return {
-    entries: merged.map(({ position: _position, ...entry }) => entry),
-    hasMore: cutoff !== null,
-    nextCursor: cutoff ? encodeCursor('trash', [cutoff.at, cutoff.id]) : null,
+      },
+      position: [r.k_at, r.id],
+      us: BigInt(r.k_us),
+    })),
   };
 }

@@ -22,7 +22,7 @@ import type { Config } from '../../core/config.js';
 import { html, page } from '../html.js';
 import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
-import { grantIdOf } from '../../auth/oauth/grants.js';
+import { approvedRedirectUris, grantIdOf, keepApprovedRedirectUris } from '../../auth/oauth/grants.js';
 import { CACHE_SECONDS, clientMetadataDocuments, isMetadataDocumentId } from '../../auth/oauth/client-metadata.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
 import { findUser } from '../../domain/accounts/accounts.js';
@@ -72,6 +72,20 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
       const user = await currentUser(ctx, db);
       return user?.id !== ctx.oidc.session?.accountId ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
+  );
+  // Consent is for an app returning to one address: a client may register several (one of
+  // them an attacker's), and a code sent to an address the person never saw must take a new
+  // consent, naming that address.
+  policy.get('consent')!.checks.add(
+    new interactionPolicy.Check(
+      'redirect_uri_not_approved',
+      'the person has not allowed this app to return to this address',
+      (ctx) =>
+        approvedRedirectUris(ctx.oidc.grant).includes(String(ctx.oidc.params?.redirect_uri))
+          ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+          : interactionPolicy.Check.REQUEST_PROMPT,
+      (ctx) => ({ redirectUri: String(ctx.oidc.params?.redirect_uri) }),
+    ),
   );
 
   const configuration: Configuration = {
@@ -149,10 +163,11 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     // Spec: a refresh token on every authorization, whatever the scope.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
-    // Consent is asked once per app, not once per browser: the provider's own default looks
-    // only in this browser's authorization session, so a person who allowed an app in
-    // another browser (or whose session ended) was asked again. The grant found here still
-    // has to cover the request's scopes, or the consent prompt asks for what it lacks.
+    // Consent is asked once per app and return address, not once per browser: the provider's
+    // own default looks only in this browser's authorization session, so a person who allowed
+    // an app in another browser (or whose session ended) was asked again. The grant found here
+    // still has to cover the request's scopes and its redirect_uri, or the consent prompt asks
+    // for what it lacks.
     loadExistingGrant: async (ctx) => {
       const { client, account } = ctx.oidc;
       if (!client || !account) return undefined;
@@ -193,6 +208,7 @@ ${refusal ? html`<p>The app's description at <code>${clientId}</code> cannot be 
   };
 
   const provider = new Provider(issuer, configuration);
+  keepApprovedRedirectUris(provider.Grant);
   provider.use(defaultScope);
   provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'oauth server error'));
   return provider;

@@ -39,6 +39,7 @@ describe('images on items', () => {
           more();
         },
         '/moved': () => res.writeHead(302, { location: '/cat.jpg' }).end(),
+        '/to-credentials': () => res.writeHead(302, { location: `${origin.url.replace('http://', 'http://user:pw@')}/cat.jpg` }).end(),
       };
       (routes[req.url ?? ''] ?? (() => res.writeHead(404).end()))();
     });
@@ -164,6 +165,18 @@ describe('images on items', () => {
     const made = await create_items(strict, { items: [{ title: 'SSRF', imageUrls: [url] }] });
     expect(made.added).toBe(1);
     expect(made.imageFailures).toEqual([{ index: 0, itemId: made.items[0]!.id, url, reason: expect.stringMatching(reason) }]);
+  });
+
+  it('refuses an image URL with a user name or password, and a redirect to one, even with the dev setting', async () => {
+    const withCredentials = originUrl.replace('http://', 'http://user:pw@');
+    const urls = [`${withCredentials}/cat.jpg`, `${originUrl.replace('http://', 'http://token@')}/cat.jpg`, `${originUrl}/to-credentials`];
+    const made = await create_items(ctx(), { items: [{ title: 'Credentials', imageUrls: urls }] });
+    expect(made.imagesAttached).toBe(0);
+    expect(made.imageFailures.map((f) => [f.url, f.reason])).toEqual(
+      urls.map((url) => [url, expect.stringMatching(/a URL with a user name or password is not fetched/)]),
+    );
+    // The refusal does not repeat the password.
+    expect(made.imageFailures.every((f) => !f.reason.includes('pw'))).toBe(true);
   });
 
   it('update_items attaches images and counts them; clearImages drops the old ones first', async () => {
