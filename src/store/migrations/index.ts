@@ -26,6 +26,7 @@ import * as itemValuesIndex from './20261125000900_item_values_index.js';
 import * as itemScalarValues from './20261126000100_item_scalar_values.js';
 import * as outboxTopicIndex from './20261126000200_outbox_topic_index.js';
 import * as valueTallies from './20261126000300_value_tallies.js';
+import * as caldav from './20261127000100_caldav.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -61,6 +62,7 @@ const migrations: [string, Migration][] = [
   ['20261126000100_item_scalar_values', itemScalarValues],
   ['20261126000200_outbox_topic_index', outboxTopicIndex],
   ['20261126000300_value_tallies', valueTallies],
+  ['20261127000100_caldav', caldav],
 ];
 
 /** A knex MigrationSource over the static list above. */
