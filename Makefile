@@ -8,6 +8,12 @@ SPEC := openapi/openapi.yaml
 SCHEMATHESIS_VERSION := 4.32.5
 VENV := .venv
 SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
+# Python's caldav library, the second CalDAV client of the CalDAV suites: its own venv, every
+# package pinned in the requirements file (installed with --no-deps, so exactly those).
+CALDAV_VENV := .venv-caldav
+CALDAV_REQUIREMENTS := test/http/caldav-requirements.txt
+CALDAV_WHEELS := .tmp/caldav-wheels
+CALDAV_STAMP := $(CALDAV_VENV)/.installed-$(shell sha1sum $(CALDAV_REQUIREMENTS) 2>/dev/null | cut -c1-12)
 # Node 22 LTS is the runtime (package.json `engines`): the dependency tree supports it without
 # warnings, and Node 20 reached its end of life in April 2026. Where the machine's own node is
 # older (these CI machines have Node 20), make installs Node 22 from npm into tools/node22 and
@@ -23,7 +29,7 @@ endif
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 
-.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser pg-tools test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser pg-tools caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -93,7 +99,17 @@ pg-tools: ## Install Debian's Postgres 15 (server and pg_dump) for the backup te
 	  $(SUDO)mkdir -p /etc/postgresql-common && { test -f /etc/postgresql-common/createcluster.conf || echo 'create_main_cluster = false' | $(SUDO)tee /etc/postgresql-common/createcluster.conf >/dev/null; } && \
 	  $(SUDO)apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO)apt-get install -y --no-install-recommends postgresql-15; }
 
-test-unit: setup build mcp-tools browser pg-tools ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
+$(CALDAV_STAMP): $(CALDAV_REQUIREMENTS)
+	python3 -m venv $(CALDAV_VENV)
+	$(CALDAV_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps $(if $(wildcard $(CALDAV_WHEELS)/*.whl),--no-index --find-links $(CALDAV_WHEELS)) -r $(CALDAV_REQUIREMENTS)
+	@rm -f $(CALDAV_VENV)/.installed-* && touch $@
+
+caldav-venv: $(CALDAV_STAMP) ## Make the venv with Python's caldav library (pinned) for the CalDAV suites
+
+caldav-wheels: ## Download the pinned caldav wheels into .tmp/caldav-wheels, for installing the venv offline later
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest $(CALDAV_WHEELS) -r $(CALDAV_REQUIREMENTS)
+
+test-unit: setup build mcp-tools browser pg-tools caldav-venv ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	@rm -f $(JEST_REPORT) && mkdir -p $(dir $(JEST_REPORT))
 	$(JEST) --maxWorkers=2 --json --outputFile=$(JEST_REPORT)
