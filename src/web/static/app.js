@@ -92,3 +92,7 @@ function wireBoard(board) {
 
 for (const zone of document.querySelectorAll('.dropzone')) wireDropzone(zone);
 for (const board of document.querySelectorAll('.board')) wireBoard(board);
+
+// The service worker shows pushed notifications (Settings → Notifications turns them on) and
+// makes the app installable; it caches nothing.
+if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => undefined);
