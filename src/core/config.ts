@@ -48,6 +48,8 @@ const schema = {
     MCP_EVENTS_TTL_SECONDS: { type: 'integer', minimum: 60, default: 86400 },
     AUTOMATION_DAILY_RUN_LIMIT: { type: 'integer', minimum: 1, default: 20 },
     OUTBOUND_ALLOW_PRIVATE: { type: 'boolean', default: false },
+    SMTP_URL: { type: 'string' },
+    SMTP_FROM: { type: 'string' },
     IMAGE_URLS_PER_REQUEST: { type: 'integer', minimum: 0, default: 20 },
     IMAGE_BYTES_PER_REQUEST: { type: 'integer', minimum: 0, default: 50 * 1024 * 1024 },
     IMAGE_SECONDS_PER_REQUEST: { type: 'integer', minimum: 1, default: 30 },
@@ -124,6 +126,11 @@ export interface Config {
    * addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
+  /**
+   * The mail server notification emails go through (`smtp://user:password@host:587`, or
+   * `smtps://` for TLS from the start), and their sender; null: no email channel.
+   */
+  smtp: { url: string; from: string } | null;
   /** What one create_items or update_items call may download from `imageUrls`: URLs, bytes in all, seconds in all. */
   imageDownloads: { urlsPerRequest: number; bytesPerRequest: number; secondsPerRequest: number };
   /** Bytes of images one account may keep (attached, or uploaded to a slot); 0: none. */
@@ -205,6 +212,9 @@ export function loadConfig(env: Env = process.env): Config {
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
+    smtp: raw.SMTP_URL
+      ? { url: raw.SMTP_URL as string, from: (raw.SMTP_FROM as string | undefined) ?? `listkeeper <listkeeper@${new URL(baseUrl).hostname}>` }
+      : null,
     imageDownloads: {
       urlsPerRequest: raw.IMAGE_URLS_PER_REQUEST as number,
       bytesPerRequest: raw.IMAGE_BYTES_PER_REQUEST as number,
