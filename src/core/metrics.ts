@@ -3,7 +3,7 @@
  * are recorded where the work happens; gauges that need the database (outbox lag, queue depth,
  * embedding backlog) are read when Prometheus scrapes, by a collector the composition root
  * installs (src/jobs/metrics.ts).
- * @see README.md "Metrics"
+ * @see docs/deploy.md "Operating it"
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -95,9 +95,8 @@ export function startOutboxPump(
 
 /**
  * One pump per lane of topics, so a slow consumer holds back only its own lane: indexing an
- * item for search waits on the embedding model (a minute for a 280 KB body of 3,000 passages
- * with the local model), and in one pump every webhook and event of every account waited with
- * it. Each lane takes only its consumers' topics (the outbox's index on topic and id finds
+ * item for search waits on the embedding model for as long as a long body's passages take, and
+ * in one pump every webhook and event of every account waited with it (bench/README.md). Each lane takes only its consumers' topics (the outbox's index on topic and id finds
  * them past another lane's backlog). `drain()` drains every lane.
  */
 export function startOutboxLanes(db: Knex, lanes: Record<string, OutboxConsumer>[], log: Logger, intervalMs = 250): OutboxPump {

@@ -86,7 +86,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => valu
  * Content-Type and MCP-Protocol-Version headers it requires, a JSON-RPC request with an id,
  * a tool name, plain arguments and nothing else (no `_meta`, no task). Such a call is
  * answered by `callTool` directly, as the protocol server would answer it: building that
- * server and its transport per request made an MCP get_item cost twice a REST one
+ * server and its transport per request made an MCP get_item cost far more than a REST one
  * (bench/README.md). Anything else (initialize, tools/list, resources, notifications, a
  * request with `_meta`, a malformed one) goes to the SDK, which answers or refuses it.
  */
@@ -139,7 +139,7 @@ function responseJson(id: string | number, result: CallToolResult): string | Buf
   if (structured === undefined) return JSON.stringify({ result, jsonrpc: '2.0', id });
   const isError = result.isError ? ',"isError":true' : '';
   // Written part by part into one buffer, as UTF-8: joined into one string first, the answer (the
-  // page twice) cost the server 10% more CPU a list_items call (bench/README.md), in copying and collecting.
+  // page twice) cost the server more CPU a list_items call (bench/README.md), in copying and collecting.
   const parts = [
     '{"result":{"content":',
     JSON.stringify(result.content),

@@ -1,6 +1,6 @@
 /**
  * Builds the configured search index and embedder, once per process (the server and the reindex command).
- * @see ../../README.md "Search"
+ * @see ../../docs/search.md
  */
 import type { Knex } from 'knex';
 import type { SearchConfig } from '../core/config.js';

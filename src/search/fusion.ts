@@ -25,15 +25,14 @@
  * with `allWords` (a lower alpha and exponent: half the words weigh 0.35 instead of 0.25 of the keyword side,
  * and a passage with no query word needs cosine >= 0.58 instead of 0.5 to clear the same floor). When no passage
  * holds all the words (paraphrases, most mixed-intent queries), a partial match is usually a shared common word
- * on a wrong item, and the default weights stand. On the labeled set this lifted exact queries from 0.980 to
- * 0.987 nDCG@10 (keyword alone: 0.985) and changed no query of another kind for the worse; alpha 0.5-0.7 with
- * exponent 1-1.5 all score the same there.
+ * on a wrong item, and the default weights stand. On the labeled set this lifted exact queries above keyword
+ * search alone and changed no query of another kind for the worse (bench/search/README.md).
  *
  * Tuning (bench/search/relevance.ts --sweep, 2-fold cross-validated over the labeled queries): with the keyword
- * exponent 2, alpha 0.6-0.7 with floor 0.35-0.4 is a plateau. USE-lite gives unrelated passages cosines up to
- * ~0.7 and real paraphrases often 0.4-0.6, so the floor is a trade-off, not a separation: floor 0.4 returns fewer
- * results for no-answer queries (0.4 on average instead of 1.6) but drops paraphrases such as "car insurance" vs a
- * note on a "vehicle policy renewal" (cosine ~0.52), which the service must find; hence 0.35.
+ * exponent 2, alpha 0.6-0.7 with floor 0.35-0.4 is a plateau. USE-lite gives unrelated passages cosines as high as
+ * real paraphrases get, so the floor is a trade-off, not a separation: floor 0.4 returns fewer results for
+ * no-answer queries but drops paraphrases such as "car insurance" vs a note on a "vehicle policy renewal", which
+ * the service must find; hence 0.35 (the figures: bench/search/README.md, "Floors").
  */
 export interface FusionParams {
   /** Weight of the cosine similarity; the keyword share gets 1 - alpha. */

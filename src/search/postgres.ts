@@ -41,8 +41,8 @@ interface CandidateRow {
  *   corrected, and a word no indexed text uses is corrected towards the list.
  * - Semantic: vectors are stored as real[], as a one-byte-a-dimension code (vector-codes.ts) and as their sign
  *   bits. xor + bit_count over the bits shortlists 300 passages, and only that shortlist is reranked, by the cosine
- *   of its codes, in Node; exact cosine over every passage in SQL was two orders of magnitude slower (the numbers
- *   are in bench/README.md "Postgres semantic leg"). real[] stays the stored vector (reused when a passage is
+ *   of its codes, in Node; exact cosine over every passage in SQL was far slower (bench/README.md "Postgres
+ *   semantic leg"). real[] stays the stored vector (reused when a passage is
  *   unchanged, and reranked in SQL for rows indexed before codes existed).
  * - Every candidate from any leg gets both signals and is scored by `fusedScores` (see fusion.ts).
  */

@@ -2,7 +2,7 @@
  * Rebuilding the search index from the items table: `listkeeper search reindex`, and the server itself when the
  * index is missing items (items saved before search indexed them) or was built with another backend or embedder.
  * Progress and the backend and embedder that built the index live in `search_state`.
- * @see ../../README.md "Search"
+ * @see ../../docs/search.md "Rebuilding the index"
  */
 import type { Knex } from 'knex';
 import type { SearchIndex } from '../core/search-index.js';

@@ -1,7 +1,7 @@
 /**
  * Reading `timestamptz` values from Postgres. pg's own parser (postgres-date) runs three
  * regular expressions and seven number parses a value; a page of 50 items has eight
- * timestamps a row, and that parsing was 7% of list_items' time in the profile
+ * timestamps a row, and that parsing was a visible share of list_items' time in the profile
  * (bench/README.md). The form Postgres sends for every instant of years 100 to 9999
  * (`2026-11-25 10:00:00.123456+00`, in the ISO date style) is read here by character codes;
  * anything else (BC years, years below 100 or above 9999, infinity, another date style) goes

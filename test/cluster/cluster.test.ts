@@ -12,7 +12,6 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +24,7 @@ import { startRoundRobinProxy, startServiceProcess, type RoundRobinProxy, type S
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startMeilisearch, type MeiliServer } from '../support/meili.js';
 import { waitFor } from '../support/jobs.js';
+import { REACH_LOCAL_SERVERS, startLocalServer, type LocalServer } from '../support/net.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
@@ -42,7 +42,7 @@ describe('two processes on shared services', () => {
   let env: Record<string, string>;
   const processes: Record<'a' | 'b', ServiceProcess | undefined> = { a: undefined, b: undefined };
   let proxy: RoundRobinProxy;
-  let receiver: http.Server;
+  let receiver: LocalServer | undefined;
   let receiverUrl: string;
   const deliveries: Delivery[] = [];
   let answerAfterMs = 0;
@@ -69,7 +69,7 @@ describe('two processes on shared services', () => {
     meili = await startMeilisearch();
     s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'lk-files' }] });
     const { port: s3Port } = (await s3.run()) as AddressInfo;
-    receiver = http.createServer((req, res) => {
+    receiver = await startLocalServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
@@ -84,9 +84,7 @@ describe('two processes on shared services', () => {
         }, answerAfterMs);
       });
     });
-    receiver.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => receiver.once('listening', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    receiverUrl = `${receiver.url}/hooks`;
     proxy = await startRoundRobinProxy(() => [a().url, b().url]);
 
     env = {
@@ -105,7 +103,7 @@ describe('two processes on shared services', () => {
       S3_SECRET_ACCESS_KEY: 'S3RVER',
       S3_FORCE_PATH_STYLE: 'true',
       EMBEDDINGS: 'none',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...REACH_LOCAL_SERVERS,
       WEBHOOK_RETRY_BASE_SECONDS: '1',
       WEBHOOK_TIMEOUT_MS: '3000',
       JOB_MAINTENANCE_SECONDS: '1',
@@ -138,8 +136,7 @@ describe('two processes on shared services', () => {
   afterAll(async () => {
     await Promise.all([processes.a?.stop('SIGKILL'), processes.b?.stop('SIGKILL')]);
     await proxy?.close();
-    receiver?.closeAllConnections();
-    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    await receiver?.close();
     await s3?.close();
     await meili?.stop();
     await database?.drop();

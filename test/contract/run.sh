@@ -118,7 +118,7 @@ config="$out/schemathesis.toml"
   printf '\n[[operations]]\ninclude-operation-id = "update_items"\nparameters = { "body.items[*].itemId" = { dictionary = "items", probability = 0.5 } }\n'
 } >"$config"
 
-# The arguments of the README's docker form (Schemathesis enables every check by default;
+# The arguments of the docker form in docs/testing.md (Schemathesis enables every check by default;
 # --checks all says so as teams write it), plus reports; test/contract/settings.test.ts holds them together.
 args=(run "$base/api/v1/openapi.json"
   --checks all

@@ -1,6 +1,6 @@
 /**
  * The contract run proves Schemathesis' defaults pass: its settings file turns no check off and
- * changes no generation default, and the README's docker form is the command CI runs with the
+ * changes no generation default, and the docker form in docs/testing.md is the command CI runs with the
  * Python package (test/contract/run.sh): same version, settings file, hooks file, arguments, checks
  * and phases.
  */
@@ -11,12 +11,12 @@ const read = (file: string) => readFileSync(file, 'utf8');
 const makefile = read('Makefile');
 const runScript = read('test/contract/run.sh');
 const settings = read('test/contract/schemathesis.toml');
-const readme = read('README.md');
+const testingDoc = read('docs/testing.md');
 
-/** The README's `docker run … schemathesis/schemathesis` command, continuation lines joined. */
+/** docs/testing.md's `docker run … schemathesis/schemathesis` command, continuation lines joined. */
 function dockerCommand(): string {
-  const block = /```sh\n([^`]*docker run[^`]*schemathesis\/schemathesis[^`]*)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md has no docker form of the Schemathesis run');
+  const block = /```sh\n([^`]*docker run[^`]*schemathesis\/schemathesis[^`]*)```/.exec(testingDoc)?.[1];
+  if (!block) throw new Error('docs/testing.md has no docker form of the Schemathesis run');
   return block.slice(block.indexOf('docker run')).replace(/\\\n/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
@@ -42,7 +42,7 @@ describe('the contract run', () => {
     expect(settings).not.toMatch(/allow-x00|exclude-checks|enabled\s*=\s*false|^\s*(checks|phases|mode)\s*=/m);
   });
 
-  it('has the docker form in the README that CI runs with the Python package', () => {
+  it('has the docker form in docs/testing.md that CI runs with the Python package', () => {
     const docker = dockerCommand();
     const version = /^SCHEMATHESIS_VERSION := (\S+)$/m.exec(makefile)?.[1];
     expect(docker).toContain(`schemathesis/schemathesis:${version} --config-file /contract/schemathesis.toml run `);

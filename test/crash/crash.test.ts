@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { failFirstDelivery, startReceiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
-import { freePort } from '../support/net.js';
+import { REACH_LOCAL_SERVERS, freePort } from '../support/net.js';
 
 const ROOT = process.cwd();
 const MAIN = path.join(ROOT, 'dist/src/main.js');
@@ -170,7 +170,7 @@ describe('crash safety', () => {
       RATE_LIMIT_PER_MINUTE: '100000',
       LOG_LEVEL: 'warn',
       DATABASE_URL: '',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...REACH_LOCAL_SERVERS,
       WEBHOOK_RETRY_BASE_SECONDS: '2',
       // A delivery killed before its failure was recorded stays active until it expires (three
       // request timeouts) and the queue's next maintenance pass: both short here.
@@ -233,7 +233,7 @@ describe('crash safety', () => {
       const made = await api('POST', '/event-subscriptions', { url: receiver.url, secret });
       expect(made.status).toBe(201);
       receiver.secrets.set(made.json.id as string, secret);
-      await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
+      await receiver.verified();
       receiver.script = failFirstDelivery();
       const task = await api('POST', '/items', { items: [{ title: 'Survives a crash' }] });
       const itemId = (task.json.items as { id: string }[])[0]!.id;

@@ -20,6 +20,7 @@ import type { Jobs } from '../../src/jobs/queue.js';
 import type { OperationSpec, JsonSchema } from '../../src/core/operation-spec.js';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { snapshotOf } from '../support/snapshot.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 const MARKER = `Zq${randomUUID().slice(0, 8)}AdaPrivate`;
 
@@ -212,7 +213,7 @@ describe('cross-account isolation', () => {
   // Webhook callbacks go to a closed loopback port: no lookup of a public name, no traffic off the machine.
   // Search is fed by the outbox (keyword search, no model to load), so search can be asked for Ada's words.
   const { server, ada, account } = useTestServer({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'true', EMBEDDINGS: 'none' },
+    env: { ...REACH_LOCAL_SERVERS, EMBEDDINGS: 'none' },
     search: true,
     accounts: ['Ada', 'Eve'],
     beforeClose: async () => jobs?.stop(),

@@ -4,13 +4,13 @@
  * of the `webhooks` section is sent (a task reminder included), and each payload validates
  * against its schema there.
  */
-import { describe, it, expect, beforeAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { useTestServer, type TestAccount } from '../support/server.js';
-import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
-import { openapiDocument } from '../../src/generated/openapi-document.js';
+import type { TestAccount } from '../support/server.js';
+import { startReceiver, subscribeWebhook, useDeliveryServer, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
+import { openapiDocument } from '../../src/generated/openapi-document.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { update_items } from '../../src/operations/update_items.js';
 import { create_list } from '../../src/operations/create_list.js';
@@ -22,30 +22,10 @@ import { move_items } from '../../src/operations/move_items.js';
 import { postPersonMessage } from '../../src/domain/chat/chat.js';
 import { sendDueReminders } from '../../src/domain/items/reminders.js';
 
-const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
-
 type Payload = { eventId: string; type: string; name: string; data: Record<string, unknown> };
 
 describe('change events', () => {
-  const { server } = useTestServer({
-    env: DEV,
-    accounts: [],
-    beforeClose: async () => {
-      await delivery.stop();
-    },
-  });
-  let delivery: Delivery;
-  beforeAll(async () => {
-    delivery = await startDelivery(server);
-  });
-
-  async function subscribe(account: TestAccount, receiver: Receiver, body: { events?: string[]; includeItem?: boolean }): Promise<void> {
-    const secret = mintSecret();
-    const res = await account.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret, ...body } as never });
-    expect(res.response.status).toBe(201);
-    receiver.secrets.set(res.data!.id, secret);
-    await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
-  }
+  const { server } = useDeliveryServer({ accounts: [] });
   const delivered = (receiver: Receiver) =>
     receiver
       .events()
@@ -56,7 +36,8 @@ describe('change events', () => {
     const ada = await server.account('Ada');
     const receiver = await startReceiver();
     try {
-      await subscribe(ada, receiver, { events: ['item.updated'] });
+      await subscribeWebhook(ada, receiver, { events: ['item.updated'] });
+      await receiver.verified();
       const [a, b] = (await create_items(server.context(ada), { items: [{ title: 'a0' }, { title: 'b0' }] })).items.map((i) => i.id);
       // The first delivery about `a` fails once: a's later events must wait for its retry.
       let failedOnce = false;
@@ -96,7 +77,8 @@ describe('change events', () => {
     const receiver = await startReceiver();
     try {
       const types = Object.keys(openapiDocument.webhooks as Record<string, unknown>).filter((t) => t !== 'verification' && t !== 'task.awaitingAgent');
-      await subscribe(bea, receiver, { events: types, includeItem: true });
+      await subscribeWebhook(bea, receiver, { events: types, includeItem: true });
+      await receiver.verified();
       const ctx = server.context(bea);
       const list = await create_list(ctx, { name: 'Errands', template: 'tasks' });
       await update_list(ctx, { id: list.id, name: 'Errands and chores' });

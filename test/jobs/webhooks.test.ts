@@ -1,11 +1,11 @@
 /**
- * Webhook delivery end to end: a real receiver on 127.0.0.1 (OUTBOUND_ALLOW_PRIVATE=true)
+ * Webhook delivery end to end: a real receiver on 127.0.0.1 (DELIVERY_ENV lets the service reach it)
  * verifies every request with the standardwebhooks library; the real job queue retries.
  */
-import { describe, it, expect, beforeAll } from '@jest/globals';
+import { describe, it, expect } from '@jest/globals';
 import { pino } from 'pino';
-import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
-import { failFirstDelivery, startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
+import type { TestServer, TestAccount } from '../support/server.js';
+import { failFirstDelivery, startReceiver, subscribeWebhook as subscribe, useDeliveryServer } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
@@ -13,17 +13,6 @@ import { postPersonMessage } from '../../src/domain/chat/chat.js';
 import { createShare } from '../../src/domain/lists/shares.js';
 import { deliver, postSigned, webhookConsumers } from '../../src/jobs/webhooks.js';
 import type { OutboxRow } from '../../src/jobs/outbox.js';
-
-const DEV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' };
-
-async function subscribe(account: TestAccount, receiver: Receiver, secret = mintSecret()) {
-  const res = await account.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret } });
-  expect(res.response.status).toBe(201);
-  // The caller's own secret is never shown back.
-  expect(res.data).not.toHaveProperty('secret');
-  receiver.secrets.set(res.data!.id, secret);
-  return { ...res.data!, secret };
-}
 
 /** Polls `read` until `done` holds for its value (or 10 s pass), and returns the last value. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -46,17 +35,7 @@ async function assign(account: TestAccount, id: string, agent: string): Promise<
 }
 
 describe('webhook delivery', () => {
-  const { server } = useTestServer({
-    env: DEV,
-    accounts: [],
-    beforeClose: async () => {
-      await delivery.stop();
-    },
-  });
-  let delivery: Delivery;
-  beforeAll(async () => {
-    delivery = await startDelivery(server);
-  });
+  const { server } = useDeliveryServer({ accounts: [] });
 
   it('verifies the callback with a signed challenge, then delivers task.awaitingAgent signed per Standard Webhooks', async () => {
     const ada = await server.account('Ada');
@@ -64,7 +43,7 @@ describe('webhook delivery', () => {
     try {
       const sub = await subscribe(ada, receiver);
       expect(sub).toMatchObject({ status: 'pending', verifiedAt: null, via: 'rest', events: ['task.awaitingAgent'] });
-      await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
+      await receiver.verified();
       const listed = await eventually(
         () => ada.sdk.GET('/event-subscriptions'),
         (l) => l.data!.subscriptions[0]!.status === 'active',
@@ -369,24 +348,14 @@ describe('webhook delivery', () => {
 });
 
 describe('webhook retries across a queue restart', () => {
-  const { server } = useTestServer({
-    env: { ...DEV, WEBHOOK_RETRY_BASE_SECONDS: '3' },
-    accounts: [],
-    beforeClose: async () => {
-      await delivery.stop();
-    },
-  });
-  let delivery: Delivery;
-  beforeAll(async () => {
-    delivery = await startDelivery(server);
-  });
+  const { server, delivery } = useDeliveryServer({ env: { WEBHOOK_RETRY_BASE_SECONDS: '3' }, accounts: [] });
 
   it('delivers the retry from a new queue instance after the first one stopped', async () => {
     const ada = await server.account('Ada');
     const receiver = await startReceiver();
     try {
       await subscribe(ada, receiver);
-      await receiver.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
+      await receiver.verified();
       receiver.script = failFirstDelivery();
       await assign(ada, await task(server, ada, 'Survives a restart'), 'Bot');
       await receiver.waitFor(() => receiver.events().length === 1);

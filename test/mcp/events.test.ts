@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { useTestServer } from '../support/server.js';
-import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
+import { startReceiver, useDeliveryServer, type Receiver } from '../support/events.js';
 import { mintSecret, upsertClientSubscription } from '../../src/domain/changes/subscriptions.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { sendDueReminders } from '../../src/domain/items/reminders.js';
@@ -26,18 +26,15 @@ async function callError(client: Client, method: string, params: Record<string, 
 }
 
 describe('MCP events', () => {
-  const { server, ada } = useTestServer({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1', MCP_EVENTS_TTL_SECONDS: '3600' },
+  const { server, ada } = useDeliveryServer({
+    env: { MCP_EVENTS_TTL_SECONDS: '3600' },
     beforeClose: async () => {
       await receiver.close();
-      await delivery.stop();
     },
   });
-  let delivery: Delivery;
   let receiver: Receiver;
   let client: Client;
   beforeAll(async () => {
-    delivery = await startDelivery(server);
     receiver = await startReceiver();
     client = await server.mcp(ada);
   });
@@ -79,7 +76,7 @@ describe('MCP events', () => {
     expect(granted).toBeGreaterThan(590_000);
     expect(granted).toBeLessThanOrEqual(600_000);
 
-    await receiver.waitFor((r) => r.some((q) => q.headers['x-mcp-subscription-id'] === first.id && q.payload?.type === 'verification' && q.answered === 200));
+    await receiver.verified(first.id as string);
     const again = await call(client, 'events/subscribe', { ...params, ttlMs: 10 * 3600_000 });
     expect(again.id).toBe(first.id);
     // Asked for more than the server grants: clamped to MCP_EVENTS_TTL_SECONDS.
@@ -108,7 +105,7 @@ describe('MCP events', () => {
     const secret = mintSecret();
     const sub = await call(cyClient, 'events/subscribe', { name: 'task.reminder', delivery: { mode: 'webhook', url: receiver.url, secret } });
     receiver.secrets.set(sub.id as string, secret);
-    await receiver.waitFor((r) => r.some((q) => q.headers['x-mcp-subscription-id'] === sub.id && q.payload?.type === 'verification' && q.answered === 200));
+    await receiver.verified(sub.id as string);
     const made = await cyClient.callTool({
       name: 'create_items',
       arguments: { listId: 'tasks', items: [{ title: 'Take the cake out', reminderAt: new Date(Date.now() - 5000).toISOString() }] },
@@ -178,7 +175,7 @@ describe('MCP events', () => {
       const secret = mintSecret();
       const sub = await call(cyClient, 'events/subscribe', { name: 'task.awaitingAgent', delivery: { url: lapsing.url, secret } });
       lapsing.secrets.set(sub.id as string, secret);
-      await lapsing.waitFor((r) => r.some((q) => q.payload?.type === 'verification' && q.answered === 200));
+      await lapsing.verified();
       await server
         .db('event_subscriptions')
         .where({ id: sub.id })

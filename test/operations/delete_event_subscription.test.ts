@@ -1,8 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
 import { useTestServer } from '../support/server.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 describe('delete_event_subscription', () => {
-  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
+  const { server } = useTestServer({ env: REACH_LOCAL_SERVERS, accounts: [] });
 
   it("removes one of the caller's subscriptions by query id", async () => {
     const ada = await server.account('Ada');

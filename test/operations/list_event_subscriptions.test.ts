@@ -1,9 +1,10 @@
 import { describe, it, expect } from '@jest/globals';
 import { useTestServer } from '../support/server.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 describe('list_event_subscriptions', () => {
-  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
+  const { server } = useTestServer({ env: REACH_LOCAL_SERVERS, accounts: [] });
 
   it("lists the caller's subscriptions oldest first, secrets hidden, and nobody else's", async () => {
     const [ada, bea] = [await server.account('Ada'), await server.account('Bea')];

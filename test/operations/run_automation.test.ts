@@ -1,6 +1,4 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { useTestServer } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
 import type { Jobs } from '../../src/jobs/queue.js';
@@ -8,10 +6,11 @@ import { run_automation } from '../../src/operations/run_automation.js';
 import { createAutomation, type RunRow } from '../../src/domain/automations/automations.js';
 import { ApiError } from '../../src/core/errors.js';
 import { mainConversation } from '../../src/domain/chat/chat.js';
+import { REACH_LOCAL_SERVERS, startLocalServer } from '../support/net.js';
 
 describe('run_automation', () => {
   const { server, ada } = useTestServer({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'true' },
+    env: REACH_LOCAL_SERVERS,
     beforeClose: async () => {
       await jobs.stop();
     },
@@ -77,13 +76,12 @@ describe('run_automation', () => {
   it('is refused while the same automation is running, and runs again once it ended', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const hook = http.createServer((req, res) => {
+    const hook = await startLocalServer((req, res) => {
       req.resume();
       void held.then(() => res.writeHead(204).end());
     });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+      const url = `${hook.url}/hook`;
       const automation = await make({ name: 'Slow hook', actions: [{ type: 'webhook', url }] });
       const first = await run_automation(ctx(), { id: automation.id });
       await waitFor(async () => (await server.db('automation_runs').where({ id: first.runId, outcome: 'running' }).first()) as RunRow | undefined);
@@ -96,8 +94,7 @@ describe('run_automation', () => {
       expect((await ended(again.runId)).outcome).toBe('succeeded');
     } finally {
       release();
-      hook.closeAllConnections();
-      await new Promise<void>((resolve) => hook.close(() => resolve()));
+      await hook.close();
     }
   });
 

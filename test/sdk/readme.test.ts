@@ -11,8 +11,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { useTestServer } from '../support/server.js';
-import { startDelivery, type Delivery } from '../support/events.js';
+import { useDeliveryServer } from '../support/events.js';
 import { authorizeInBrowser, HttpBrowser } from '../support/oauth.js';
 
 const run = promisify(execFile);
@@ -36,16 +35,10 @@ async function readmeExamples(): Promise<{ heading: string; code: string }[]> {
 }
 
 describe('sdk/README.md examples', () => {
-  let delivery: Delivery;
-  const { server } = useTestServer({
-    env: { RATE_LIMIT_PER_MINUTE: '60', OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' },
-    accounts: [],
-    beforeClose: async () => delivery?.stop(),
-  });
+  const { server } = useDeliveryServer({ env: { RATE_LIMIT_PER_MINUTE: '60' }, accounts: [] });
   let dir: string;
   let examples: { heading: string; code: string }[];
   beforeAll(async () => {
-    delivery = await startDelivery(server);
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-sdk-readme-'));
     examples = await readmeExamples();
     await run('npm', ['pack', '--pack-destination', dir], { cwd: path.join(root, 'sdk') });

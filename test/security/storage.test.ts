@@ -4,8 +4,6 @@
  * expired upload slots are cleaned away with the files nobody attached.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +17,7 @@ import { get_context } from '../../src/operations/get_context.js';
 import { removeExpiredUploads } from '../../src/domain/media/storage.js';
 import { fileStore } from '../../src/files/open.js';
 import { ApiError } from '../../src/core/errors.js';
+import { REACH_LOCAL_SERVERS, startLocalServer, type LocalServer } from '../support/net.js';
 
 const MB = 1024 * 1024;
 /** A PNG of `bytes` bytes: the signature and header the sniffer checks, then padding. */
@@ -27,26 +26,21 @@ const png = (bytes: number) => Buffer.concat([PNG, Buffer.alloc(bytes - PNG.leng
 describe('image limits and storage quota', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lk-quota-'));
   const { server, ada } = useTestServer({
-    env: { LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true', STORAGE_QUOTA_MB: '1' },
-    beforeClose: () => stopOrigin(),
+    env: { LISTKEEPER_DATA_DIR: dataDir, ...REACH_LOCAL_SERVERS, STORAGE_QUOTA_MB: '1' },
+    beforeClose: () => origin.close(),
   });
-  let origin: http.Server;
+  let origin: LocalServer;
   let originUrl: string;
   beforeAll(async () => {
     // A stand-in image host: /kb/<n>/<name> answers a PNG of n KiB; /slow answers after 3 seconds.
-    origin = http.createServer((req, res) => {
+    origin = await startLocalServer((req, res) => {
       const sized = /^\/kb\/(\d+)\//.exec(req.url ?? '');
       if (sized) return void res.writeHead(200, { 'content-type': 'image/png' }).end(png(Number(sized[1]) * 1024));
       if (req.url === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG), 3000);
       res.writeHead(404).end();
     });
-    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    originUrl = origin.url;
   });
-  const stopOrigin = async () => {
-    origin.closeAllConnections();
-    await new Promise<void>((resolve) => origin.close(() => resolve()));
-  };
   // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 

@@ -6,11 +6,12 @@ import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue } from '../support/oauth.js';
 import { createApiKey, revokeApiKey } from '../../src/domain/accounts/api-keys.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe('event subscriptions and their credentials', () => {
-  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [] });
+  const { server } = useTestServer({ env: REACH_LOCAL_SERVERS, accounts: [] });
   let ada: TestAccount;
   beforeAll(async () => {
     ada = await server.account('Ada', PASSWORD);

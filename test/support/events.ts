@@ -3,15 +3,19 @@
  * database, and a real webhook receiver on 127.0.0.1 that checks every request with the
  * `standardwebhooks` library and answers as each test scripts it.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { beforeAll, expect } from '@jest/globals';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { startJobs, type Jobs } from '../../src/jobs/queue.js';
 import { jobDefinitions, webhookSettings } from '../../src/jobs/definitions.js';
 import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
 import { webhookConsumers } from '../../src/jobs/webhooks.js';
-import type { TestServer } from './server.js';
+import { mintSecret } from '../../src/domain/changes/subscriptions.js';
+import { REACH_LOCAL_SERVERS, startLocalServer } from './net.js';
+import { standIn, useTestServer, type SuiteServer, type TestAccount, type TestServer } from './server.js';
+
+/** Settings for a suite that delivers events to a receiver on 127.0.0.1: reach it, retry soon, give up soon. */
+export const DELIVERY_ENV = { ...REACH_LOCAL_SERVERS, WEBHOOK_RETRY_BASE_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '2000' } as const;
 
 export interface Delivery {
   /** The queue instance that is running now. */
@@ -70,6 +74,26 @@ export async function startDelivery(server: TestServer): Promise<Delivery> {
   };
 }
 
+/**
+ * useTestServer with event delivery running on it (startDelivery, after the server started) and
+ * DELIVERY_ENV under the suite's own settings; delivery stops before the server closes.
+ */
+export function useDeliveryServer(options: Parameters<typeof useTestServer>[0] & { env?: Record<string, string> } = {}): SuiteServer & { delivery: Delivery } {
+  let delivery: Delivery | undefined;
+  const suite = useTestServer({
+    ...options,
+    env: { ...DELIVERY_ENV, ...options.env },
+    beforeClose: async () => {
+      await options.beforeClose?.();
+      await delivery?.stop();
+    },
+  });
+  beforeAll(async () => {
+    delivery = await startDelivery(suite.server);
+  });
+  return { ...suite, delivery: standIn(() => delivery, 'the event delivery') };
+}
+
 export interface ReceivedRequest {
   headers: Record<string, string>;
   body: string;
@@ -94,10 +118,11 @@ export interface Receiver {
   events(): ReceivedRequest[];
   /** Waits until `predicate` holds over the requests, or fails after `timeoutMs`. */
   waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Waits until a verification request was answered 200: for the subscription `id`, or for any. */
+  verified(id?: string): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A webhook receiver on 127.0.0.1 (the dev setting OUTBOUND_ALLOW_PRIVATE=true lets the service call it). */
 /** A script that answers 500 to the first event delivery (not a verification) and lets every later one through. */
 export function failFirstDelivery(): Script {
   let failed = false;
@@ -108,6 +133,7 @@ export function failFirstDelivery(): Script {
   };
 }
 
+/** A webhook receiver on 127.0.0.1 (REACH_LOCAL_SERVERS lets the service call it). */
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const secrets = new Map<string, string>();
@@ -127,12 +153,13 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    verified: (id) =>
+      receiver.waitFor((r) =>
+        r.some((q) => q.payload?.type === 'verification' && q.answered === 200 && (id === undefined || q.headers['x-mcp-subscription-id'] === id)),
+      ),
+    close: () => local.close(),
   };
-  const server = http.createServer((req, res) => {
+  const local = await startLocalServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -161,8 +188,23 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       return answer(200, { ok: true });
     });
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  receiver.url = `${local.url}${path}`;
   return receiver;
+}
+
+/**
+ * Subscribes `account` over REST to `receiver` with a secret of its own, which the receiver
+ * learns; the answer never shows that secret back. Returns the subscription with its secret.
+ */
+export async function subscribeWebhook(
+  account: TestAccount,
+  receiver: Receiver,
+  body: { events?: string[]; includeItem?: boolean } = {},
+  secret = mintSecret(),
+) {
+  const res = await account.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret, ...body } as never });
+  expect(res.response.status).toBe(201);
+  expect(res.data).not.toHaveProperty('secret');
+  receiver.secrets.set(res.data!.id, secret);
+  return { ...res.data!, secret };
 }

@@ -7,12 +7,11 @@ import { describe, it, expect, beforeAll } from '@jest/globals';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { HttpBrowser, formValue, signInOverHttp } from '../support/oauth.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
-import { startDelivery, startReceiver, type Delivery, type Receiver } from '../support/events.js';
+import { startReceiver, subscribeWebhook, useDeliveryServer, type Receiver } from '../support/events.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { create_list } from '../../src/operations/create_list.js';
 import { post_chat_message } from '../../src/operations/post_chat_message.js';
 import { read_chat_messages } from '../../src/operations/read_chat_messages.js';
-import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -153,27 +152,22 @@ describe('item page and main conversation', () => {
 });
 
 describe('the person replies in the browser', () => {
-  const { server } = useTestServer({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' },
+  const { server } = useDeliveryServer({
     accounts: [],
     beforeClose: async () => {
       await browser?.close();
       await receiver?.close();
-      await delivery?.stop();
     },
   });
-  let delivery: Delivery;
   let receiver: Receiver;
   let browser: TestBrowser;
   beforeAll(async () => {
-    [delivery, receiver, browser] = await Promise.all([startDelivery(server), startReceiver(), launchBrowser({ viewport: { width: 390, height: 844 } })]);
+    [receiver, browser] = await Promise.all([startReceiver(), launchBrowser({ viewport: { width: 390, height: 844 } })]);
   });
 
   it("signs in, sees the agent's question unread, answers it, and task.awaitingAgent (reply) reaches the receiver", async () => {
     const ada = await server.account('Ada', PASSWORD);
-    const secret = mintSecret();
-    const sub = await ada.sdk.POST('/event-subscriptions', { body: { url: receiver.url, secret } });
-    receiver.secrets.set(sub.data!.id, secret);
+    await subscribeWebhook(ada, receiver);
     const id = (await create_items(server.context(ada), { items: [{ title: 'Choose a hotel', body: 'Budget **120** a night' }] })).items[0]!.id;
     await post_chat_message(server.context(ada), { id, message: 'Near the station or the old town?', agentName: 'Travel agent', needsInput: true });
 

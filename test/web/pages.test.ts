@@ -20,6 +20,7 @@ import {
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -223,7 +224,7 @@ describe('Settings → Connections', () => {
 
 describe('Settings → Connections: event subscriptions', () => {
   let receiver: Receiver;
-  const { server } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' }, accounts: [], beforeClose: async () => receiver?.close() });
+  const { server } = useTestServer({ env: REACH_LOCAL_SERVERS, accounts: [], beforeClose: async () => receiver?.close() });
   beforeAll(async () => {
     receiver = await startReceiver();
   });

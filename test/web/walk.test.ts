@@ -16,6 +16,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, registerClient } from '../support/oauth.js';
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SCREENSHOTS = path.resolve('docs/screenshots');
@@ -27,7 +28,7 @@ interface AxeResult {
 
 describe('the web app, walked in Chromium', () => {
   const { server } = useTestServer({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'true' },
+    env: REACH_LOCAL_SERVERS,
     accounts: [],
     search: true,
     beforeClose: async () => Promise.all([chromium?.close(), receiver?.close()]),

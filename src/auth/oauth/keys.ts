@@ -4,7 +4,7 @@
  * - ES256 signing keys (private JWKs): the newest signs, all of them verify;
  * - cookie secrets: the newest signs cookies, all of them verify (Keygrip order).
  * Generated on first start; `listkeeper oauth rotate-keys` adds new ones and
- * `listkeeper oauth retire-keys` drops the old ones (README "Key rotation").
+ * `listkeeper oauth retire-keys` drops the old ones (docs/auth.md, "Key rotation").
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';

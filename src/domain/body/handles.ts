@@ -80,7 +80,7 @@ export function assignHandles(hashes: readonly number[]): string[] {
 
 /*
  * Candidates are numbers (see candidateCode) so that counting who wants which is array
- * indexing: for a body of 40,000 blocks, Maps of strings made handle assignment ~20 ms.
+ * indexing: Maps of strings made handle assignment slow on long bodies (bench/README.md).
  * `demand` counts the wants of the current level; `taken` marks what any earlier level
  * wanted. Both are module-level (5 MB, made on first use) and left all zero after every call.
  */

@@ -66,8 +66,8 @@ export function fromOutline(text: string, json: string): ParsedBody | null {
   let at = outline.start;
   let blockCount = 0;
   for (const [length, rows] of outline.units) {
-    // A loop and one object literal a block (no spread): a 1 MB body has ~28,000 blocks, rebuilt
-    // on the thread requests wait for, and this is a third faster on its first run than map and spread.
+    // A loop and one object literal a block (no spread): a long body has tens of thousands of blocks,
+    // rebuilt on the thread requests wait for, and this is faster on its first run (bench/README.md).
     const blocks = new Array<Block>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;

@@ -11,7 +11,7 @@ import { cachedParsed, rememberParsed, versionOf } from './cache.js';
 import { parsePool } from './parse-pool.js';
 import { fromOutline, toOutline } from './outline.js';
 
-/** Bodies shorter than this parse in well under 100 ms and keep no outline. */
+/** Bodies shorter than this parse quickly enough on the request's thread (bench/README.md) and keep no outline. */
 export const OUTLINE_MIN_CHARS = 32 * 1024;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

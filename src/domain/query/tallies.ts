@@ -48,7 +48,7 @@ export async function readTally(
     `SELECT x.n, x.total, x.summed FROM ${table} x, t WHERE x.generation = t.generation AND x.text_value = ? AND x.summed IN ('', ?)${archived}`;
   sql += ` FROM (${part('value_tallies')} UNION ALL ${part('value_tally_deltas')}) u`;
   bindings.push(optionId, summed, optionId, summed);
-  // Prepared: planning this statement took longer than running it (0.12 against 0.04 ms).
+  // Prepared: planning this statement took longer than running it (bench/README.md).
   const row = (await preparedRaw<{ rows: { tallied: number; n: number; total: number }[] }>(db, sql, bindings as Knex.RawBinding[])).rows[0]!;
   if (row.tallied === 0) return null;
   return { count: row.n, sum: options.sumPropertyId !== undefined ? row.total : null, row };

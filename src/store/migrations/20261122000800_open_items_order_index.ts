@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 
 /**
  * list_items without a filter reads a list's open items in its default order (due date, then
- * creation). Without an index in that order Postgres read and sorted every item of the list:
- * 15 ms on a 20,000-item list, growing with the list; with it, the first page is 50 index
- * entries (0.15 ms), whatever the list's size.
+ * creation). Without an index in that order Postgres read and sorted every item of the list,
+ * a cost that grew with the list; with it, the first page is 50 index entries whatever the
+ * list's size (bench/README.md).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX items_open_order_idx ON items (list_id, due_at ASC NULLS LAST, created_at, created_seq)

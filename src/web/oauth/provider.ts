@@ -4,7 +4,7 @@
  * - Dynamic client registration (RFC 7591), public clients only (`token_endpoint_auth_method`
  *   none); redirect URIs are https on any host, or http on a loopback address, and are
  *   matched exactly, port included.
- * - Authorization code flow only, PKCE S256 required (plain is refused: see README).
+ * - Authorization code flow only, PKCE S256 required (plain is refused: see docs/auth.md).
  * - Access tokens: ES256 JWTs (RFC 9068) for the service (audience BASE_URL), one hour.
  *   The `resource` parameter (RFC 8707) may name the service or any address below it;
  *   omitted, it defaults to BASE_URL; any other resource is refused (invalid_target).

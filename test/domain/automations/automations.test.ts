@@ -1,7 +1,6 @@
 /** Automation actions, the scheduler tick (once across processes and restarts) and definitions. */
 import { describe, it, expect, beforeAll } from '@jest/globals';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { pino } from 'pino';
 import { useTestServer } from '../../support/server.js';
 import { startTestJobs, waitFor } from '../../support/jobs.js';
@@ -12,11 +11,12 @@ import { create_items } from '../../../src/operations/create_items.js';
 import { create_list } from '../../../src/operations/create_list.js';
 import { update_list } from '../../../src/operations/update_list.js';
 import type { Jobs } from '../../../src/jobs/queue.js';
+import { REACH_LOCAL_SERVERS, startLocalServer } from '../../support/net.js';
 
 const log = pino({ level: 'silent' });
 
 describe('automations', () => {
-  const { server, ada } = useTestServer({ env: { OUTBOUND_ALLOW_PRIVATE: 'true' } });
+  const { server, ada } = useTestServer({ env: REACH_LOCAL_SERVERS });
   beforeAll(async () => {
     await server.db('users').where({ id: ada.userId }).update({ timezone: 'America/New_York' });
   });
@@ -193,7 +193,7 @@ describe('automations', () => {
 
     it('webhook POSTs the run as JSON, with the digest when asked', async () => {
       const received: { headers: http.IncomingHttpHeaders; body: Record<string, unknown> }[] = [];
-      const hook = http.createServer((req, res) => {
+      const hook = await startLocalServer((req, res) => {
         const chunks: Buffer[] = [];
         req
           .on('data', (c: Buffer) => chunks.push(c))
@@ -202,8 +202,7 @@ describe('automations', () => {
             res.writeHead(req.url === '/fail' ? 500 : 202).end();
           });
       });
-      await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-      const base = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+      const base = hook.url;
       try {
         const a = await make({
           name: 'Notify',
@@ -228,7 +227,7 @@ describe('automations', () => {
         const failing = await runAt(await make({ name: 'Notify badly', actions: [{ type: 'webhook', url: `${base}/fail` }] }), now);
         expect(failing).toMatchObject({ outcome: 'failed', error: `Action 1 (webhook) failed: the webhook ${base}/fail answered HTTP 500.` });
       } finally {
-        await new Promise<void>((resolve) => hook.close(() => resolve()));
+        await hook.close();
       }
     });
 

@@ -1,7 +1,5 @@
 /** imageUrls on create_items and update_items, attachments with signed URLs, bodyImages, and the download guard. */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -12,15 +10,16 @@ import { create_items } from '../../../src/operations/create_items.js';
 import { update_items } from '../../../src/operations/update_items.js';
 import { get_item } from '../../../src/operations/get_item.js';
 import { create_image_upload } from '../../../src/operations/create_image_upload.js';
+import { REACH_LOCAL_SERVERS, startLocalServer, type LocalServer } from '../../support/net.js';
 
 describe('images on items', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lk-images-'));
-  const { server, ada } = useTestServer({ env: { LISTKEEPER_DATA_DIR: dataDir, OUTBOUND_ALLOW_PRIVATE: 'true' }, beforeClose: () => stopOrigin() });
-  let origin: http.Server;
+  const { server, ada } = useTestServer({ env: { LISTKEEPER_DATA_DIR: dataDir, ...REACH_LOCAL_SERVERS }, beforeClose: () => origin.close() });
+  let origin: LocalServer;
   let originUrl: string;
   beforeAll(async () => {
     // A stand-in for a public image host.
-    origin = http.createServer((req, res) => {
+    origin = await startLocalServer((req, res) => {
       const routes: Record<string, () => void> = {
         '/cat.jpg': () => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG),
         '/photo.heic': () => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(HEIC),
@@ -43,13 +42,8 @@ describe('images on items', () => {
       };
       (routes[req.url ?? ''] ?? (() => res.writeHead(404).end()))();
     });
-    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    originUrl = origin.url;
   });
-  const stopOrigin = async () => {
-    origin.closeAllConnections();
-    await new Promise<void>((resolve) => origin.close(() => resolve()));
-  };
   // After useTestServer's afterAll (jest runs them in the order declared): the server is closed first.
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
   const ctx = () => server.context(ada);
