@@ -14,6 +14,7 @@ import { addPushSubscription, saveSettings } from '../../src/domain/notification
 import { startServiceProcess, type ServiceProcess } from '../support/cluster.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { waitFor } from '../support/jobs.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 import { startInbox, startPushReceiver, startTopic, type Inbox, type PushReceiver, type TopicReceiver } from '../support/notify-receivers.js';
 
 describe('notifications with two processes', () => {
@@ -45,7 +46,7 @@ describe('notifications with two processes', () => {
       LISTKEEPER_DATA_DIR: dir,
       SMTP_URL: inbox.url,
       SMTP_FROM: 'listkeeper <notify@example.com>',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...REACH_LOCAL_SERVERS,
       EMBEDDINGS: 'none',
       REMINDER_POLL_SECONDS: '1',
       JOB_MAINTENANCE_SECONDS: '1',

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { useTestServer } from '../support/server.js';
 import { startTestJobs, waitFor } from '../support/jobs.js';
+import { REACH_LOCAL_SERVERS } from '../support/net.js';
 import { startInbox, startPushReceiver, startTopic, type Inbox, type PushReceiver, type TopicReceiver } from '../support/notify-receivers.js';
 import { startOutboxPump, type OutboxPump } from '../../src/jobs/outbox.js';
 import { noticeConsumer } from '../../src/jobs/notifications.js';
@@ -31,20 +32,22 @@ const ready = Promise.all([startInbox(), startTopic()]).then(([i, t]) => {
   topic = t;
 });
 
+let dir = '';
+// Before the suite's server starts: its settings name the inbox and the data folder.
+beforeAll(async () => {
+  dir = await dataDir;
+  await ready;
+});
+
 describe('notifications', () => {
-  let dir = '';
   let jobs: Jobs;
   let pump: OutboxPump;
-  beforeAll(async () => {
-    dir = await dataDir;
-    await ready;
-  });
   const { server, ada } = useTestServer({
     env: () => ({
       LISTKEEPER_DATA_DIR: dir,
       SMTP_URL: inbox.url,
       SMTP_FROM: 'listkeeper <notify@example.com>',
-      OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...REACH_LOCAL_SERVERS,
       WEBHOOK_RETRY_BASE_SECONDS: '1',
       WEBHOOK_TIMEOUT_MS: '3000',
     }),

@@ -6,22 +6,13 @@
  * test scripts it and counts what it received.
  */
 import { createECDH, randomBytes } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
 import { importJWK, jwtVerify } from 'jose';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-
-async function listen(server: http.Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function close(server: { close(cb: () => void): unknown }): Promise<void> {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+import { startLocalServer } from './net.js';
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve) => {
@@ -58,7 +49,7 @@ export async function startPushReceiver(vapidPublicKey: () => string): Promise<P
   keys.generateKeys();
   const auth = randomBytes(16);
   const receiver: PushReceiver = { subscription: { endpoint: '', keys: { p256dh: '', auth: '' } }, received: [], answers: [], close: async () => undefined };
-  const server = http.createServer(async (req, res) => {
+  const server = await startLocalServer(async (req, res) => {
     const body = await readBody(req);
     const status = receiver.answers.shift() ?? 201;
     if (status !== 201) return res.writeHead(status).end();
@@ -75,12 +66,11 @@ export async function startPushReceiver(vapidPublicKey: () => string): Promise<P
     receiver.received.push(JSON.parse(plain.toString('utf8')) as PushMessage);
     res.writeHead(201).end();
   });
-  const base = await listen(server);
   receiver.subscription = {
-    endpoint: `${base}/push/${randomBytes(8).toString('hex')}`,
+    endpoint: `${server.url}/push/${randomBytes(8).toString('hex')}`,
     keys: { p256dh: keys.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
   };
-  receiver.close = () => close(server);
+  receiver.close = server.close;
   return receiver;
 }
 
@@ -116,7 +106,7 @@ export async function startInbox(): Promise<Inbox> {
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.server.once('listening', resolve));
   inbox.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
-  inbox.close = () => close(server);
+  inbox.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return inbox;
 }
 
@@ -138,7 +128,7 @@ export interface TopicReceiver {
 /** An ntfy-style topic: each POST is a message, its title and link in headers. */
 export async function startTopic(): Promise<TopicReceiver> {
   const topic: TopicReceiver = { url: '', received: [], answers: [], close: async () => undefined };
-  const server = http.createServer(async (req, res) => {
+  const server = await startLocalServer(async (req, res) => {
     const body = (await readBody(req)).toString('utf8');
     const status = topic.answers.shift() ?? 200;
     if (status === 200) {
@@ -153,7 +143,7 @@ export async function startTopic(): Promise<TopicReceiver> {
     }
     res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
   });
-  topic.url = `${await listen(server)}/listkeeper-ada`;
-  topic.close = () => close(server);
+  topic.url = `${server.url}/listkeeper-ada`;
+  topic.close = server.close;
   return topic;
 }
