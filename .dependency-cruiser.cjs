@@ -62,6 +62,43 @@ const domainRoot = {
   to: { path: '^src/domain/[^/]+/' },
 };
 
+/**
+ * The domain modules an adapter may import values from: reads, pure functions, and the few
+ * writes that are no operation's. Every other write goes through an operation (ARCHITECTURE.md,
+ * "One road for every write"); test/structure/adapter-writes.test.ts lists what each module may
+ * give, name by name, and checks this list against its own.
+ */
+const adapterDomainModules = [
+  'accounts/accounts',
+  'accounts/api-keys',
+  'accounts/memory',
+  'accounts/passwords',
+  'accounts/registration-limit',
+  'accounts/sessions',
+  'accounts/sign-in-throttle',
+  'automations/automations',
+  'body/index',
+  'caldav/objects',
+  'caldav/vtodo-read',
+  'changes/activity',
+  'changes/events',
+  'changes/subscriptions',
+  'chat/chat',
+  'ids',
+  'items/due-words',
+  'items/enrich',
+  'items/recurrence',
+  'items/urls',
+  'lists/lists',
+  'lists/shares',
+  'media/storage',
+  'media/uploads',
+  'time',
+  'transfer/calendar-feed',
+  'transfer/import-plan',
+  'transfer/imports',
+];
+
 module.exports = {
   forbidden: [
     ...Object.entries(above).map(([from, banned]) => ({
@@ -79,6 +116,18 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: `^src/domain/(?!(${domainFolders.join('|')})/)[^/]+/` },
+    },
+    {
+      name: 'adapters-import-listed-domain-modules',
+      comment:
+        'An adapter writes through an operation (kit.call, callAsPerson, invoke). From the domain it imports values only of the modules listed in adapterDomainModules; test/structure/adapter-writes.test.ts says which names, and why.',
+      severity: 'error',
+      from: { path: '^src/(http|mcp|web|cli)/' },
+      to: {
+        path: '^src/domain/',
+        pathNot: adapterDomainModules.map((m) => `^src/domain/${m.replace(/[.]/g, '\\.')}\\.ts$`),
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'no-circular',

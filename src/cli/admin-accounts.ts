@@ -1,13 +1,17 @@
-/** Admin commands on accounts, on the server's database: user, apikey, oauth keys, share. */
+/**
+ * Admin commands on accounts, on the server's database: user, apikey, oauth keys, share. A
+ * password and a key are one account's (`--email`): the person's operations, called as that
+ * account (as-person.ts). Creating an account, sharing between two and the OAuth keys act for
+ * no one person: the operator's commands call the domain and auth/ directly.
+ */
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import { ApiError } from '../core/errors.js';
 import { createUser, findUserByEmail } from '../domain/accounts/accounts.js';
-import { createApiKey, revokeApiKey } from '../domain/accounts/api-keys.js';
-import { setUserPassword } from '../domain/accounts/passwords.js';
 import { createShare, removeShare } from '../domain/lists/shares.js';
 import { retireKeys, rotateKeys } from '../auth/oauth/keys.js';
 import { withDatabase } from './admin-database.js';
+import { callAsPerson } from './as-person.js';
 import { readSecret } from './read-secret.js';
 
 /** The account's id by email, or a refusal that says how to create it. */
@@ -41,7 +45,7 @@ export function registerAccountCommands(program: Command): void {
       await withDatabase(async ({ db }) => {
         const found = await findUserByEmail(db, opts.email);
         if (!found) throw new ApiError('notFound', `No account with email ${opts.email}.`);
-        await setUserPassword(db, found.id, password);
+        await callAsPerson(db, found.id, 'change_password', { password });
         process.stdout.write(`Password set for ${found.email}; its other web sessions were signed out.\n`);
       });
     });
@@ -53,7 +57,7 @@ export function registerAccountCommands(program: Command): void {
     .requiredOption('--email <email>', "the account's email address")
     .action(async (opts: { email: string }) => {
       await withDatabase(async ({ db }) => {
-        const key = await createApiKey(db, await accountId(db, opts.email));
+        const { key } = await callAsPerson(db, await accountId(db, opts.email), 'create_api_key', {});
         process.stderr.write('This key is shown once; any previous key of this account stops working now.\n');
         process.stdout.write(`${key}\n`);
       });
@@ -66,7 +70,8 @@ export function registerAccountCommands(program: Command): void {
       await withDatabase(async ({ db }) => {
         const found = await findUserByEmail(db, opts.email);
         if (!found) throw new ApiError('notFound', `No account with email ${opts.email}.`);
-        process.stdout.write((await revokeApiKey(db, found.id)) ? 'Key revoked.\n' : 'This account had no key.\n');
+        const { revoked } = await callAsPerson(db, found.id, 'revoke_api_key', {});
+        process.stdout.write(revoked ? 'Key revoked.\n' : 'This account had no key.\n');
       });
     });
 

@@ -1,10 +1,14 @@
-/** Admin commands on one account's workspace, on the server's database: automation and memory. */
+/**
+ * Admin commands on one account's workspace, on the server's database: automation and memory.
+ * Their writes are the person's operations, called as the account (as-person.ts).
+ */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { createAutomation, deleteAutomation, listAutomations, setStatus, timeZoneOf } from '../domain/automations/automations.js';
-import { addMemory, listMemory, removeMemory } from '../domain/accounts/memory.js';
+import { listAutomations, timeZoneOf } from '../domain/automations/automations.js';
+import { listMemory } from '../domain/accounts/memory.js';
 import { accountId } from './admin-accounts.js';
+import { callAsPerson } from './as-person.js';
 import { withDatabase } from './admin-database.js';
 import { printJson } from './output.js';
 
@@ -22,10 +26,8 @@ export function registerWorkspaceCommands(program: Command): void {
       const text = await readFile(opts.file, 'utf8');
       const definition: unknown = /\.ya?ml$/i.test(opts.file) ? parseYaml(text) : JSON.parse(text);
       await withDatabase(async ({ db }) => {
-        const made = await createAutomation(db, await accountId(db, opts.email), definition, new Date());
-        process.stdout.write(
-          `Created automation '${made.name}' (${made.id}), ${made.status}${made.next_run_at ? `, next run ${made.next_run_at.toISOString()}` : ''}.\n`,
-        );
+        const made = await callAsPerson(db, await accountId(db, opts.email), 'create_automation', { definition: definition as Record<string, unknown> });
+        process.stdout.write(`Created automation '${made.name}' (${made.id}), ${made.status}${made.nextRunAt ? `, next run ${made.nextRunAt}` : ''}.\n`);
       });
     });
   automation
@@ -66,8 +68,8 @@ export function registerWorkspaceCommands(program: Command): void {
       .requiredOption('--id <id>', "the automation's id")
       .action(async (opts: { email: string; id: string }) => {
         await withDatabase(async ({ db }) => {
-          const row = await setStatus(db, await accountId(db, opts.email), opts.id, status, new Date());
-          process.stdout.write(`'${row.name}' is ${row.status}${row.next_run_at ? `; next run ${row.next_run_at.toISOString()}` : ''}.\n`);
+          const row = await callAsPerson(db, await accountId(db, opts.email), 'set_automation_status', { id: opts.id, status });
+          process.stdout.write(`'${row.name}' is ${row.status}${row.nextRunAt ? `; next run ${row.nextRunAt}` : ''}.\n`);
         });
       });
   }
@@ -78,7 +80,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .requiredOption('--id <id>', "the automation's id")
     .action(async (opts: { email: string; id: string }) => {
       await withDatabase(async ({ db }) => {
-        const row = await deleteAutomation(db, await accountId(db, opts.email), opts.id);
+        const row = await callAsPerson(db, await accountId(db, opts.email), 'delete_automation', { id: opts.id });
         process.stdout.write(`Deleted automation '${row.name}'.\n`);
       });
     });
@@ -91,7 +93,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .argument('<text>', 'what to remember')
     .action(async (text: string, opts: { email: string }) => {
       await withDatabase(async ({ db }) => {
-        const row = await addMemory(db, await accountId(db, opts.email), text);
+        const row = await callAsPerson(db, await accountId(db, opts.email), 'add_memory', { text });
         process.stdout.write(`Remembered (${row.id}).\n`);
       });
     });
@@ -115,7 +117,7 @@ export function registerWorkspaceCommands(program: Command): void {
     .requiredOption('--id <id>', 'the id shown by memory list')
     .action(async (opts: { email: string; id: string }) => {
       await withDatabase(async ({ db }) => {
-        const row = await removeMemory(db, await accountId(db, opts.email), opts.id);
+        const row = await callAsPerson(db, await accountId(db, opts.email), 'remove_memory', { id: opts.id });
         process.stdout.write(`Forgot: ${row.text}\n`);
       });
     });

@@ -2,17 +2,23 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { operations } from '../generated/api.js';
+import type { PersonOperationId } from '../generated/operations.js';
 import type { Services } from './services.js';
 
 /** Who is calling: always the whole person (scopes never narrow a token). */
 export interface Principal {
   userId: string;
-  /** `web`: the person on their own pages, not a connection. */
-  via: 'apiKey' | 'oauth' | 'web';
+  /** `web`: the person on their own pages; `cli`: the command line on the server's database, for the account it names. Neither is a connection. */
+  via: 'apiKey' | 'oauth' | 'web' | 'cli';
   /** The OAuth client's name, or null for an API key or the person: written to the activity log. */
   clientName: string | null;
   /** Identifies the token for rate limiting and MCP event subscriptions. */
   tokenId: string;
+}
+
+/** Whether the caller is the person on their own surface (web pages, command line) rather than a connection (API key, OAuth app). */
+export function onPersonSurface(principal: Principal): boolean {
+  return principal.via === 'web' || principal.via === 'cli';
 }
 
 /** What every operation receives besides its input. */
@@ -26,6 +32,9 @@ export interface OperationContext {
 
 /** An operation of the API (the `webhook_…` entries of the generated types are the events it sends, not operations). */
 export type OperationId = Exclude<keyof operations, `webhook_${string}`>;
+/** An operation served as REST (and MCP, with a tool): openapi.yaml's paths. */
+export type PublicOperationId = Exclude<OperationId, PersonOperationId>;
+export type { PersonOperationId };
 
 type PathOf<O> = O extends { parameters: { path: infer P } } ? (P extends object ? P : object) : object;
 type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? (Q extends object ? Q : object) : object;

@@ -1,6 +1,8 @@
 /** The shape of one row of the generated operation table (src/generated/operations.ts). */
 export interface OperationSpec {
   operationId: string;
+  /** `public`: served as REST (and as an MCP tool with x-mcp); `person`: the person's own pages and command line only (x-person-paths). */
+  surface: 'public' | 'person';
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   summary: string;

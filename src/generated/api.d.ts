@@ -735,6 +735,238 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/person/items/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id. */
+                id: components["parameters"]["ItemIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in an item's chat
+         * @description The person writes in the chat of an item of theirs or one shared with them (the reply box of
+         *     the item page), trimmed of surrounding blank space. Marks the agents' and the service's
+         *     messages there read. When the agent that last wrote waits on the person (`needsInput`) on a
+         *     list that keeps a status, the reply sends task.awaitingAgent (reason `reply`); chat.replied
+         *     goes to the owner's subscriptions; the activity log records it.
+         */
+        post: operations["post_person_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/items/{id}/messages/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id. */
+                id: components["parameters"]["ItemIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an item's chat read
+         * @description The person opened the item's page and saw its chat; the agents' and the service's messages there count as read from now on. Not in the activity log (it changes nothing of the workspace).
+         */
+        post: operations["mark_chat_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remember something
+         * @description Adds one line to what agents read about the person (get_context's `memory`), trimmed. The activity log records it.
+         */
+        post: operations["add_memory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/memory/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The memory line's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget something
+         * @description Removes one line of the person's memory. The activity log records it.
+         */
+        delete: operations["remove_memory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an automation
+         * @description Creates an automation from its definition: `name`, optional `description` (default: what
+         *     the actions do, in words), `status` (`active` by default, `paused` or `draft`),
+         *     `schedule` (cron in the person's time zone; none: on demand only) and 1 to 20 `actions`
+         *     (components/schemas/AutomationAction). The definition is checked field by field, and a
+         *     refusal names the first problem. The activity log records it.
+         */
+        post: operations["create_automation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The automation's id. */
+                id: components["parameters"]["AutomationIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an automation
+         * @description Deletes an automation and its run history; its chat item stays on the Notes list. The activity log records it.
+         */
+        delete: operations["delete_automation"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume an automation
+         * @description `paused`: no scheduled runs (it can still run on demand); `active`: scheduled runs resume from now. The activity log records it.
+         */
+        patch: operations["set_automation_status"];
+        trace?: never;
+    };
+    "/person/api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description Mints the person's API key, shown this once; a key they had stops working, and the event subscriptions it made end with it.
+         */
+        post: operations["create_api_key"];
+        /**
+         * Revoke the API key
+         * @description The person's API key stops working (401 on its next call), and the event subscriptions it made end.
+         */
+        delete: operations["revoke_api_key"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the password
+         * @description Sets the password the person signs in with on the web pages: 10 to 200 characters,
+         *     different from the current one. Every web session ends (the page that asked signs in
+         *     again); connected apps and the API key keep working. On the web pages `current` must be
+         *     the present password; the command line, run by whoever holds the server's database, sets
+         *     it without.
+         */
+        put: operations["change_password"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/time-zone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the time zone
+         * @description The person's IANA time zone, which dates, due times, reminders, activity and automations follow.
+         */
+        put: operations["set_time_zone"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends the person's session in every browser. Connected apps and the API key are not affected.
+         */
+        delete: operations["end_sessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "task.awaitingAgent": {
@@ -1030,6 +1262,21 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description One line of what agents read about the person.
+         * @example {
+         *       "id": "6d7e8f90-a1b2-4c3d-8e4f-5a6b7c8d9e0f",
+         *       "text": "Works from home on Fridays",
+         *       "createdAt": "2026-11-20T09:30:00Z"
+         *     }
+         */
+        Memory: {
+            /** Format: uuid */
+            id: string;
+            text: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description One event, the body of a webhook delivery. */
         EventOccurrence: {
             /** @description Unique per event; also the `webhook-id` header. */
@@ -3756,6 +4003,382 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    post_person_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id. */
+                id: components["parameters"]["ItemIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Markdown; not empty once trimmed. */
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessage"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    mark_chat_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id. */
+                id: components["parameters"]["ItemIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many messages were unread until now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5e8c7d6e-8d79-4fb1-ae8c-6f5e6d1b0e54",
+                     *       "marked": 2
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        marked: number;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    add_memory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The line remembered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Memory"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    remove_memory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The memory line's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The line forgotten. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Memory"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    create_automation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The automation, as written in YAML or JSON. */
+                    definition: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The automation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    delete_automation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The automation's id. */
+                id: components["parameters"]["AutomationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true,
+                     *       "id": "3b4c5d6e-7f80-4a1b-9c2d-3e4f5a6b7c8d",
+                     *       "name": "Weekly review"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    set_automation_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The automation's id. */
+                id: components["parameters"]["AutomationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description The automation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    create_api_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "lk_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHI"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description `lk_` and 45 characters. */
+                        key: string;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    revoke_api_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether there was a key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "revoked": true
+                     *     }
+                     */
+                    "application/json": {
+                        revoked: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    change_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The present password. */
+                    current?: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "changed": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        changed: true;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    set_time_zone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Europe/London */
+                    timezone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The time zone saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "timezone": "Europe/London"
+                     *     }
+                     */
+                    "application/json": {
+                        timezone: string;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    end_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ended": 2
+                     *     }
+                     */
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
         };
     };
     webhook_task_awaiting_agent: {

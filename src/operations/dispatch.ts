@@ -1,15 +1,16 @@
 /**
  * Calling an operation by id: input validation against the generated JSON Schemas, the
- * handler, and (when configured) output validation. Both adapters call `invoke`; neither
- * holds behaviour of its own.
+ * handler, and (when configured) output validation. Every adapter calls `invoke` (REST and
+ * MCP with a connection's principal, the web pages and the command line with the person's
+ * through `call`); none holds behaviour of its own.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { operationTable } from '../generated/operations.js';
+import { operationTable, personOperationTable } from '../generated/operations.js';
 import type { JsonSchema, OperationSpec } from '../core/operation-spec.js';
-import type { OperationContext, OperationId } from '../core/context.js';
-import { handlers } from './index.js';
-import { type ApiError, invalid, shown } from '../core/errors.js';
+import { onPersonSurface, type OperationContext, type OperationId, type OpInput, type OpOutput } from '../core/context.js';
+import { handlers, personHandlers } from './index.js';
+import { type ApiError, invalid, notFound, shown } from '../core/errors.js';
 import { canonicalInstant } from '../domain/time.js';
 import { outputValuesByName } from '../domain/lists/values.js';
 
@@ -35,7 +36,8 @@ const paramAjv = makeAjv(true);
 const bodyAjv = makeAjv(false);
 const outputAjv = makeAjv(false);
 
-const specs = new Map(operationTable.map((spec) => [spec.operationId, spec]));
+const specs = new Map([...operationTable, ...personOperationTable].map((spec) => [spec.operationId, spec]));
+const allHandlers: Record<string, (ctx: OperationContext, input: never) => Promise<unknown>> = { ...handlers, ...personHandlers };
 const compiled = new Map<string, Compiled>();
 
 /** Compiles an operation's validators on first use: compiling all at once would slow the start. */
@@ -78,7 +80,11 @@ export function takesBody(operationId: string): boolean {
 /** Validates the input, runs the operation and returns its output. */
 export async function invoke(ctx: OperationContext, operationId: string, raw: RawInput, options: { validateOutput?: boolean } = {}): Promise<unknown> {
   const op = mustCompile(operationId);
-  const handler = handlers[operationId as OperationId];
+  // The person's own operations exist for no connection, as REST and the MCP tools show none.
+  if (op.spec.surface === 'person' && !onPersonSurface(ctx.principal)) {
+    throw notFound(`There is no operation ${operationId}; the OpenAPI document at /api/v1/openapi.json lists every one.`);
+  }
+  const handler = allHandlers[operationId]!;
   const params = { ...raw.params };
   if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
   refuseUnstorableText(params, '', op.spec.paramsSchema);
@@ -112,6 +118,19 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     throw new Error(`${operationId} produced output that does not match its schema: ${detail}`);
   }
   return output;
+}
+
+/**
+ * Calls an operation with its input as one object (path and query parameters and body fields
+ * side by side, as MCP sends them): how the web pages and the command line call as the person.
+ */
+export async function call<K extends OperationId>(ctx: OperationContext, operationId: K, input: OpInput<K>): Promise<OpOutput<K>> {
+  const names = parameterNames(operationId);
+  const params: Record<string, unknown> = {};
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) (names.has(key) ? params : body)[key] = value;
+  const hasBody = Object.keys(body).length > 0;
+  return (await invoke(ctx, operationId, { params, body: hasBody ? body : undefined })) as OpOutput<K>;
 }
 
 // U+0000, or a surrogate half without its partner: Postgres text cannot hold either as sent.

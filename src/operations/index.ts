@@ -1,8 +1,9 @@
 /**
  * The operation registry: operationId → handler. REST and MCP both dispatch through it, so
- * the two interfaces cannot drift apart (spec rule 6).
+ * the two interfaces cannot drift apart (spec rule 6); the web pages and the command line
+ * too, with the person's own operations besides.
  */
-import type { Handler, OperationId } from '../core/context.js';
+import type { Handler, OperationId, PersonOperationId, PublicOperationId } from '../core/context.js';
 import { get_context } from './get_context.js';
 import { list_lists } from './list_lists.js';
 import { create_list } from './create_list.js';
@@ -36,10 +37,22 @@ import { create_import } from './create_import.js';
 import { preview_import } from './preview_import.js';
 import { get_import } from './get_import.js';
 import { list_labels } from './list_labels.js';
+import { post_person_message } from './post_person_message.js';
+import { mark_chat_read } from './mark_chat_read.js';
+import { add_memory } from './add_memory.js';
+import { remove_memory } from './remove_memory.js';
+import { create_automation } from './create_automation.js';
+import { set_automation_status } from './set_automation_status.js';
+import { delete_automation } from './delete_automation.js';
+import { create_api_key } from './create_api_key.js';
+import { revoke_api_key } from './revoke_api_key.js';
+import { change_password } from './change_password.js';
+import { set_time_zone } from './set_time_zone.js';
+import { end_sessions } from './end_sessions.js';
 
 type AnyHandler = Handler<OperationId>;
 
-/** Every operation of openapi.yaml: the type check fails on one without a handler. */
+/** Every served operation of openapi.yaml (its paths): the type check fails on one without a handler. */
 export const handlers = {
   get_context,
   list_lists,
@@ -74,4 +87,20 @@ export const handlers = {
   preview_import,
   get_import,
   list_labels,
-} satisfies { [K in OperationId]: Handler<K> } as unknown as Record<OperationId, AnyHandler>;
+} satisfies { [K in PublicOperationId]: Handler<K> } as unknown as Record<PublicOperationId, AnyHandler>;
+
+/** The person's own operations (x-person-paths of openapi.yaml), for the web pages and the command line only. */
+export const personHandlers = {
+  post_person_message,
+  mark_chat_read,
+  add_memory,
+  remove_memory,
+  create_automation,
+  set_automation_status,
+  delete_automation,
+  create_api_key,
+  revoke_api_key,
+  change_password,
+  set_time_zone,
+  end_sessions,
+} satisfies { [K in PersonOperationId]: Handler<K> } as unknown as Record<PersonOperationId, AnyHandler>;

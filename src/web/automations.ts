@@ -8,19 +8,8 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../core/errors.js';
-import {
-  automationDto,
-  createAutomation,
-  deleteAutomation,
-  getAutomation,
-  lastRuns,
-  latestRuns,
-  listAutomations,
-  setStatus,
-  timeZoneOf,
-  type AutomationDto,
-} from '../domain/automations/automations.js';
-import { addMemory, listMemory, MEMORY_MAX_CHARS, removeMemory } from '../domain/accounts/memory.js';
+import { automationDto, getAutomation, lastRuns, latestRuns, listAutomations, timeZoneOf, type AutomationDto } from '../domain/automations/automations.js';
+import { listMemory, MEMORY_MAX_CHARS } from '../domain/accounts/memory.js';
 import { localNow } from '../domain/time.js';
 import { html } from './html.js';
 import type { PageKit } from './page-kit.js';
@@ -47,7 +36,7 @@ const NOTICES: Record<string, (a: { name: string; status: string }) => string> =
 
 /** Settings → Automations and Settings → Memory. */
 export function registerSettingsPages(router: Router, kit: PageKit): void {
-  const { db, config, services } = kit.deps;
+  const { db, config } = kit.deps;
 
   const button = (ctx: Context, action: string, label: string, kind = '') => kit.button(ctx, action, label, { kind });
 
@@ -126,7 +115,7 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
       });
     }
     try {
-      const made = await createAutomation(db, got.user.id, definition, services.now());
+      const made = await kit.call(got.user, 'create_automation', { definition: definition as Record<string, unknown> });
       ctx.status = 303;
       ctx.redirect(`${AUTOMATIONS_PATH}?notice=created&id=${encodeURIComponent(made.id)}`);
     } catch (err) {
@@ -146,24 +135,26 @@ ${rows.length ? html`<ul class="apps">${items}</ul>` : html`<p>No automations ye
     return automation ? NOTICES[code]!(automation) : null;
   }
 
-  /** The POST actions on one automation (each answers the notice code to show); a refusal shows on the page with its status. */
+  /**
+   * The POST actions on one automation (each answers the notice code to show); a refusal shows on
+   * the page with its status. Running is the operation REST and MCP call too; pausing, resuming
+   * and deleting are the person's own operations.
+   */
   const actions: Record<string, (user: WebUser, id: string) => Promise<string>> = {
-    // Running has an operation (run_automation): the same checks as REST and MCP. Creating,
-    // pausing and deleting are the person's alone (no operation), so they call the domain.
     run: async (user, id) => {
       await kit.call(user, 'run_automation', { id });
       return 'running';
     },
     pause: async (user, id) => {
-      await setStatus(db, user.id, id, 'paused', services.now());
+      await kit.call(user, 'set_automation_status', { id, status: 'paused' });
       return 'paused';
     },
     resume: async (user, id) => {
-      await setStatus(db, user.id, id, 'active', services.now());
+      await kit.call(user, 'set_automation_status', { id, status: 'active' });
       return 'active';
     },
     delete: async (user, id) => {
-      await deleteAutomation(db, user.id, id);
+      await kit.call(user, 'delete_automation', { id });
       return 'deleted';
     },
   };
@@ -247,7 +238,7 @@ ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${but
     const got = await kit.posted(ctx);
     if (!got) return;
     try {
-      await addMemory(db, got.user.id, got.form.text ?? '');
+      await kit.call(got.user, 'add_memory', { text: got.form.text ?? '' });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return memoryPage(ctx, got.user, { status: err.status, error: err.message });
@@ -260,7 +251,7 @@ ${rows.length ? html`<ul class="apps">${rows.map((r) => html`<li>${r.text} ${but
     const got = await kit.posted(ctx);
     if (!got) return;
     try {
-      await removeMemory(db, got.user.id, ctx.params.id!);
+      await kit.call(got.user, 'remove_memory', { id: ctx.params.id! });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return memoryPage(ctx, got.user, { status: err.status, error: err.message });

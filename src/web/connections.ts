@@ -1,11 +1,15 @@
-/** Settings → Connections: the API key and the apps connected by OAuth. */
+/**
+ * Settings → Connections: the API key (create_api_key, revoke_api_key), the apps connected by
+ * OAuth (their grants are the authorization server's own records, kept by auth/oauth) and the
+ * event subscriptions (delete_event_subscription, as over REST).
+ */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { apiKeyHint, createApiKey, revokeApiKey } from '../domain/accounts/api-keys.js';
+import { apiKeyHint } from '../domain/accounts/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
 import { html } from './html.js';
-import { noticeOf, type PageKit } from './page-kit.js';
-import { listSubscriptions, removeSubscription } from '../domain/changes/subscriptions.js';
+import { noticeOf, refusal, type PageKit } from './page-kit.js';
+import { listSubscriptions } from '../domain/changes/subscriptions.js';
 import { isUuid } from '../domain/ids.js';
 import type { WebUser } from './sessions.js';
 
@@ -91,7 +95,7 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     if (!form) return;
     const user = await requireUser(ctx);
     if (!user) return;
-    const newKey = await createApiKey(db, user.id);
+    const { key: newKey } = await kit.call(user, 'create_api_key', {});
     // Shown in this response only; the page is never cached (sendPage) and a reload shows the hint.
     await connectionsPage(ctx, user, { newKey, status: 201 });
   }
@@ -101,7 +105,7 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     if (!form) return;
     const user = await requireUser(ctx);
     if (!user) return;
-    await revokeApiKey(db, user.id);
+    await kit.call(user, 'revoke_api_key', {});
     ctx.status = 303;
     ctx.redirect(`${CONNECTIONS_PATH}?done=key-revoked`);
   }
@@ -121,7 +125,14 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     if (!form) return;
     const user = await requireUser(ctx);
     if (!user) return;
-    if (isUuid(form.subscription ?? '')) await removeSubscription(db, user.id, form.subscription!);
+    if (isUuid(form.subscription ?? '')) {
+      try {
+        await kit.call(user, 'delete_event_subscription', { id: form.subscription! });
+      } catch (err) {
+        // One that is not theirs, or is gone already, is not there to remove: the page says it is gone either way.
+        if (refusal(err).status !== 404) throw err;
+      }
+    }
     ctx.status = 303;
     ctx.redirect(`${CONNECTIONS_PATH}?done=subscription-removed`);
   }

@@ -13,8 +13,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { OpInput, OpOutput } from '../core/context.js';
 import { timeZoneOf } from '../domain/accounts/accounts.js';
-import { listsById, loadAccessible } from '../domain/items/items.js';
-import { chatForPage, mainConversation, markChatRead, postPersonMessage, type ChatMessageRow } from '../domain/chat/chat.js';
+import { chatForPage, mainConversation, type ChatMessageRow } from '../domain/chat/chat.js';
 import { Html, html, sendPage } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
 import { isUuid } from '../domain/ids.js';
@@ -65,7 +64,6 @@ function answerJson(ctx: Context, status: number, body: object): void {
 /** The item page and the main conversation. */
 export function registerItemPages(router: Router, kit: PageKit): void {
   const { db } = kit.deps;
-  const now = () => kit.deps.services.now();
 
   function notFoundPage(ctx: Context, user: WebUser): void {
     kit.show(
@@ -75,14 +73,6 @@ export function registerItemPages(router: Router, kit: PageKit): void {
       html`<div class="card"><p>This item is not in your workspace: it may have been deleted, or it belongs to someone else.</p><p><a href="${CONVERSATION_PATH}">Back to your conversation</a></p></div>`,
       { status: 404, section: 'lists' },
     );
-  }
-
-  async function reachable(id: string, user: WebUser) {
-    if (!isUuid(id)) return null;
-    const found = (await loadAccessible(db, user.id, [id])).get(id);
-    if (!found) return null;
-    const list = (await listsById(db, [found.row.list_id])).get(found.row.list_id)!;
-    return { ...found, list };
   }
 
   /** How this person's page writes instants and days: in their time zone, in words the API reads back. */
@@ -233,7 +223,7 @@ ${add}</section>`;
     if (!item) return notFoundPage(ctx, user);
     await showItem(ctx, user, item, { notice: noticeOf(NOTICES, ctx.query.notice) });
     // Shown once as unread; seen from now on.
-    await markChatRead(db, item.id, now());
+    await kit.call(user, 'mark_chat_read', { id: item.id });
   });
 
   /** Save (only what changed, through update_items) or, without JavaScript, preview the notes. */
@@ -369,21 +359,23 @@ ${add}</section>`;
     const got = await kit.posted(ctx);
     if (!got) return;
     const { user, form } = got;
-    const item = await reachable(ctx.params.id!, user);
-    if (!item) return notFoundPage(ctx, user);
-    const text = (form.message ?? '').replace(/\r\n/g, '\n').trim();
-    if (text === '' || text.length > MAX_MESSAGE) {
+    const id = ctx.params.id!;
+    if (!isUuid(id)) return notFoundPage(ctx, user);
+    try {
+      await kit.call(user, 'post_person_message', { id, message: (form.message ?? '').replace(/\r\n/g, '\n') });
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused.status === 404) return notFoundPage(ctx, user);
       return kit.show(
         ctx,
         user,
         'Nothing sent',
-        html`<div class="card"><p class="error">${text === '' ? 'Write a message first.' : `A message holds at most ${MAX_MESSAGE} characters.`}</p><p><a href="/artifacts/${item.row.id}#chat">Back to the item</a></p></div>`,
-        { status: 400, section: 'lists' },
+        html`<div class="card"><p class="error">${refused.message}</p><p><a href="/artifacts/${id}#chat">Back to the item</a></p></div>`,
+        { status: refused.status, section: 'lists' },
       );
     }
-    await postPersonMessage(db, item.row, item.list, { id: user.id, name: user.name }, text);
     ctx.status = 303;
-    ctx.redirect(`/artifacts/${item.row.id}#chat`);
+    ctx.redirect(`/artifacts/${id}#chat`);
   });
 
   router.get(CONVERSATION_PATH, async (ctx) => {

@@ -11,7 +11,7 @@ import type { Config } from '../core/config.js';
 import type { Services } from '../core/services.js';
 import type { OperationContext, OperationId, OpInput, OpOutput } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
-import { invoke, parameterNames } from '../operations/dispatch.js';
+import { call as callOperation } from '../operations/dispatch.js';
 import { Html, html, page, sendPage, type PageOptions } from './html.js';
 import { readFormParams, safeNext, type FormLimit } from './forms.js';
 import { csrfToken, csrfValid, currentUser, type WebUser } from './sessions.js';
@@ -219,14 +219,8 @@ export function pageKit(deps: WebDeps): PageKit {
     log: deps.log,
   });
 
-  async function call<K extends OperationId>(user: WebUser, operationId: K, input: OpInput<K>): Promise<OpOutput<K>> {
-    const names = parameterNames(operationId);
-    const params: Record<string, unknown> = {};
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(input as Record<string, unknown>)) (names.has(key) ? params : body)[key] = value;
-    const hasBody = Object.keys(body).length > 0;
-    return (await invoke(asPerson(user), operationId, { params, body: hasBody ? body : undefined })) as OpOutput<K>;
-  }
+  const call = <K extends OperationId>(user: WebUser, operationId: K, input: OpInput<K>): Promise<OpOutput<K>> =>
+    callOperation(asPerson(user), operationId, input);
 
   function button(ctx: Context, action: string, label: string, options: { kind?: string; fields?: Record<string, string>; title?: string } = {}): Html {
     const fields = Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);

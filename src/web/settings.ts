@@ -1,17 +1,15 @@
 /**
  * Settings (the index of the settings pages) and Settings → Account: the person's name and
- * email, a new password, the time zone, and signing out of every browser. Account matters
- * have no operation: the forms call the domain functions of accounts, passwords and sessions.
+ * email, a new password, the time zone, and signing out of every browser. The changes are the
+ * person's own operations (change_password, set_time_zone, end_sessions); this browser's
+ * session and the sign-in throttle stay the page's, as on the sign-in page.
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { ApiError } from '../core/errors.js';
-import { getUser, setTimeZone, timeZones } from '../domain/accounts/accounts.js';
-import { changePassword } from '../domain/accounts/passwords.js';
-import { endSessionsOf } from '../domain/accounts/sessions.js';
+import { getUser, timeZones } from '../domain/accounts/accounts.js';
 import { signInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { html } from './html.js';
-import { noticeOf, SETTINGS_PAGES, type PageKit } from './page-kit.js';
+import { noticeOf, refusal, SETTINGS_PAGES, type PageKit } from './page-kit.js';
 import { signIn, signOut, type WebUser } from './sessions.js';
 
 export const SETTINGS_PATH = '/settings';
@@ -86,10 +84,10 @@ ${kit.button(ctx, `${ACCOUNT_PATH}/sign-out-everywhere`, 'Sign out everywhere', 
   }
 
   /**
-   * A new password ends every session (setUserPassword), this browser's too; this browser then
+   * A new password ends every session (change_password), this browser's too; this browser then
    * signs in again with a new session token, so the person who just proved the current
    * password stays signed in here while every other browser is out. A wrong current password
-   * counts against the sign-in throttle, as a failed sign-in does.
+   * (refused on `current`) counts against the sign-in throttle, as a failed sign-in does.
    */
   async function submitPassword(ctx: Context): Promise<void> {
     const got = await kit.posted(ctx);
@@ -101,10 +99,12 @@ ${kit.button(ctx, `${ACCOUNT_PATH}/sign-out-everywhere`, 'Sign out everywhere', 
       ctx.set('Retry-After', String(wait));
       return accountPage(ctx, user, { status: 429, error: `Too many wrong passwords: try again in ${Math.ceil(wait / 60)} minutes.` });
     }
-    const refused = await changePassword(db, user.id, form.current ?? '', form.password ?? '');
-    if (refused) {
-      if (refused.reason === 'wrong-current') await throttle.failed(user.email, ctx.ip);
-      return accountPage(ctx, user, { status: 400, error: refused.message });
+    try {
+      await kit.call(user, 'change_password', { current: form.current ?? '', password: form.password ?? '' });
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused.extra.field === 'current') await throttle.failed(user.email, ctx.ip);
+      return accountPage(ctx, user, { status: refused.status, error: refused.message });
     }
     await signIn(ctx, db, user.id);
     kit.redirect(ctx, `${ACCOUNT_PATH}?done=password`);
@@ -114,10 +114,10 @@ ${kit.button(ctx, `${ACCOUNT_PATH}/sign-out-everywhere`, 'Sign out everywhere', 
     const got = await kit.posted(ctx);
     if (!got) return;
     try {
-      await setTimeZone(db, got.user.id, (got.form.timezone ?? '').trim());
+      await kit.call(got.user, 'set_time_zone', { timezone: got.form.timezone ?? '' });
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return accountPage(ctx, got.user, { status: 400, error: err.message });
+      const refused = refusal(err);
+      return accountPage(ctx, got.user, { status: refused.status, error: refused.message });
     }
     kit.redirect(ctx, `${ACCOUNT_PATH}?done=timezone`);
   }
@@ -125,7 +125,7 @@ ${kit.button(ctx, `${ACCOUNT_PATH}/sign-out-everywhere`, 'Sign out everywhere', 
   async function submitSignOutEverywhere(ctx: Context): Promise<void> {
     const got = await kit.posted(ctx);
     if (!got) return;
-    await endSessionsOf(db, got.user.id);
+    await kit.call(got.user, 'end_sessions', {});
     await signOut(ctx, db);
     kit.redirect(ctx, '/signin');
   }

@@ -50,6 +50,8 @@ export interface TestServer {
   mcp(account: TestAccount): Promise<Client>;
   /** The operation context of an account, to call operations directly. */
   context(account: TestAccount): OperationContext;
+  /** The operation context of the person on their own surface (web pages, or the command line): what the person's operations need. */
+  personContext(account: TestAccount, via?: 'web' | 'cli'): OperationContext;
   /** With the `search` option: the outbox pump feeding the search index; `await pump.drain()` indexes every write so far. */
   pump?: OutboxPump;
   close(): Promise<void>;
@@ -159,6 +161,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     },
     context(account) {
       return { principal: account.principal, db: database.knex, config, services, log };
+    },
+    personContext(account, via = 'web') {
+      return { principal: { userId: account.userId, via, clientName: null, tokenId: `${via}:${account.userId}` }, db: database.knex, config, services, log };
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

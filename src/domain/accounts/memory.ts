@@ -15,6 +15,11 @@ export interface MemoryRow {
   created_at: Date;
 }
 
+/** A memory line as the person's operations answer it. */
+export function memoryDto(row: MemoryRow): { id: string; text: string; createdAt: string } {
+  return { id: row.id, text: row.text, createdAt: row.created_at.toISOString() };
+}
+
 export async function addMemory(db: Knex, userId: string, text: string): Promise<MemoryRow> {
   const clean = text.trim();
   if (!clean || clean.length > MEMORY_MAX_CHARS) throw invalid(`A memory is 1 to ${MEMORY_MAX_CHARS} characters; received ${clean.length}.`, 'text');

@@ -35,7 +35,7 @@ export async function sessionUser(db: Knex, token: string): Promise<SessionUser 
     .first('u.id', 'u.email', 'u.name', 's.created_at', 's.fresh_for')) as SessionUser | undefined;
 }
 
-/** Ends every web session of a person, in every browser: sign out everywhere, a new password. */
-export async function endSessionsOf(db: Knex, userId: string): Promise<void> {
-  await db('sessions').where({ user_id: userId }).delete();
+/** Ends every web session of a person, in every browser: sign out everywhere, a new password. Returns how many ended. */
+export async function endSessionsOf(db: Knex, userId: string): Promise<number> {
+  return db('sessions').where({ user_id: userId }).delete();
 }

@@ -1,6 +1,6 @@
 /** The activity log: every write, marked when it came through a connection (MCP or API) rather than the person's own pages. */
 import type { Knex } from 'knex';
-import type { Principal } from '../../core/context.js';
+import { onPersonSurface, type Principal } from '../../core/context.js';
 
 export interface ActivityEntry {
   action: string;
@@ -17,7 +17,7 @@ export async function recordActivity(trx: Knex, principal: Principal, entry: Act
     summary: entry.summary.slice(0, 300),
     item_id: entry.itemId ?? null,
     list_id: entry.listId ?? null,
-    via_connection: principal.via !== 'web',
+    via_connection: !onPersonSurface(principal),
     client_name: principal.clientName,
   });
 }
