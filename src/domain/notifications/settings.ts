@@ -6,6 +6,8 @@
  * @see docs/notifications.md
  */
 import type { Knex } from 'knex';
+import { invalid, toolError } from '../../core/errors.js';
+import { CallbackUrlError, checkCallbackUrl } from '../../core/outbound.js';
 import { isUuid } from '../ids.js';
 import { localParts, localToUtc } from '../time.js';
 import type { NoticeKind } from '../changes/notices.js';
@@ -94,6 +96,73 @@ export interface SettingsChange {
   quiet?: { start: string; end: string } | null;
 }
 
+/** A change as set_notification_settings sends it (openapi.yaml x-person-paths /person/notifications). */
+export interface SettingsInput {
+  pushOn?: boolean;
+  emailOn?: boolean;
+  emailAddress?: string;
+  emailReminders?: boolean;
+  emailQuestions?: boolean;
+  topicOn?: boolean;
+  topicUrl?: string;
+  quietStart?: string;
+  quietEnd?: string;
+}
+
+/**
+ * Checks a change against what it would leave: an email address that is one, a topic URL
+ * that is https and public, quiet hours with a start and an end, email only where the service
+ * has a mail server, a topic only with its URL.
+ */
+export async function readSettingsChange(
+  db: Knex,
+  userId: string,
+  input: SettingsInput,
+  service: { mailServer: boolean; allowPrivate: boolean },
+): Promise<SettingsChange> {
+  const change: SettingsChange = {};
+  const current = await readSettings(db, userId);
+  if (input.emailAddress !== undefined) {
+    const address = input.emailAddress.trim();
+    if (address && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) throw invalid(`emailAddress '${address}' is not an email address.`, 'emailAddress');
+    change.emailAddress = address || null;
+  }
+  if (input.emailOn === true && !service.mailServer)
+    throw toolError('This service sends no email: its operator has not set SMTP_URL (docs/notifications.md). Use push or a topic.');
+  if (input.topicUrl !== undefined) change.topicUrl = input.topicUrl.trim() ? await topicUrl(input.topicUrl.trim(), service.allowPrivate) : null;
+  if (input.topicOn === true && !(change.topicUrl ?? (change.topicUrl === null ? null : current.topicUrl)))
+    throw invalid('topicOn needs a topicUrl: the address a POST publishes to, such as https://ntfy.sh/<your topic>.', 'topicUrl');
+  if (input.quietStart !== undefined || input.quietEnd !== undefined) change.quiet = quietHours(input.quietStart ?? '', input.quietEnd ?? '');
+  for (const key of ['pushOn', 'emailOn', 'topicOn'] as const) if (input[key] !== undefined) change[key] = input[key];
+  if (input.emailReminders !== undefined || input.emailQuestions !== undefined)
+    change.emailKinds = {
+      ...(input.emailReminders !== undefined ? { reminder: input.emailReminders } : {}),
+      ...(input.emailQuestions !== undefined ? { question: input.emailQuestions } : {}),
+    };
+  return change;
+}
+
+async function topicUrl(url: string, allowPrivate: boolean): Promise<string> {
+  try {
+    return (await checkCallbackUrl(url, allowPrivate)).toString();
+  } catch (err) {
+    if (err instanceof CallbackUrlError) throw invalid(err.message.replace(/^url /, 'topicUrl '), 'topicUrl');
+    throw err;
+  }
+}
+
+function quietHours(start: string, end: string): { start: string; end: string } | null {
+  if (start === '' && end === '') return null;
+  for (const [field, value] of [
+    ['quietStart', start],
+    ['quietEnd', end],
+  ] as const)
+    if (!isTimeOfDay(value))
+      throw invalid(`${field} '${value}' is not a time of day such as 22:00; send quietStart and quietEnd both, or both "" for none.`, field);
+  if (start === end) throw invalid('quietStart and quietEnd are the same time: quiet hours need a start and a later (or next-morning) end.', 'quietEnd');
+  return { start, end };
+}
+
 /** Writes a change of the person's settings. */
 export async function saveSettings(db: Knex, userId: string, change: SettingsChange): Promise<NotificationSettings> {
   const columns: Partial<SettingsRow> = {};
@@ -130,11 +199,23 @@ export async function addPushSubscription(
   db: Knex,
   userId: string,
   subscription: { endpoint: string; p256dh: string; auth: string; browser: string | null },
-): Promise<void> {
-  await db('push_subscriptions')
+): Promise<string> {
+  const [row] = (await db('push_subscriptions')
     .insert({ user_id: userId, ...subscription })
     .onConflict('endpoint')
-    .merge({ user_id: userId, p256dh: subscription.p256dh, auth: subscription.auth, browser: subscription.browser });
+    .merge({ user_id: userId, p256dh: subscription.p256dh, auth: subscription.auth, browser: subscription.browser })
+    .returning('id')) as { id: string }[];
+  return row!.id;
+}
+
+/** A browser's push endpoint as the person may give it: its push service's https address (public, as webhook URLs). */
+export async function checkPushEndpoint(endpoint: string, allowPrivate: boolean): Promise<string> {
+  try {
+    return (await checkCallbackUrl(endpoint, allowPrivate)).toString();
+  } catch (err) {
+    if (err instanceof CallbackUrlError) throw invalid(err.message.replace(/^url /, 'endpoint '), 'endpoint');
+    throw err;
+  }
 }
 
 /** Forgets one of the person's browsers (by subscription id or endpoint); false when it was not theirs. */
