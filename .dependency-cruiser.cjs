@@ -71,6 +71,7 @@ const domainRoot = {
 const adapterDomainModules = [
   'accounts/accounts',
   'accounts/api-keys',
+  'accounts/app-passwords',
   'accounts/memory',
   'accounts/passwords',
   'accounts/registration-limit',
@@ -93,6 +94,9 @@ const adapterDomainModules = [
   'lists/shares',
   'media/storage',
   'media/uploads',
+  'notifications/deliveries',
+  'notifications/keys',
+  'notifications/settings',
   'time',
   'transfer/calendar-feed',
   'transfer/import-plan',

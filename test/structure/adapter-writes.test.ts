@@ -43,6 +43,7 @@ const ALLOWED: Record<string, Record<string, Entry>> = {
     },
   },
   'src/domain/accounts/api-keys.ts': { apiKeyHint: 'read' },
+  'src/domain/accounts/app-passwords.ts': { appPasswords: 'read' },
   'src/domain/accounts/memory.ts': { listMemory: 'read', MEMORY_MAX_CHARS: 'pure' },
   'src/domain/accounts/passwords.ts': { hashPassword: 'pure', passwordProblem: 'pure', verifyPassword: 'pure' },
   'src/domain/accounts/registration-limit.ts': {
@@ -122,6 +123,9 @@ const ALLOWED: Record<string, Record<string, Entry>> = {
       why: 'the bytes of a slot create_image_upload reserved, sent to its signed URL (no principal, a binary body); the workspace changes when update_items attaches it',
     },
   },
+  'src/domain/notifications/deliveries.ts': { recentDeliveries: 'read' },
+  'src/domain/notifications/keys.ts': { notificationKeys: 'read', readUnsubscribeToken: 'pure' },
+  'src/domain/notifications/settings.ts': { pushSubscriptions: 'read', readSettings: 'read' },
   'src/domain/time.ts': { localNow: 'pure', localParts: 'pure' },
   'src/domain/transfer/calendar-feed.ts': { readFeed: 'read' },
   'src/domain/transfer/import-plan.ts': { formatOfFile: 'pure' },
