@@ -45,7 +45,7 @@ export function registerCalendarApps(router: Router, kit: PageKit): void {
 <dt>User name</dt><dd><code>${user.email}</code></dd>
 <dt>Password</dt><dd>an app password from below (your API key works too)</dd>
 <dt>Lists it will show</dt><dd>${lists.map((l) => l.name).join(', ') || 'none yet: make a list with the tasks template'}</dd></dl>
-<p class="muted">DAVx⁵ (with Tasks.org or jtx Board): "Login with URL and user name". iPhone and iPad: Settings → Apps → Reminders → Accounts → Add Account → Other → Add CalDAV Account. Thunderbird: New Calendar → On the Network.</p>
+<p class="muted">DAVx⁵ (with Tasks.org or jtx Board): "Login with URL and user name". iPhone and iPad: Settings → Calendar (iOS 18: Apps → Calendar) → Calendar Accounts → Add Account → Other → Add CalDAV Account; the lists show in Reminders. Thunderbird: New Calendar → On the Network.</p>
 </section>
 <section class="card" aria-labelledby="passwords-h"><h2 id="passwords-h">App passwords</h2>
 ${made}
