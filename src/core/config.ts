@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import { defaultBaseUrl, isLoopbackUrl, trimSlash } from './base-url.js';
+
+export { defaultBaseUrl, isLoopbackUrl };
 
 /** Which embedder to use; `none` means keyword search only. Read from the environment below. */
 export interface EmbedderConfig {
@@ -434,29 +437,4 @@ function searchConfig(raw: Record<string, unknown>): SearchConfig {
       ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
     },
   };
-}
-
-/** True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1): a server only its own user reaches. */
-export function isLoopbackUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
-/**
- * BASE_URL when it is not set: the address the server listens on, so the URL it prints is the
- * one the sign-in forms accept. A wildcard address (0.0.0.0, ::) is reached as localhost.
- */
-export function defaultBaseUrl(host: string, port: number): string {
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
-  const name = wildcard ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
 }

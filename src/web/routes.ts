@@ -21,6 +21,7 @@ import { pageKit, type WebDeps } from './page-kit.js';
 import { registerSettings } from './settings.js';
 import { registerSignIn } from './sign-in.js';
 import { registerNotifications } from './notifications.js';
+import { registerUnsubscribe } from './unsubscribe.js';
 import { registerCalendarApps } from './calendar-apps.js';
 
 export { CONNECTIONS_PATH } from './connections.js';
@@ -35,6 +36,7 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerConnections(router, kit);
   registerSettings(router, kit);
   registerNotifications(router, kit);
+  registerUnsubscribe(router, kit);
   registerCalendarApps(router, kit);
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
