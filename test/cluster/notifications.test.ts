@@ -2,7 +2,8 @@
  * Notifications with two processes: two built listkeeper processes started at once on one
  * database and one data folder (so one pair of VAPID keys), both polling for reminders and
  * both running the job queue. Reminders due while both run, and an agent's question, reach a
- * browser by Web Push (decrypted), an SMTP inbox and an HTTP topic exactly once each.
+ * browser by Web Push (decrypted), an SMTP inbox and an HTTP topic exactly once each; so does
+ * a reminder whose time comes while both are down, once they are started again.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -26,6 +27,7 @@ describe('notifications with two processes', () => {
   let inbox: Inbox;
   let topic: TopicReceiver;
   let key = '';
+  let env: Record<string, string> = {};
 
   async function call(base: string, method: string, route: string, body: unknown): Promise<Record<string, unknown>> {
     const response = await fetch(`${base}/api/v1${route}`, {
@@ -41,7 +43,7 @@ describe('notifications with two processes', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'lk-notify-cluster-'));
     database = await createTestDatabase();
     [push, inbox, topic] = await Promise.all([startPushReceiver(() => vapidPublicKey), startInbox(), startTopic()]);
-    const env = {
+    env = {
       DATABASE_URL: database.url,
       LISTKEEPER_DATA_DIR: dir,
       SMTP_URL: inbox.url,
@@ -94,5 +96,25 @@ describe('notifications with two processes', () => {
     expect(topic.received.map((m) => m.title).sort()).toEqual(expected);
     // Both processes were there to send: each ran for the whole test.
     expect(processes.every((p) => p.running())).toBe(true);
+  }, 120_000);
+
+  it('sends a reminder once after both processes were killed before its time and started again', async () => {
+    const before = { push: push.received.length, mail: inbox.messages.length, topic: topic.received.length };
+    const since = new Date();
+    await call(processes[0]!.url, 'POST', '/items', {
+      listId: 'tasks',
+      items: [{ title: 'After the restart', dueAt: new Date(Date.now() + 3_600_000).toISOString(), reminderAt: new Date(Date.now() + 4000).toISOString() }],
+    });
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+    const restarted = await Promise.all([startServiceProcess('a2', env), startServiceProcess('b2', env)]);
+    processes.splice(0, processes.length, ...restarted);
+    await waitFor(async () => {
+      const rows = (await database.knex('notification_deliveries').where('created_at', '>=', since).select('status')) as { status: string }[];
+      return rows.length === 3 && rows.every((r) => r.status !== 'pending') ? true : undefined;
+    }, 60_000);
+    const title = 'Reminder: After the restart';
+    expect(push.received.slice(before.push).map((m) => m.title)).toEqual([title]);
+    expect(inbox.messages.slice(before.mail).map((m) => m.subject)).toEqual([title]);
+    expect(topic.received.slice(before.topic).map((m) => m.title)).toEqual([title]);
   }, 120_000);
 });

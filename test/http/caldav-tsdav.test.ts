@@ -15,7 +15,7 @@ import { createAppPassword } from '../../src/domain/accounts/app-passwords.js';
 type Client = Awaited<ReturnType<typeof createDAVClient>>;
 
 describe('CalDAV with tsdav', () => {
-  const { server, ada } = useTestServer();
+  const { server, ada, account } = useTestServer({ accounts: ['Ada', 'Bea'] });
   let client: Client;
   let tasks: DAVCalendar;
 
@@ -59,6 +59,30 @@ describe('CalDAV with tsdav', () => {
     const anonymous = await fetch(`${server.baseUrl}/dav/`, { method: 'PROPFIND', headers: { depth: '0' } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+
+  it('keeps each person to their own lists: another’s principal or list is refused', async () => {
+    const bea = account('Bea');
+    const basic = (who: typeof bea) => `Basic ${Buffer.from(`${who.email}:${who.key}`).toString('base64')}`;
+    const propfind = (route: string, who: typeof bea) =>
+      fetch(`${server.baseUrl}${route}`, { method: 'PROPFIND', headers: { depth: '1', authorization: basic(who) } });
+    const adaTasks = new URL(tasks.url).pathname;
+    expect((await propfind(adaTasks, ada)).status).toBe(207);
+    // Bea's key on Ada's principal: refused as a wrong password is.
+    expect((await propfind(adaTasks, bea)).status).toBe(401);
+    // Bea's principal with Ada's list: no such list.
+    const beaPath = adaTasks.replace(ada.userId, bea.userId);
+    expect((await propfind(beaPath, bea)).status).toBe(404);
+    const put = await fetch(`${server.baseUrl}${beaPath}sneaky.ics`, {
+      method: 'PUT',
+      headers: { authorization: basic(bea), 'content-type': 'text/calendar' },
+      body: phoneTask('sneaky', 'Sneaky task'),
+    });
+    expect(put.status).toBe(404);
+    for (const who of [ada, bea])
+      expect((await who.sdk.GET('/items', { params: { query: { listId: 'tasks', limit: 100 } } })).data!.items.map((i) => i.title)).not.toContain(
+        'Sneaky task',
+      );
   });
 
   it('takes a task made on the phone with every mapped field, and keeps what it does not map through a REST edit', async () => {
