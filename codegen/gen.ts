@@ -66,6 +66,12 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
   const successStatus = Object.keys(responses).find((s) => s.startsWith('2')) ?? '200';
   const outputSchema = successSchema(op);
   const mcp = op['x-mcp'] ? asObject(op['x-mcp']) : null;
+  // A tool may describe a large field loosely (x-mcp.inputOverrides): the tool list is paid on
+  // every turn, and the call is still checked against the operation's own schema.
+  for (const [name, schema] of Object.entries(asObject(mcp?.inputOverrides))) {
+    if (!(name in inputProps)) throw new Error(`openapi.yaml: ${String(op.operationId)} x-mcp.inputOverrides names '${name}', which it does not take`);
+    inputProps[name] = schema;
+  }
 
   return {
     operationId: String(op.operationId),

@@ -11,11 +11,11 @@ import { readFile } from 'node:fs/promises';
 import { bundleFromString, createConfig } from '@redocly/openapi-core';
 import { parse } from 'yaml';
 
-export const PERSON_PATHS = 'x-person-paths';
+const PERSON_PATHS = 'x-person-paths';
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
 
 function asObject(value: Json | undefined): JsonObject {
   return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
@@ -49,8 +49,9 @@ export async function specReadings(specPath: string): Promise<{ publicDoc: JsonO
 
 /**
  * One reading bundled into one document; `dereference` inlines every $ref (no cycles here).
- * Bundled as it is, components no operation of the reading uses are left out, so the public reading carries
- * none that only the person's operations use (`make lint` allows no other unused one).
+ * Bundled as it is (refs kept), components no operation of the reading uses are left out, so
+ * the public reading carries none that only the person's operations use (`make lint` allows
+ * no other unused one).
  */
 export async function bundleReading(doc: JsonObject, specPath: string, dereference: boolean): Promise<JsonObject> {
   const config = await createConfig({});

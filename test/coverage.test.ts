@@ -24,8 +24,8 @@ const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
 );
 
 describe('operation coverage', () => {
-  it('has 21 MCP tools and 12 REST-only routes (event subscriptions, the calendar feed, export and import, the label catalogue)', () => {
-    expect(operations.filter((o) => o.isTool)).toHaveLength(21);
+  it('has 22 MCP tools and 11 REST-only routes (event subscriptions, the calendar feed, export, the import preview and state, the label catalogue)', () => {
+    expect(operations.filter((o) => o.isTool)).toHaveLength(22);
     expect(
       operations
         .filter((o) => !o.isTool)
@@ -34,7 +34,6 @@ describe('operation coverage', () => {
     ).toEqual([
       'create_calendar_feed',
       'create_event_subscription',
-      'create_import',
       'delete_event_subscription',
       'export_list_csv',
       'export_workspace',

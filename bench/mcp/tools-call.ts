@@ -4,7 +4,7 @@
  * the MCP adapter adds on top of the operation (JSON-RPC parsing, a fresh stateless protocol
  * server per request, text + structuredContent in the answer).
  *
- *   npx tsx bench/mcp/tools-call.ts [--duration 5] [--connections 32] [--rounds 3] [--only get_item,list_lists]
+ *   npx tsx bench/mcp/tools-call.ts [--duration 5] [--connections 32] [--rounds 3] [--only get_item,list_lists] [--revision 2026-07-28]
  *   make bench-mcp
  *
  * Pairs: get_item vs GET /items/{id}, list_lists vs GET /lists, list_items vs GET /items
@@ -16,6 +16,8 @@
  * explicitly: the limit is counted in Postgres on every request, by both interfaces alike.
  * (The load generator reads every answer's body into a string: in the server's own process
  * it charged the server for the bytes of each answer, which an MCP answer has twice.)
+ * `--revision 2026-07-28` sends the calls as a client of that revision does (no initialize, the
+ * envelope in `_meta`, the Mcp-Method and Mcp-Name headers); the default is 2025-11-25.
  * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
  */
 import { spawn } from 'node:child_process';
@@ -36,7 +38,15 @@ import { atMost, printGoals } from '../goals.js';
 import { freePort, openBenchDatabase } from '../support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PROTOCOL_VERSION = '2025-11-25';
+const revisionAt = process.argv.indexOf('--revision');
+const PROTOCOL_VERSION = revisionAt >= 0 ? process.argv[revisionAt + 1]! : '2025-11-25';
+const MODERN = PROTOCOL_VERSION === '2026-07-28';
+/** The 2026-07-28 envelope of every request. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+};
 
 interface Pair {
   tool: string;
@@ -202,14 +212,25 @@ async function main(): Promise<void> {
     const server = await startServer(database.url);
     const base = server.base;
     const auth = { Authorization: `Bearer ${key}` };
-    const mcpHeaders = { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PROTOCOL_VERSION };
+    const baseHeaders = {
+      ...auth,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': PROTOCOL_VERSION,
+    };
 
     const report: Record<string, unknown>[] = [];
     const goals: ReturnType<typeof atMost>[] = [];
     try {
       for (const pair of pairs) {
+        const mcpHeaders = MODERN ? { ...baseHeaders, 'Mcp-Method': 'tools/call', 'Mcp-Name': pair.tool } : baseHeaders;
         const mcpBody = () =>
-          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: pair.tool, arguments: pair.restBody ? pair.restBody() : pair.args } });
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: pair.tool, arguments: pair.restBody ? pair.restBody() : pair.args, ...(MODERN ? { _meta: ENVELOPE } : {}) },
+          });
         const restOptions: autocannon.Options = pair.restBody
           ? {
               url: `${base}${pair.restPath}`,
@@ -257,7 +278,7 @@ async function main(): Promise<void> {
           ),
         );
         process.stdout.write(
-          `\n${pair.tool} (MCP tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
+          `\n${pair.tool} (MCP ${PROTOCOL_VERSION} tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
             `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
             `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
             `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n` +
@@ -272,7 +293,7 @@ async function main(): Promise<void> {
     await mkdir(outDir, { recursive: true });
     await writeFile(
       path.join(outDir, 'mcp-vs-rest.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), node: process.version, duration, connections, rounds, results: report }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), node: process.version, revision: PROTOCOL_VERSION, duration, connections, rounds, results: report }, null, 2)}\n`,
     );
     process.stdout.write(`\nwrote bench/out/mcp-vs-rest.json\n`);
     printGoals(`Goals (${connections} connections, ${rounds}×${duration}s each, this run):`, goals);

@@ -2368,6 +2368,26 @@ export const openapiDocument: Record<string, unknown> = {
           "data"
         ],
         "description": "Starts an import in the background and answers at once with its id; follow its\nprogress with get_import. Three formats:\n- `listkeeper`: a document from export_workspace, in `document`. Each list goes into\n  your list of the same name (the Tasks, Notes and Life Admin lists into yours), or a\n  new one; properties are matched by id, then by name and type, else added. Items keep\n  their `externalId`; one without takes its exported id as its `externalId`, so\n  importing the same document again updates those items instead of adding them twice.\n  Chats come along (messages already there are not added again), and attachments are\n  fetched from their links while those are valid.\n- `csv`: a CSV file with a header row, in `csv`, into the list `listId` or a new list\n  `listName`; `columns` maps each column (title, body, dueAt, taskStatus, externalId, a\n  property, or skip); columns left out are mapped as preview_import guesses them.\n- `todoist`: a Todoist project exported as CSV (its TYPE, CONTENT, DESCRIPTION,\n  PRIORITY, INDENT, DATE … columns), in `csv`, into a new tasks list `listName`:\n  sections become the select property Section, priorities the select Priority (P1 to\n  P4), dates due dates, comments chat messages.\nEach list is written all or nothing: a list that fails leaves nothing behind and the\nimport says why; the others still land. Check a file first with preview_import.\nRefused with 409 `toolError`, naming the field, before anything is queued: a field the\nformat does not take or one it needs missing, `listId` beside `listName`, a CSV that\ndoes not parse or names no columns, a column mapping naming a column the file lacks,\na new list's name that one of your lists has.\n",
+        "x-mcp": {
+          "title": "Import lists and items",
+          "description": "Imports in the background: format listkeeper (`document`, an export) or csv/todoist (`csv`,\ninto `listId` or a new `listName`). With the MCP tasks extension it answers a task that\nends with the finished import; otherwise the queued import.\n",
+          "readOnlyHint": false,
+          "destructiveHint": true,
+          "idempotentHint": false,
+          "openWorldHint": true,
+          "inputOverrides": {
+            "document": {
+              "type": "object"
+            },
+            "columns": {
+              "type": "array",
+              "items": {
+                "type": "object"
+              },
+              "description": "{column, to: title|body|dueAt|taskStatus|externalId|property|skip, property, type}"
+            }
+          }
+        },
         "requestBody": {
           "required": true,
           "content": {

@@ -9,17 +9,22 @@
  * @see docs/events.md "MCP events"
  */
 import * as z from 'zod';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationContext } from '../core/context.js';
 import { EVENT_CATALOG, EVENT_NAMES } from '../domain/changes/events.js';
 import { CallbackUrlError, checkCallbackUrl } from '../core/outbound.js';
 import { removeClientSubscription, secretProblem, SubscriptionLimitError, upsertClientSubscription } from '../domain/changes/subscriptions.js';
+import { method, type McpMethod } from './methods.js';
 
 /** Error codes of the MCP Events sketch (JSON-RPC server range). */
 export const EVENTS_ERROR = { notFound: -32011, resourceExhausted: -32013, unsupported: -32014 } as const;
 
-/** What the server advertises under `capabilities.experimental.events`. */
+/**
+ * What the server advertises: under `capabilities.extensions` by this identifier to a client of
+ * 2026-07-28 (the extension's own name, SEP-3415), under `capabilities.experimental.events` at
+ * initialize to the revisions before it, which have no `extensions`.
+ */
+export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
 export const EVENTS_CAPABILITY = { listChanged: false, delivery: ['webhook'] };
 
 /** The shortest lifetime granted, however short the suggestion (protects against refresh storms). */
@@ -66,11 +71,13 @@ function knownEvent(name: string): void {
     throw new McpError(EVENTS_ERROR.notFound, `Unknown event '${name}'; events/list has: ${EVENT_NAMES.join(', ')}.`, { kind: 'event' });
 }
 
-/** Registers the three methods on a (per-request) MCP server. */
-export function registerEventMethods(server: Server, ctx: OperationContext): void {
-  server.setRequestHandler(ListRequest, async () => ({ events: EVENT_CATALOG as unknown as Record<string, unknown>[] }));
+/** The three methods, over one caller's operation context. */
+export function eventMethods(ctx: OperationContext): McpMethod[] {
+  return [method(ListRequest, async () => ({ events: EVENT_CATALOG as unknown as Record<string, unknown>[] })), subscribe(ctx), unsubscribe(ctx)];
+}
 
-  server.setRequestHandler(SubscribeRequest, async (request) => {
+function subscribe(ctx: OperationContext): McpMethod {
+  return method(SubscribeRequest, async (request) => {
     const params = parse(SubscribeParams, request.params);
     knownEvent(params.name);
     const { arguments: args } = parse(z.object({ arguments: params.name.startsWith('item.') ? ItemArguments : Arguments }), { arguments: params.arguments });
@@ -114,8 +121,10 @@ export function registerEventMethods(server: Server, ctx: OperationContext): voi
       },
     };
   });
+}
 
-  server.setRequestHandler(UnsubscribeRequest, async (request) => {
+function unsubscribe(ctx: OperationContext): McpMethod {
+  return method(UnsubscribeRequest, async (request) => {
     const params = parse(UnsubscribeParams, request.params);
     knownEvent(params.name);
     const removed = await removeClientSubscription(ctx.db, {

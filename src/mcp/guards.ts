@@ -3,6 +3,7 @@
  * against DNS rebinding, CORS for the browser origins allowed, and the methods this
  * stateless server offers (POST only: no SSE stream to GET, no session to DELETE).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security--endpoint
  */
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../core/config.js';
@@ -11,8 +12,8 @@ import { ApiError } from '../core/errors.js';
 /** Loopback names: a DNS-rebinding page can make a browser send its own host name, never these. */
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** What a browser may send and read on /mcp (Streamable HTTP headers and the OAuth challenge). */
-const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+/** What a browser may send and read on /mcp (Streamable HTTP headers of every revision, and the OAuth challenge). */
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Mcp-Method, Mcp-Name';
 const CORS_EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 const ALLOWED_METHODS = 'POST, OPTIONS';
 

@@ -4,7 +4,6 @@
  * list by id or name, prompts fit a task service (plan my day, weekly review, triage the inbox),
  * and arguments that name a list or a property complete from the workspace.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
   GetPromptRequestSchema,
@@ -18,6 +17,7 @@ import {
 import type { OperationContext } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { invoke } from '../operations/dispatch.js';
+import { method, type McpMethod } from './methods.js';
 
 const LIST_URI = 'listkeeper://lists/';
 const TEMPLATE = `${LIST_URI}{listId}`;
@@ -76,63 +76,66 @@ const PROMPTS = [
   },
 ] as const;
 
-/** Registers resources, prompts and completions on a protocol server. */
-export function registerResources(server: Server, ctx: OperationContext): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: (await lists(ctx)).map((l) => ({
-      uri: `${LIST_URI}${l.id}`,
-      name: l.name,
-      title: l.name,
-      description: `The items of '${l.name}' (${l.itemCount ?? 0} open), as list_items answers.`,
-      mimeType: 'application/json',
-    })),
-  }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: TEMPLATE,
-        name: 'list',
-        title: 'A list',
-        description: 'The items of a list, by id or name (as list_items answers).',
+/** The resources, prompts and completions methods, over one caller's operation context. */
+export function resourceMethods(ctx: OperationContext): McpMethod[] {
+  return [
+    method(ListResourcesRequestSchema, async () => ({
+      resources: (await lists(ctx)).map((l) => ({
+        uri: `${LIST_URI}${l.id}`,
+        name: l.name,
+        title: l.name,
+        description: `The items of '${l.name}' (${l.itemCount ?? 0} open), as list_items answers.`,
         mimeType: 'application/json',
-      },
-    ],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
-    if (!uri.startsWith(LIST_URI)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}; resources/list shows the lists.`);
-    const listId = decodeURIComponent(uri.slice(LIST_URI.length));
-    try {
-      const output = await invoke(ctx, 'list_items', { params: { listId }, body: undefined });
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(output) }] };
-    } catch (err) {
-      if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, err.message);
-      throw err;
-    }
-  });
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: [...args] })),
-  }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const prompt = PROMPTS.find((p) => p.name === request.params.name);
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt '${request.params.name}'; prompts/list shows them.`);
-    const args = request.params.arguments ?? {};
-    for (const a of prompt.arguments) if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `Prompt ${prompt.name} needs '${a.name}'.`);
-    return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }] };
-  });
-  server.setRequestHandler(CompleteRequestSchema, async (request) => {
-    const { ref, argument } = request.params;
-    const typed = argument.value.toLowerCase();
-    const all = await lists(ctx);
-    let values: string[] = [];
-    if ((ref.type === 'ref/resource' && argument.name === 'listId') || (ref.type === 'ref/prompt' && argument.name === 'list')) {
-      values = all.map((l) => l.name);
-    } else if (argument.name === 'property') {
-      const listArg = request.params.context?.arguments?.list ?? request.params.context?.arguments?.listId;
-      const scope = listArg ? all.filter((l) => l.id === listArg || l.name.toLowerCase() === listArg.toLowerCase()) : all;
-      values = [...new Set(scope.flatMap((l) => l.properties.map((p) => p.name)))];
-    }
-    const matching = values.filter((v) => v.toLowerCase().startsWith(typed));
-    return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } };
-  });
+      })),
+    })),
+    method(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [
+        {
+          uriTemplate: TEMPLATE,
+          name: 'list',
+          title: 'A list',
+          description: 'The items of a list, by id or name (as list_items answers).',
+          mimeType: 'application/json',
+        },
+      ],
+    })),
+    method(ReadResourceRequestSchema, async (request) => {
+      const { uri } = request.params;
+      if (!uri.startsWith(LIST_URI)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${uri}; resources/list shows the lists.`, { uri });
+      const listId = decodeURIComponent(uri.slice(LIST_URI.length));
+      try {
+        const output = await invoke(ctx, 'list_items', { params: { listId }, body: undefined });
+        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(output) }] };
+      } catch (err) {
+        if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
+        throw err;
+      }
+    }),
+    method(ListPromptsRequestSchema, async () => ({
+      prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: [...args] })),
+    })),
+    method(GetPromptRequestSchema, async (request) => {
+      const prompt = PROMPTS.find((p) => p.name === request.params.name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt '${request.params.name}'; prompts/list shows them.`);
+      const args = request.params.arguments ?? {};
+      for (const a of prompt.arguments)
+        if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `Prompt ${prompt.name} needs '${a.name}'.`);
+      return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }] };
+    }),
+    method(CompleteRequestSchema, async (request) => {
+      const { ref, argument } = request.params;
+      const typed = argument.value.toLowerCase();
+      const all = await lists(ctx);
+      let values: string[] = [];
+      if ((ref.type === 'ref/resource' && argument.name === 'listId') || (ref.type === 'ref/prompt' && argument.name === 'list')) {
+        values = all.map((l) => l.name);
+      } else if (argument.name === 'property') {
+        const listArg = request.params.context?.arguments?.list ?? request.params.context?.arguments?.listId;
+        const scope = listArg ? all.filter((l) => l.id === listArg || l.name.toLowerCase() === listArg.toLowerCase()) : all;
+        values = [...new Set(scope.flatMap((l) => l.properties.map((p) => p.name)))];
+      }
+      const matching = values.filter((v) => v.toLowerCase().startsWith(typed));
+      return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } };
+    }),
+  ];
 }

@@ -10,6 +10,7 @@ import { CONSENT_PATH } from './oauth/provider.js';
 import { html, page, sendPage } from './html.js';
 import type { PageKit } from './page-kit.js';
 import { currentUser } from './sessions.js';
+import { clientIdentity } from './client-identity.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -81,7 +82,7 @@ export function registerConsent(router: Router, kit: PageKit): void {
       page(
         'Connect an app',
         html`<div class="card">
-<p><strong>${appName ?? 'An app that gave no name'}</strong> wants to use your listkeeper account <strong>${user.email}</strong>.</p>
+<p>${clientIdentity(client)} wants to use your listkeeper account <strong>${user.email}</strong>.</p>
 <p>It will be able to read, add, change and delete your lists and items, as you can. ${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections.</p>
 <p>If you allow it, you go back to:<br><code>${redirectUri}</code>${onThisComputer ? html`<br><span class="muted">— an app on this computer${target?.port ? `, port ${target.port}` : ''}.</span>` : html`<br><span class="muted">— the site ${target?.host ?? ''}.</span>`}</p>
 ${appName ? html`` : html`<p class="muted">The app did not give its name; only allow it if you just started connecting an app yourself.</p>`}

@@ -6,17 +6,21 @@
  * match once ids and timestamps are normalised, and each must validate against its schema:
  * the REST body against the operation's full output schema, the MCP structuredContent against
  * the tool's compact outputSchema (the SDK client checks it too); refusals must carry the
- * same code and sentence.
+ * same code and sentence. The MCP side runs once per protocol revision the service speaks: the
+ * SDK's client (2025-11-25), raw JSON-RPC at each older initialize-based revision, and raw
+ * JSON-RPC as a 2026-07-28 client sends it (no initialize, the envelope in `_meta`).
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { operationTable } from '../../src/generated/operations.js';
 import type { OperationSpec } from '../../src/core/operation-spec.js';
 import { useTestServer, type TestServer, type TestAccount } from '../support/server.js';
 import { sampleInput, type Sample } from '../support/samples.js';
+import { initializeMessage, mcpPost, modernMessage, modernPost } from '../support/http.js';
+import { startTestJobs } from '../support/jobs.js';
+import type { Jobs } from '../../src/jobs/queue.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -91,10 +95,55 @@ const RANDOM_BY_DESIGN: Record<string, (body: Record<string, unknown>) => unknow
 
 const tooled = operationTable.filter((op) => op.tool);
 
-describe('REST and MCP give the same answer for every operation', () => {
-  const { server } = useTestServer({ accounts: [] });
+/** One tool call as a client of one protocol revision makes it. */
+type McpCall = (server: TestServer, account: TestAccount, name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+/** The SDK's client: initialize (2025-11-25), tools/list (it checks structuredContent against the listed outputSchema), tools/call. */
+const sdkCall: McpCall = async (server, account, name, args) => {
+  const client = await server.mcp(account);
+  await client.listTools();
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+};
+
+/** Raw JSON-RPC at an initialize-based revision: initialize, then the call with that MCP-Protocol-Version. */
+const legacyCall =
+  (version: string): McpCall =>
+  async (server, account, name, args) => {
+    const auth = { Authorization: `Bearer ${account.key}` };
+    const init = await mcpPost(server.baseUrl, initializeMessage(version), auth);
+    expect(init.json<{ result: { protocolVersion: string } }>().result.protocolVersion).toBe(version);
+    const res = await mcpPost(
+      server.baseUrl,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } },
+      { ...auth, 'MCP-Protocol-Version': version },
+    );
+    return res.json<{ result: CallToolResult }>().result;
+  };
+
+/** Raw JSON-RPC as a 2026-07-28 client: no initialize; the result says it is complete. */
+const modernCall: McpCall = async (server, account, name, args) => {
+  const res = await modernPost(server.baseUrl, modernMessage(2, 'tools/call', { name, arguments: args }), { Authorization: `Bearer ${account.key}` });
+  const { resultType, _meta, ...result } = res.json<{ result: CallToolResult & { resultType: string } }>().result;
+  expect({ resultType, server: (_meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'] }).toEqual({
+    resultType: 'complete',
+    server: expect.anything(),
+  });
+  return result as CallToolResult;
+};
+
+const REVISIONS: [string, McpCall][] = [
+  ['2025-11-25, the SDK client', sdkCall],
+  ...['2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'].map((v): [string, McpCall] => [v, legacyCall(v)]),
+  ['2026-07-28', modernCall],
+];
+
+describe.each(REVISIONS)('REST and MCP (%s) give the same answer for every operation', (_revision, mcpCall) => {
+  // The job queue: create_import and run_automation queue their work on it.
+  const { server } = useTestServer({ accounts: [], beforeClose: async () => jobs?.stop() });
+  let jobs: Jobs;
   let served: Map<string, Tool>;
   beforeAll(async () => {
+    jobs = await startTestJobs(server);
     const probe = await server.mcp(await server.account('Probe'));
     served = new Map((await probe.listTools()).tools.map((t) => [t.name, t]));
   });
@@ -111,7 +160,6 @@ describe('REST and MCP give the same answer for every operation', () => {
       '/labels',
       '/export',
       '/lists/{id}/csv',
-      '/imports',
       '/imports/preview',
       '/imports/{id}',
     ]);
@@ -130,9 +178,7 @@ describe('REST and MCP give the same answer for every operation', () => {
     const rest = await callRest(server, restAccount, op, restSample.input);
     const restOutcome: Outcome =
       rest.status < 300 ? { ok: true, body: rest.body } : { ok: false, code: String(rest.body.code), message: String(rest.body.error) };
-    const client: Client = await server.mcp(mcpAccount);
-    await client.listTools(); // the SDK client validates structuredContent against the listed outputSchema
-    const result = await client.callTool({ name: operationId, arguments: mcpSample.input });
+    const result = await mcpCall(server, mcpAccount, operationId, mcpSample.input);
     const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
 
     if (restSample.placeholders.length === 0 && mcpSample.placeholders.length === 0) {

@@ -10,9 +10,9 @@ describe('MCP adapter', () => {
     mcp = await server.mcp(ada);
   });
 
-  it('lists 21 tools, each with a title, its hints and an object output schema', async () => {
+  it('lists 22 tools, each with a title, its hints and an object output schema', async () => {
     const { tools } = await mcp.listTools();
-    expect(tools).toHaveLength(21);
+    expect(tools).toHaveLength(22);
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       // destructiveHint and idempotentHint mean something only beside readOnlyHint false (the MCP schema says so).
@@ -40,7 +40,7 @@ describe('MCP adapter', () => {
     'get_automation_runs',
   ];
   const ADD = ['create_list', 'create_items', 'create_image_upload', 'restore_deleted'];
-  const CHANGE = ['update_list', 'delete_list', 'update_items', 'delete_items', 'move_items', 'post_chat_message', 'run_automation'];
+  const CHANGE = ['update_list', 'delete_list', 'update_items', 'delete_items', 'move_items', 'post_chat_message', 'run_automation', 'create_import'];
 
   it("marks the spec's read-only operations read-only and its changing ones destructive", async () => {
     const { tools } = await mcp.listTools();

@@ -1,7 +1,8 @@
 /**
  * The /mcp transport: protocol version negotiation, the MCP-Protocol-Version header, the
  * stateless choice (POST only, no sessions, any process answers), and the Host/Origin
- * allow-lists against DNS rebinding.
+ * allow-lists against DNS rebinding, for a request of an initialize-based revision and one of
+ * 2026-07-28 alike.
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import type { Server } from 'node:http';
@@ -9,10 +10,17 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
 import { useTestServer } from '../support/server.js';
-import { initializeMessage, mcpPost, rawRequest } from '../support/http.js';
+import { initializeMessage, mcpPost, mcpPost as postMcp, modernHeaders, modernMessage, rawRequest } from '../support/http.js';
 
 const VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-const toolsList = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const legacyList = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const modernList = modernMessage(2, 'tools/list');
+/** tools/list as each era sends it: the message and the headers beside it. */
+const FORMS: [string, object, Record<string, string>][] = [
+  ['2025-11-25', legacyList, {}],
+  ['2026-07-28', modernList, { 'Content-Type': 'application/json', ...modernHeaders(modernList) }],
+];
+const toolsList = legacyList;
 
 describe('MCP transport', () => {
   const { server, ada } = useTestServer({
@@ -95,14 +103,34 @@ describe('MCP transport', () => {
       }
     });
 
-    it('answers a call without a token with 401 and WWW-Authenticate', async () => {
-      const res = await mcpPost(server.baseUrl, toolsList);
+    it.each(FORMS)('answers a %s call without a token with 401 and WWW-Authenticate', async (_revision, message, headers) => {
+      const res = await mcpPost(server.baseUrl, message, headers);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toContain('/.well-known/oauth-protected-resource');
     });
+
+    it('answers a 2026-07-28 call from any process with no handshake anywhere', async () => {
+      const second = createApp({ db: server.db, config: server.config, services: server.services, log: pino({ level: 'silent' }), validateResponses: true });
+      const other: Server = second.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => other.once('listening', resolve));
+      try {
+        const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+        const message = modernMessage(3, 'tools/call', { name: 'list_lists', arguments: {} });
+        const call = await mcpPost(otherUrl, message, { ...auth, 'Content-Type': 'application/json', ...modernHeaders(message) });
+        expect(call.status).toBe(200);
+        expect(call.json<{ result: { resultType: string; structuredContent: { total: number } } }>().result).toMatchObject({
+          resultType: 'complete',
+          structuredContent: { total: 3 },
+        });
+      } finally {
+        other.closeAllConnections();
+        await new Promise<void>((resolve) => other.close(() => resolve()));
+      }
+    });
   });
 
-  describe('DNS rebinding protection', () => {
+  describe.each(FORMS)('DNS rebinding protection (%s)', (_revision, toolsList, eraHeaders) => {
+    const mcpPost = (baseUrl: string, message: unknown, headers: Record<string, string> = {}) => postMcp(baseUrl, message, { ...eraHeaders, ...headers });
     it.each([
       ['a loopback name on any port', 'localhost:9'],
       ['127.0.0.1', '127.0.0.1'],
@@ -160,7 +188,7 @@ describe('MCP transport', () => {
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('https://app.example.net');
       expect(res.headers['access-control-allow-methods']).toBe('POST');
-      expect(res.headers['access-control-allow-headers']).toMatch(/Authorization.*Mcp-Protocol-Version/);
+      expect(res.headers['access-control-allow-headers']).toMatch(/Authorization.*Mcp-Protocol-Version.*Mcp-Method, Mcp-Name/);
     });
 
     it('refuses a CORS preflight from a foreign origin', async () => {

@@ -54,3 +54,38 @@ export const initializeMessage = (protocolVersion: string) => ({
   method: 'initialize',
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'listkeeper-tests', version: '1.0.0' } },
 });
+
+/** The 2026-07-28 revision's per-request envelope (`params._meta`). */
+export const MODERN_VERSION = '2026-07-28';
+export function modernMeta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    'io.modelcontextprotocol/clientInfo': { name: 'listkeeper-tests', version: '1.0.0' },
+  };
+}
+
+/** A 2026-07-28 request as a client of that revision sends it: the envelope in `_meta`. */
+export function modernMessage(id: number | string, method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) {
+  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(capabilities) } };
+}
+
+/** The standard headers a 2026-07-28 client mirrors from a message: MCP-Protocol-Version, Mcp-Method, Mcp-Name. */
+export function modernHeaders(message: { method: string; params?: Record<string, unknown> }): Record<string, string> {
+  const p = message.params ?? {};
+  const name = message.method === 'resources/read' ? p.uri : message.method.startsWith('tasks/') ? p.taskId : p.name;
+  const headers: Record<string, string> = { 'MCP-Protocol-Version': MODERN_VERSION, 'Mcp-Method': message.method };
+  if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read', 'tasks/get', 'tasks/update', 'tasks/cancel'].includes(message.method)) {
+    headers['Mcp-Name'] = /^[\x20-\x7e]*$/.test(name) && !/^\s|\s$/.test(name) ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+  }
+  return headers;
+}
+
+/** POSTs a 2026-07-28 message with its standard headers (and any others). */
+export function modernPost(
+  baseUrl: string,
+  message: { method: string; params?: Record<string, unknown> },
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return mcpPost(baseUrl, message, { 'Content-Type': 'application/json', ...modernHeaders(message), ...headers });
+}

@@ -6,6 +6,7 @@
  */
 import { endSubscriptionsOf } from '../../domain/changes/subscriptions.js';
 import type { Knex } from 'knex';
+import { clientLabel, isMetadataDocumentId } from './client-metadata.js';
 
 export interface ConnectedApp {
   grantId: string;
@@ -41,7 +42,8 @@ export async function listConnectedApps(db: Knex, userId: string): Promise<Conne
   return rows.map((r) => ({
     grantId: r.id,
     clientId: r.client_id,
-    clientName: r.client_name,
+    // A metadata document's app has no stored registration: it is known by the host that serves it.
+    clientName: r.client_name ?? (isMetadataDocumentId(r.client_id) ? clientLabel(r.client_id, null) : null),
     redirectUris: Array.isArray(r.redirect_uris) ? r.redirect_uris : [],
     approvedAt: r.iat ? new Date(Number(r.iat) * 1000) : null,
   }));

@@ -12,6 +12,7 @@ import type { Config } from '../../core/config.js';
 import type { Principal } from '../../core/context.js';
 import type { AccessTokenVerifier } from '../guard.js';
 import { publicJwks, readKeys, type AuthKeys } from './keys.js';
+import { clientLabel } from './client-metadata.js';
 
 /** Seconds of clock skew tolerated on `exp`, `iat` and `nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -82,6 +83,6 @@ export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config,
       | GrantRow
       | undefined;
     if (!grant || grant.account_id !== sub || grant.client_id !== clientId) return null;
-    return { userId: sub, via: 'oauth', clientName: grant.client_name ?? clientId, tokenId: `grant:${gid}` };
+    return { userId: sub, via: 'oauth', clientName: clientLabel(clientId, grant.client_name), tokenId: `grant:${gid}` };
   };
 }

@@ -8,6 +8,7 @@ import { recordActivity } from '../changes/activity.js';
 import { liveSubtaskIds } from './subtasks.js';
 import type { Property } from '../lists/properties.js';
 import type { StoredValues } from '../lists/values.js';
+import { askingConfirmation } from '../../core/confirmation.js';
 
 type Result = OpOutput<'move_items'>;
 
@@ -56,7 +57,11 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
     droppedValues.push(...moved.dropped.map((d) => ({ itemId: row.id, ...d })));
   }
   const base = { listId: destination.id, listName: destination.name, droppedValues, refused };
-  if (droppedValues.length > 0 && input.acknowledgeDataLoss !== true) return { ...base, preview: true, items: [] };
+  if (droppedValues.length > 0 && input.acknowledgeDataLoss !== true)
+    return askingConfirmation(
+      { ...base, preview: true, items: [] },
+      { field: 'acknowledgeDataLoss', question: dropQuestion(own.length, destination.name, droppedValues) },
+    );
 
   const changing = moves.filter((m) => m.row.list_id !== destination.id);
   if (changing.length > 0) {
@@ -92,4 +97,11 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
   rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const list = { ...destination, properties };
   return { ...base, preview: false, items: rows.map((r) => itemRowDto(r, list)) };
+}
+
+/** The preview of a move as a question for the person: how many items, where, and the values they lose. */
+function dropQuestion(count: number, listName: string, dropped: Result['droppedValues']): string {
+  const shown = dropped.slice(0, 5).map((d) => `${d.property} ${Array.isArray(d.value) ? d.value.map((v) => `'${v}'`).join(', ') : `'${String(d.value)}'`}`);
+  const more = dropped.length > shown.length ? `, and ${dropped.length - shown.length} more` : '';
+  return `Move ${count} item${count === 1 ? '' : 's'} to '${listName}'? The list has no place for ${dropped.length === 1 ? 'this value' : `these ${dropped.length} values`}, which would be lost: ${shown.join('; ')}${more}.`;
 }

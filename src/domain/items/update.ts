@@ -19,6 +19,7 @@ import { applyEdits, bodyVersion, parseEdit, type BodyEdit } from '../body/index
 import { recordActivity } from '../changes/activity.js';
 import { attachImages, clearImages, type Downloads } from '../media/images.js';
 import { ApiError, invalid, toolError } from '../../core/errors.js';
+import { askingConfirmation } from '../../core/confirmation.js';
 import { emitAwaitingAgent } from '../changes/events.js';
 import { prepareBody } from '../body/outlines.js';
 import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
@@ -56,7 +57,14 @@ export interface UpdateSettings {
 export function updateSettings(input: Input, timeZone: string, now: Date): UpdateSettings {
   const mode = (input.mode ?? 'append') as LegacyMode;
   if (mode === 'replace' && input.confirmReplace !== true) {
-    throw toolError('mode replace overwrites whole bodies: send confirmReplace: true to do it, or use block edits (get_item with forEditing, then edits).');
+    const count = input.items.length;
+    throw askingConfirmation(
+      toolError('mode replace overwrites whole bodies: send confirmReplace: true to do it, or use block edits (get_item with forEditing, then edits).'),
+      {
+        field: 'confirmReplace',
+        question: `Replace the whole text of ${count === 1 ? 'this item' : `these ${count} items`} with new text? What is written there now is overwritten.`,
+      },
+    );
   }
   if (mode === 'insertAfter' && !input.anchor) throw invalid('mode insertAfter needs an anchor: a verbatim snippet of the line to insert after.', 'anchor');
   const due =

@@ -280,6 +280,15 @@ export function lossWarning(lost: LostValues[]): string {
   return `Nothing was written: ${parts.join('; ')}. Repeat the same call with acknowledgeDataLoss: true to apply it.`;
 }
 
+/** The preview as a question for the person: what changes, and what is lost for good. */
+export function lossQuestion(listName: string, lost: LostValues[]): string {
+  const parts = lost.map((l) => {
+    const e = l.examples.length ? ` (such as ${l.examples.map((x) => `'${x}'`).join(', ')})` : '';
+    return `${l.change} clears values in ${l.items} item${l.items === 1 ? '' : 's'}${e}`;
+  });
+  return `In the list '${listName}', ${parts.join('; ')}. Those values cannot be brought back. Make the change?`;
+}
+
 /** Carries a preview out of the transaction, so that everything the change did is rolled back. */
 class PreviewAnswer {
   constructor(

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { OpOutput, Principal } from '../../core/context.js';
 import { notFound, toolError } from '../../core/errors.js';
+import { askingConfirmation } from '../../core/confirmation.js';
 import { recordActivity } from '../changes/activity.js';
 import { isUuid } from '../ids.js';
 import type { ItemDbRow } from '../items/items.js';
@@ -131,8 +132,15 @@ export async function trashList(
     .first(trx.raw('count(*)::int AS n'), trx.raw('count(archived_at)::int AS archived'))) as { n: number; archived: number };
   if (live.n > 0 && !confirmDeleteItems) {
     const archived = live.archived ? ` (${live.archived} of them archived)` : '';
-    throw toolError(
-      `List '${list.name}' still holds ${live.n} item${live.n === 1 ? '' : 's'}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`,
+    const items = `${live.n} item${live.n === 1 ? '' : 's'}`;
+    throw askingConfirmation(
+      toolError(
+        `List '${list.name}' still holds ${items}${archived}; send confirmDeleteItems: true to delete it with them, or move them first with move_items.`,
+      ),
+      {
+        field: 'confirmDeleteItems',
+        question: `Delete the list '${list.name}' with the ${items}${archived} on it? They go to the trash, where the list can be restored with them for a while.`,
+      },
     );
   }
   const itemsDeleted = await trx('items')

@@ -1,9 +1,10 @@
 /**
  * The OAuth 2.1 authorization server: oidc-provider, configured for what MCP clients need
  * and nothing more.
- * - Dynamic client registration (RFC 7591), public clients only (`token_endpoint_auth_method`
- *   none); redirect URIs are https on any host, or http on a loopback address, and are
- *   matched exactly, port included.
+ * - Clients name themselves by Client ID Metadata Documents (an https URL as `client_id`,
+ *   src/auth/oauth/client-metadata.ts) or, for older clients, register dynamically (RFC 7591);
+ *   public clients only (`token_endpoint_auth_method` none); redirect URIs are https on any
+ *   host, or http on a loopback address, and are matched exactly, port included.
  * - Authorization code flow only, PKCE S256 required (plain is refused: see docs/auth.md).
  * - Access tokens: ES256 JWTs (RFC 9068) for the service (audience BASE_URL), one hour.
  *   The `resource` parameter (RFC 8707) may name the service or any address below it;
@@ -22,6 +23,7 @@ import { html, page } from '../html.js';
 import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
 import { grantIdOf } from '../../auth/oauth/grants.js';
+import { CACHE_SECONDS, clientMetadataDocuments, isMetadataDocumentId } from '../../auth/oauth/client-metadata.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
 import { findUser } from '../../domain/accounts/accounts.js';
 
@@ -57,6 +59,11 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
   const { db, config, keys, log } = deps;
   const issuer = config.baseUrl;
 
+  const documents = clientMetadataDocuments({
+    allowPrivate: config.outboundAllowPrivate,
+    onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client metadata document refused'),
+  });
+
   const policy = interactionPolicy.base();
   // The web pages are where a person signs in and out: when the browser's web session names
   // someone else than the provider's session (or nobody), ask for sign-in again.
@@ -70,6 +77,8 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
   const configuration: Configuration = {
     adapter: postgresAdapter(db),
     clients: [],
+    // Every request the provider makes (only metadata documents: the other fetching features are off) goes through the outbound guard.
+    fetch: documents.fetch,
     jwks: { keys: keys.signing as never },
     cookies: {
       keys: keys.cookie,
@@ -95,6 +104,13 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        allowFetch: documents.allowFetch,
+        allowClient: documents.allowClient as never,
+        cacheDuration: CACHE_SECONDS,
+      },
       // A client revokes its own tokens only ("removing the connector in the client deletes its token").
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: { enabled: false },
@@ -165,9 +181,12 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
       ctx.set('X-Frame-Options', 'DENY');
+      const clientId = String(ctx.oidc?.params?.client_id ?? '');
+      const refusal = isMetadataDocumentId(clientId) ? documents.refusal(clientId) : undefined;
       ctx.body = page(
         'This sign-in cannot continue',
         html`<div class="card"><p class="error">${out.error_description ?? out.error}</p>
+${refusal ? html`<p>The app's description at <code>${clientId}</code> cannot be used: ${refusal}.</p>` : html``}
 <p>The app that sent you here made a request listkeeper refuses (<code>${out.error}</code>). Go back to the app and connect again; if this keeps happening, the app is misconfigured.</p></div>`,
       );
     },
