@@ -14,6 +14,13 @@ SCHEMATHESIS_STAMP := $(VENV)/.schemathesis-$(SCHEMATHESIS_VERSION)
 PYTHON_CLIENT_VERSION := 0.29.1
 PYTHON_CLIENT_VENV := .venv-python-client
 PYTHON_CLIENT_STAMP := $(PYTHON_CLIENT_VENV)/.openapi-python-client-$(PYTHON_CLIENT_VERSION)
+
+# Python's caldav library, the second CalDAV client of the CalDAV suites: its own venv, every
+# package pinned in the requirements file (installed with --no-deps, so exactly those).
+CALDAV_VENV := .venv-caldav
+CALDAV_REQUIREMENTS := test/http/caldav-requirements.txt
+CALDAV_WHEELS := .tmp/caldav-wheels
+CALDAV_STAMP := $(CALDAV_VENV)/.installed-$(shell sha1sum $(CALDAV_REQUIREMENTS) 2>/dev/null | cut -c1-12)
 # Node 22 LTS is the runtime (package.json `engines`): the dependency tree supports it without
 # warnings, and Node 20 reached its end of life in April 2026. Where the machine's own node is
 # older (these CI machines have Node 20), make installs Node 22 from npm into tools/node22 and
@@ -30,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -119,7 +126,17 @@ $(PYTHON_CLIENT_STAMP):
 
 python-client: $(PYTHON_CLIENT_STAMP) ## Install the pinned openapi-python-client for the generated Python client test (from PyPI)
 
-test-unit: setup build mcp-tools browser pg-tools python-client ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
+$(CALDAV_STAMP): $(CALDAV_REQUIREMENTS)
+	python3 -m venv $(CALDAV_VENV)
+	$(CALDAV_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps $(if $(wildcard $(CALDAV_WHEELS)/*.whl),--no-index --find-links $(CALDAV_WHEELS)) -r $(CALDAV_REQUIREMENTS)
+	@rm -f $(CALDAV_VENV)/.installed-* && touch $@
+
+caldav-venv: $(CALDAV_STAMP) ## Make the venv with Python's caldav library (pinned) for the CalDAV suites
+
+caldav-wheels: ## Download the pinned caldav wheels into .tmp/caldav-wheels, for installing the venv offline later
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest $(CALDAV_WHEELS) -r $(CALDAV_REQUIREMENTS)
+
+test-unit: setup build mcp-tools browser pg-tools python-client caldav-venv ## Run the jest suites (unit, integration, e2e, crash: it runs the build) on embedded Postgres
 	@! grep -rnE '\b(it|test|describe)\.only\(' test || { echo "A focused test (.only) would skip the rest."; exit 1; }
 	@rm -f $(JEST_REPORT) && mkdir -p $(dir $(JEST_REPORT))
 	$(JEST) --maxWorkers=2 --json --outputFile=$(JEST_REPORT)

@@ -26,6 +26,7 @@ import { addressRateLimit } from './auth/rate-limit.js';
 import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
 import { calendarFeed } from './http/calendar.js';
+import { caldav } from './http/caldav.js';
 import { webRoutes } from './web/routes.js';
 import { apiDocs } from './web/api-docs.js';
 import { assetRoutes } from './web/assets.js';
@@ -112,6 +113,15 @@ export function createApp(deps: AppDeps): Koa {
     await handleMcp(ctx, body, { validateResponses, operationContext });
   });
 
+  // CalDAV for phones' task apps: HTTP Basic with an app password or the API key.
+  app.use(
+    caldav({
+      db: deps.db,
+      config: deps.config,
+      now: () => deps.services.now(),
+      operationContext: (ctx, principal) => ({ ...operationContext(ctx), principal }),
+    }),
+  );
   app.use(router.routes());
   app.use(apiDocs());
   app.use(assetRoutes());

@@ -19,6 +19,8 @@ import { startReminders } from './jobs/reminders.js';
 import { startTallies } from './jobs/value-tallies.js';
 import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
+import { noticeConsumer } from './jobs/notifications.js';
+import { notificationKeys } from './domain/notifications/keys.js';
 import { webhookSettings } from './jobs/definitions.js';
 import { ENRICH_TOPIC } from './domain/items/enrich.js';
 import { enrichConsumer } from './jobs/enrich.js';
@@ -37,6 +39,8 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } } : {}),
   });
   let draining = false;
+  // Made on first start (VAPID keys for Web Push, the unsubscribe secret) and kept in the data folder.
+  notificationKeys(config.dataDir);
   const database = await openDatabase(config, (line) => log.info(line));
   const services = createServices();
   const search = await createSearch(config.search, database.db);
@@ -51,6 +55,7 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
       { item: searchSync(database.db, search.index, log) },
       {
         ...webhookConsumers({ db: database.db, jobs: services.jobs, settings: webhookSettings(config), log }),
+        ...noticeConsumer({ db: database.db, jobs: services.jobs, log, now: services.now, config }),
         [ENRICH_TOPIC]: enrichConsumer(database.db, services.now, log),
       },
     ],

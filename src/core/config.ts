@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import { defaultBaseUrl, isLoopbackUrl, trimSlash } from './base-url.js';
+
+export { defaultBaseUrl, isLoopbackUrl };
 
 /** Which embedder to use; `none` means keyword search only. Read from the environment below. */
 export interface EmbedderConfig {
@@ -154,6 +157,18 @@ const groups = {
       description: 'Longest lifetime an MCP `events/subscribe` is granted (`refreshBefore`); the client subscribes again before then.',
     },
   },
+  Notifications: {
+    SMTP_URL: {
+      type: 'string',
+      description:
+        'The mail server notification emails go through: `smtp://user:password@host:587` (STARTTLS when the server offers it) or `smtps://…:465`. Unset, there is no email channel; Web Push and topics work without it (docs/notifications.md). Failed mail is retried on the `WEBHOOK_RETRY_BASE_SECONDS` schedule.',
+    },
+    SMTP_FROM: {
+      type: 'string',
+      'x-default': "`listkeeper <listkeeper@<BASE_URL's host>>`",
+      description: "The sender of notification emails (`Name <address>`); on an `http` `BASE_URL` its address is also Web Push's contact (VAPID subject).",
+    },
+  },
   'Images and files': {
     IMAGE_URLS_PER_REQUEST: {
       type: 'integer',
@@ -284,6 +299,8 @@ export interface Config {
    * addresses, which are refused otherwise (SSRF).
    */
   outboundAllowPrivate: boolean;
+  /** The mail server of notification emails and their sender; null: no email channel. */
+  smtp: { url: string; from: string } | null;
   /** What one create_items or update_items call may download from `imageUrls`: URLs, bytes in all, seconds in all. */
   imageDownloads: { urlsPerRequest: number; bytesPerRequest: number; secondsPerRequest: number };
   /** Bytes of images one account may keep (attached, or uploaded to a slot); 0: none. */
@@ -370,6 +387,9 @@ export function loadConfig(env: Env = process.env): Config {
     mcpEventsTtlSeconds: raw.MCP_EVENTS_TTL_SECONDS as number,
     automationDailyRunLimit: raw.AUTOMATION_DAILY_RUN_LIMIT as number,
     outboundAllowPrivate: raw.OUTBOUND_ALLOW_PRIVATE as boolean,
+    smtp: raw.SMTP_URL
+      ? { url: raw.SMTP_URL as string, from: (raw.SMTP_FROM as string | undefined) ?? `listkeeper <listkeeper@${new URL(baseUrl).hostname}>` }
+      : null,
     imageDownloads: {
       urlsPerRequest: raw.IMAGE_URLS_PER_REQUEST as number,
       bytesPerRequest: raw.IMAGE_BYTES_PER_REQUEST as number,
@@ -417,29 +437,4 @@ function searchConfig(raw: Record<string, unknown>): SearchConfig {
       ...(raw.EMBEDDINGS_DIMENSIONS ? { dimensions: raw.EMBEDDINGS_DIMENSIONS as number } : {}),
     },
   };
-}
-
-/** True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1): a server only its own user reaches. */
-export function isLoopbackUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
-/**
- * BASE_URL when it is not set: the address the server listens on, so the URL it prints is the
- * one the sign-in forms accept. A wildcard address (0.0.0.0, ::) is reached as localhost.
- */
-export function defaultBaseUrl(host: string, port: number): string {
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
-  const name = wildcard ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
 }

@@ -971,6 +971,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/person/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set how notifications reach the person
+         * @description Which channels carry the person's notifications (a task's reminder, an agent's question with
+         *     `needsInput`): Web Push to the browsers they turned it on in, email, an HTTP topic (ntfy-style);
+         *     which kinds of mail they want; quiet hours in their zone, which hold notifications until they
+         *     end. Only the fields sent change. Turning a channel on clears the note left when it was
+         *     dropped. Email needs the service's mail server (SMTP_URL): without one, turning it on is
+         *     refused. A topic URL is https and public (as webhook URLs). Not in the activity log.
+         */
+        patch: operations["set_notification_settings"];
+        trace?: never;
+    };
+    "/person/notifications/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take pushes in a browser
+         * @description Keeps a browser's Web Push subscription (what its PushManager.subscribe gives for the
+         *     service's VAPID key) and turns push on. The endpoint is the browser's push service:
+         *     https and public. A browser subscribed for another account is this person's now.
+         */
+        post: operations["add_push_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/notifications/push/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The push subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop pushes to a browser
+         * @description Forgets one of the person's browsers; push stays on for the others.
+         */
+        delete: operations["remove_push_subscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/app-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an app password
+         * @description Makes a password for one CalDAV client (a phone's task app, Thunderbird), which signs in
+         *     over HTTP Basic and cannot do OAuth; shown this once. It reaches the person's task lists
+         *     at /dav as the API key would, and is revoked on its own.
+         */
+        post: operations["create_app_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/app-passwords/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app password's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app password
+         * @description The client using it is refused (401) from its next request.
+         */
+        delete: operations["revoke_app_password"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "task.awaitingAgent": {
@@ -1266,6 +1381,25 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description How the person's notifications reach them (docs/notifications.md). */
+        NotificationSettings: {
+            pushOn: boolean;
+            emailOn: boolean;
+            /** @description null: the account's email. */
+            emailAddress: string | null;
+            emailReminders: boolean;
+            emailQuestions: boolean;
+            topicOn: boolean;
+            topicUrl: string | null;
+            quietStart: string | null;
+            quietEnd: string | null;
+            /** @description Why a channel was dropped (gone), by channel; null when it was not. */
+            notes: {
+                push: string | null;
+                email: string | null;
+                topic: string | null;
+            };
+        };
         /**
          * @description One line of what agents read about the person.
          * @example {
@@ -4380,6 +4514,184 @@ export interface operations {
                      */
                     "application/json": {
                         ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    set_notification_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailOn": true,
+                 *       "quietStart": "22:00",
+                 *       "quietEnd": "07:00"
+                 *     }
+                 */
+                "application/json": {
+                    pushOn?: boolean;
+                    emailOn?: boolean;
+                    /** @description `""`: the account's email. */
+                    emailAddress?: string;
+                    /** @description Mail about task reminders. */
+                    emailReminders?: boolean;
+                    /** @description Mail about agents' questions. */
+                    emailQuestions?: boolean;
+                    topicOn?: boolean;
+                    /** @description An https URL a POST publishes to, e.g. `https://ntfy.sh/<topic>`; `""` clears. */
+                    topicUrl?: string;
+                    /** @description HH:MM in the person's zone; `""` (with quietEnd `""`) ends quiet hours. */
+                    quietStart?: string;
+                    /** @description HH:MM in the person's zone. */
+                    quietEnd?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            400: components["responses"]["Invalid"];
+            409: components["responses"]["ToolError"];
+        };
+    };
+    add_push_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endpoint: string;
+                    keys: {
+                        p256dh: string;
+                        auth: string;
+                    };
+                    /** @description A name for it in Settings, such as the browser and system. */
+                    browser?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The browser's subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    remove_push_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The push subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether it was the person's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    create_app_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What it is for, such as `Phone`. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b5e3a4a-4f35-4c8e-8a4e-2c1b2f7d6a10",
+                     *       "name": "Phone",
+                     *       "password": "abcd-efgh-jkmn-pqrs"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @description Four groups of four letters and digits. */
+                        password: string;
+                    };
+                };
+            };
+            400: components["responses"]["Invalid"];
+        };
+    };
+    revoke_app_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app password's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether it was the person's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
                     };
                 };
             };

@@ -13468,8 +13468,521 @@ export const personOperationTable: readonly OperationSpec[] = [
         }
       }
     }
+  },
+  {
+    "operationId": "set_notification_settings",
+    "surface": "person",
+    "method": "PATCH",
+    "path": "/person/notifications",
+    "summary": "Set how notifications reach the person",
+    "description": "Which channels carry the person's notifications (a task's reminder, an agent's question with\n`needsInput`): Web Push to the browsers they turned it on in, email, an HTTP topic (ntfy-style);\nwhich kinds of mail they want; quiet hours in their zone, which hold notifications until they\nend. Only the fields sent change. Turning a channel on clears the note left when it was\ndropped. Email needs the service's mail server (SMTP_URL): without one, turning it on is\nrefused. A topic URL is https and public (as webhook URLs). Not in the activity log.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400,
+      409
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "pushOn": {
+          "type": "boolean"
+        },
+        "emailOn": {
+          "type": "boolean"
+        },
+        "emailAddress": {
+          "type": "string",
+          "maxLength": 254,
+          "description": "`\"\"`: the account's email."
+        },
+        "emailReminders": {
+          "type": "boolean",
+          "description": "Mail about task reminders."
+        },
+        "emailQuestions": {
+          "type": "boolean",
+          "description": "Mail about agents' questions."
+        },
+        "topicOn": {
+          "type": "boolean"
+        },
+        "topicUrl": {
+          "type": "string",
+          "maxLength": 2000,
+          "description": "An https URL a POST publishes to, e.g. `https://ntfy.sh/<topic>`; `\"\"` clears."
+        },
+        "quietStart": {
+          "type": "string",
+          "maxLength": 5,
+          "description": "HH:MM in the person's zone; `\"\"` (with quietEnd `\"\"`) ends quiet hours."
+        },
+        "quietEnd": {
+          "type": "string",
+          "maxLength": 5,
+          "description": "HH:MM in the person's zone."
+        }
+      }
+    },
+    "bodyRequired": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "pushOn": {
+          "type": "boolean"
+        },
+        "emailOn": {
+          "type": "boolean"
+        },
+        "emailAddress": {
+          "type": "string",
+          "maxLength": 254,
+          "description": "`\"\"`: the account's email."
+        },
+        "emailReminders": {
+          "type": "boolean",
+          "description": "Mail about task reminders."
+        },
+        "emailQuestions": {
+          "type": "boolean",
+          "description": "Mail about agents' questions."
+        },
+        "topicOn": {
+          "type": "boolean"
+        },
+        "topicUrl": {
+          "type": "string",
+          "maxLength": 2000,
+          "description": "An https URL a POST publishes to, e.g. `https://ntfy.sh/<topic>`; `\"\"` clears."
+        },
+        "quietStart": {
+          "type": "string",
+          "maxLength": 5,
+          "description": "HH:MM in the person's zone; `\"\"` (with quietEnd `\"\"`) ends quiet hours."
+        },
+        "quietEnd": {
+          "type": "string",
+          "maxLength": 5,
+          "description": "HH:MM in the person's zone."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "description": "How the person's notifications reach them (docs/notifications.md).",
+      "additionalProperties": false,
+      "required": [
+        "pushOn",
+        "emailOn",
+        "emailAddress",
+        "emailReminders",
+        "emailQuestions",
+        "topicOn",
+        "topicUrl",
+        "quietStart",
+        "quietEnd",
+        "notes"
+      ],
+      "properties": {
+        "pushOn": {
+          "type": "boolean"
+        },
+        "emailOn": {
+          "type": "boolean"
+        },
+        "emailAddress": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "null: the account's email."
+        },
+        "emailReminders": {
+          "type": "boolean"
+        },
+        "emailQuestions": {
+          "type": "boolean"
+        },
+        "topicOn": {
+          "type": "boolean"
+        },
+        "topicUrl": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "quietStart": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "quietEnd": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "notes": {
+          "type": "object",
+          "description": "Why a channel was dropped (gone), by channel; null when it was not.",
+          "additionalProperties": false,
+          "required": [
+            "push",
+            "email",
+            "topic"
+          ],
+          "properties": {
+            "push": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "email": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "topic": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  {
+    "operationId": "add_push_subscription",
+    "surface": "person",
+    "method": "POST",
+    "path": "/person/notifications/push",
+    "summary": "Take pushes in a browser",
+    "description": "Keeps a browser's Web Push subscription (what its PushManager.subscribe gives for the\nservice's VAPID key) and turns push on. The endpoint is the browser's push service:\nhttps and public. A browser subscribed for another account is this person's now.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "endpoint",
+        "keys"
+      ],
+      "properties": {
+        "endpoint": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000
+        },
+        "keys": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "p256dh",
+            "auth"
+          ],
+          "properties": {
+            "p256dh": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "auth": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 100
+            }
+          }
+        },
+        "browser": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "A name for it in Settings, such as the browser and system."
+        }
+      }
+    },
+    "bodyRequired": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "endpoint": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000
+        },
+        "keys": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "p256dh",
+            "auth"
+          ],
+          "properties": {
+            "p256dh": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "auth": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 100
+            }
+          }
+        },
+        "browser": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "A name for it in Settings, such as the browser and system."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "endpoint",
+        "keys"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "id"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid"
+        }
+      }
+    }
+  },
+  {
+    "operationId": "remove_push_subscription",
+    "surface": "person",
+    "method": "DELETE",
+    "path": "/person/notifications/push/{id}",
+    "summary": "Stop pushes to a browser",
+    "description": "Forgets one of the person's browsers; push stays on for the others.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400
+    ],
+    "params": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true
+      }
+    ],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The push subscription's id."
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The push subscription's id."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "id"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "removed"
+      ],
+      "properties": {
+        "removed": {
+          "type": "boolean"
+        }
+      }
+    }
+  },
+  {
+    "operationId": "create_app_password",
+    "surface": "person",
+    "method": "POST",
+    "path": "/person/app-passwords",
+    "summary": "Make an app password",
+    "description": "Makes a password for one CalDAV client (a phone's task app, Thunderbird), which signs in\nover HTTP Basic and cannot do OAuth; shown this once. It reaches the person's task lists\nat /dav as the API key would, and is revoked on its own.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400
+    ],
+    "params": [],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {},
+      "required": []
+    },
+    "bodySchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "name"
+      ],
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "What it is for, such as `Phone`."
+        }
+      }
+    },
+    "bodyRequired": true,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "What it is for, such as `Phone`."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "name"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "id",
+        "name",
+        "password"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "name": {
+          "type": "string"
+        },
+        "password": {
+          "type": "string",
+          "description": "Four groups of four letters and digits."
+        }
+      }
+    }
+  },
+  {
+    "operationId": "revoke_app_password",
+    "surface": "person",
+    "method": "DELETE",
+    "path": "/person/app-passwords/{id}",
+    "summary": "Revoke an app password",
+    "description": "The client using it is refused (401) from its next request.",
+    "tool": null,
+    "successStatus": 200,
+    "successContentType": "application/json",
+    "errorStatuses": [
+      400
+    ],
+    "params": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true
+      }
+    ],
+    "paramsSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The app password's id."
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "bodySchema": null,
+    "bodyRequired": false,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The app password's id."
+        }
+      },
+      "additionalProperties": false,
+      "required": [
+        "id"
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "revoked"
+      ],
+      "properties": {
+        "revoked": {
+          "type": "boolean"
+        }
+      }
+    }
   }
 ];
 
 /** The ids of the person's own operations. */
-export type PersonOperationId = 'post_person_message' | 'mark_chat_read' | 'add_memory' | 'remove_memory' | 'create_automation' | 'set_automation_status' | 'delete_automation' | 'create_api_key' | 'revoke_api_key' | 'change_password' | 'set_time_zone' | 'end_sessions';
+export type PersonOperationId = 'post_person_message' | 'mark_chat_read' | 'add_memory' | 'remove_memory' | 'create_automation' | 'set_automation_status' | 'delete_automation' | 'create_api_key' | 'revoke_api_key' | 'change_password' | 'set_time_zone' | 'end_sessions' | 'set_notification_settings' | 'add_push_subscription' | 'remove_push_subscription' | 'create_app_password' | 'revoke_app_password';

@@ -8,6 +8,7 @@ import { purgeExpired } from '../domain/trash/trash.js';
 import { removeExpiredUploads } from '../domain/media/storage.js';
 import { loadConfig, type Config } from '../core/config.js';
 import { webhookJob, type WebhookSettings } from './webhooks.js';
+import { notificationJob } from './notifications.js';
 import { IMPORT_JOB } from '../domain/transfer/imports.js';
 import { runImport } from '../domain/transfer/import-run.js';
 import { AUTOMATION_RUN_JOB, AUTOMATION_TICK_JOB, executeRun, scheduleDueRuns } from '../domain/automations/runs.js';
@@ -51,6 +52,7 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
       },
     },
     webhookJob({ db: deps.db, log: deps.log, now: deps.now, settings: webhookSettings(deps.config) }) as JobDefinition,
+    notificationJob(deps) as JobDefinition,
     {
       name: AUTOMATION_TICK_JOB,
       // Every minute: queues the runs of automations whose cron time came (once across processes).

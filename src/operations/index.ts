@@ -38,6 +38,11 @@ import { preview_import } from './preview_import.js';
 import { get_import } from './get_import.js';
 import { list_labels } from './list_labels.js';
 import { post_person_message } from './post_person_message.js';
+import { set_notification_settings } from './set_notification_settings.js';
+import { add_push_subscription } from './add_push_subscription.js';
+import { remove_push_subscription } from './remove_push_subscription.js';
+import { create_app_password } from './create_app_password.js';
+import { revoke_app_password } from './revoke_app_password.js';
 import { mark_chat_read } from './mark_chat_read.js';
 import { add_memory } from './add_memory.js';
 import { remove_memory } from './remove_memory.js';
@@ -103,4 +108,9 @@ export const personHandlers = {
   change_password,
   set_time_zone,
   end_sessions,
+  set_notification_settings,
+  add_push_subscription,
+  remove_push_subscription,
+  create_app_password,
+  revoke_app_password,
 } satisfies { [K in PersonOperationId]: Handler<K> } as unknown as Record<PersonOperationId, AnyHandler>;

@@ -1,7 +1,9 @@
 /**
  * The pages' static files, served by the app itself (no CDN): the stylesheet and the small
- * script of src/web/static/, and htmx from its npm package. Read once at start and kept in
- * memory (a few tens of kilobytes).
+ * script of src/web/static/, and htmx from its npm package; and what makes the pages an
+ * installable app: the manifest, its icons (drawn by tools/make-icons.mjs) and the service
+ * worker, at fixed addresses (a service worker's address is its identity, and its scope is
+ * the folder it is served from). Read once at start and kept in memory (a few tens of kilobytes).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -46,9 +48,44 @@ const ASSETS = new Map([css, app, htmx]);
 /** Where the layout links them. */
 export const ASSET_PATHS = { css: css[0], app: app[0], htmx: htmx[0] } as const;
 
-/** GET /assets/…: the three files, or nothing (the app's 404). */
+/** The web app manifest: installed, the app opens on the lists in a window of its own. */
+const MANIFEST = {
+  name: 'listkeeper',
+  short_name: 'listkeeper',
+  description: 'Your lists and tasks.',
+  id: '/lists',
+  start_url: '/lists',
+  scope: '/',
+  display: 'standalone',
+  background_color: '#f5f5f7',
+  theme_color: '#0b5ed7',
+  icons: [
+    { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+    { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+    { src: '/icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+  ],
+};
+
+/** Files at fixed addresses, revalidated daily (the service worker: at every visit, as browsers check it anyway). */
+const FIXED = new Map<string, Asset & { cache: string }>([
+  ['/manifest.webmanifest', { type: 'application/manifest+json', body: Buffer.from(JSON.stringify(MANIFEST)), cache: 'public, max-age=86400' }],
+  ['/sw.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(path.join(dir, 'sw.js')), cache: 'no-cache' }],
+  ...['icon-192.png', 'icon-512.png', 'maskable-512.png', 'apple-touch-icon.png'].map((name): [string, Asset & { cache: string }] => [
+    `/icons/${name}`,
+    { type: 'image/png', body: readFileSync(path.join(dir, 'icons', name)), cache: 'public, max-age=86400' },
+  ]),
+]);
+
+/** GET /assets/…: the three files, or nothing (the app's 404); the manifest, icons and service worker at their addresses. */
 export function assetRoutes(): Middleware {
   const router = new Router();
+  for (const [route, asset] of FIXED)
+    router.get(route, function serveAppFile(ctx: Context) {
+      ctx.type = asset.type;
+      ctx.set('Cache-Control', asset.cache);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.body = asset.body;
+    });
   router.get('/assets/:file', function serveAsset(ctx: Context) {
     const asset = ASSETS.get(ctx.path);
     if (!asset) return;

@@ -58,7 +58,10 @@ export function page(title: string, body: Html, options: PageOptions = {}): stri
 <meta name="color-scheme" content="light dark">
 <meta name="htmx-config" content='{"allowEval":false,"allowScriptTags":false,"includeIndicatorStyles":false,"selfRequestsOnly":true,"historyCacheSize":0}'>
 <title>${title} · listkeeper</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/icons/icon-192.png" type="image/png">
+<link rel="apple-touch-icon" href="/icons/apple-touch-icon.png">
+<link rel="manifest" href="/manifest.webmanifest">
+<meta name="theme-color" content="#0b5ed7">
 <link rel="stylesheet" href="${ASSET_PATHS.css}">
 <script src="${ASSET_PATHS.htmx}" defer></script>
 <script src="${ASSET_PATHS.app}" defer></script>
@@ -80,7 +83,8 @@ ${body}
  * The headers every answer of the web pages carries, a whole page, an htmx fragment, a
  * download or a redirect: no caching (pages show keys and CSRF tokens), no framing (the
  * consent button must not be clickjacked), no type sniffing, no referrer, and scripts only
- * from this origin (htmx and src/web/static/app.js; no inline script, no eval).
+ * from this origin (htmx and src/web/static/app.js; no inline script, no eval), as are the
+ * manifest and the service worker.
  */
 export function setPageHeaders(ctx: Context, fileOrigins: readonly string[] = []): void {
   ctx.set('Cache-Control', 'no-store');
@@ -104,5 +108,5 @@ export function sendPage(ctx: Context, status: number, body: string, fileOrigins
  */
 function contentSecurityPolicy(fileOrigins: readonly string[]): string {
   const files = fileOrigins.length ? ` ${fileOrigins.join(' ')}` : '';
-  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${files}; connect-src 'self'${files}; frame-ancestors 'none'; base-uri 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${files}; connect-src 'self'${files}; manifest-src 'self'; worker-src 'self'; frame-ancestors 'none'; base-uri 'none'`;
 }

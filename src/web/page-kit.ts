@@ -39,11 +39,23 @@ export interface Posted {
 export type Section = 'lists' | 'search' | 'trash' | 'activity' | 'conversation' | 'settings';
 
 /** The pages under Settings; `settings` in ShowOptions marks the one shown. */
-export type SettingsPage = 'account' | 'connections' | 'automations' | 'memory' | 'data';
+export type SettingsPage = 'account' | 'connections' | 'notifications' | 'calendar' | 'automations' | 'memory' | 'data';
 
 export const SETTINGS_PAGES: ReadonlyArray<{ key: SettingsPage; href: string; label: string; about: string }> = [
   { key: 'account', href: '/settings/account', label: 'Account', about: 'Your password, your time zone, and signing out everywhere.' },
   { key: 'connections', href: '/settings/connections', label: 'Connections', about: 'Your API key, the apps you connected and their event subscriptions.' },
+  {
+    key: 'notifications',
+    href: '/settings/notifications',
+    label: 'Notifications',
+    about: "Reminders and agents' questions by push, email or a topic; quiet hours.",
+  },
+  {
+    key: 'calendar',
+    href: '/settings/calendar',
+    label: 'Phone and calendar apps',
+    about: 'Your task lists in a phone’s task app (CalDAV), and app passwords.',
+  },
   { key: 'automations', href: '/settings/automations', label: 'Automations', about: 'Standing orders the service runs on a schedule or when you ask.' },
   { key: 'memory', href: '/settings/memory', label: 'Memory', about: 'What agents read about you before they start.' },
   { key: 'data', href: '/settings/data', label: 'Your data', about: 'Export everything, or import lists from a file.' },

@@ -1,7 +1,7 @@
 /**
  * The person's web app, server-rendered: sign-in and sign-up, the OAuth consent screen, the
  * lists and their views, items, search, the trash, activity, the conversation, and Settings
- * (connections, account, automations, memory, your data). Every page reads without
+ * (connections, account, notifications, phone and calendar apps, automations, memory, your data). Every page reads without
  * JavaScript and every write is a plain form, CSRF-checked, that calls the same operations as
  * REST and MCP; htmx and src/web/static/app.js only make it quicker. Sessions live in Postgres
  * (src/web/sessions.ts).
@@ -21,6 +21,9 @@ import { setPageHeaders } from './html.js';
 import { pageKit, type WebDeps } from './page-kit.js';
 import { registerSettings } from './settings.js';
 import { registerSignIn } from './sign-in.js';
+import { registerNotifications } from './notifications.js';
+import { registerUnsubscribe } from './unsubscribe.js';
+import { registerCalendarApps } from './calendar-apps.js';
 
 export { CONNECTIONS_PATH } from './connections.js';
 export type { WebDeps } from './page-kit.js';
@@ -38,6 +41,9 @@ export function webRoutes(deps: WebDeps): Middleware {
   registerConsent(router, kit);
   registerConnections(router, kit);
   registerSettings(router, kit);
+  registerNotifications(router, kit);
+  registerUnsubscribe(router, kit);
+  registerCalendarApps(router, kit);
   registerSettingsPages(router, kit);
   registerDataPages(router, kit);
   registerItemPages(router, kit);

@@ -12,6 +12,7 @@ import type { ItemDbRow } from '../items/items.js';
 import { keepsStatus, type ListRow } from '../lists/lists.js';
 import { AUTHOR_KEY } from '../../store/migrations/20261124000100_chat_keys_per_author.js';
 import { emitAwaitingAgent } from '../changes/events.js';
+import { emitNotice } from '../changes/notices.js';
 
 export type ChatMessageDto = components['schemas']['ChatMessage'];
 export type AuthorKind = 'person' | 'service' | 'agent';
@@ -90,32 +91,54 @@ export interface AgentPost {
   userId: string;
 }
 
-/** Posts (or, with a known `messageKey`, updates) an agent's message, in the caller's transaction. */
+/**
+ * Posts (or, with a known `messageKey`, updates) an agent's message, in the caller's
+ * transaction. A message that starts to wait on the person's answer (`needsInput`, new or
+ * newly set) is a notice to them (src/domain/changes/notices.ts), written in the same transaction.
+ */
 export async function postAgentMessage(trx: Knex, itemId: string, post: AgentPost): Promise<{ row: ChatMessageRow; updated: boolean }> {
   const { sessionId, at } = await stampNext(trx, itemId);
+  let posted: { row: ChatMessageRow; updated: boolean; asked: boolean } | undefined;
   if (post.messageKey) {
+    // Only the same author's message: a key someone else used is theirs, and this post is a new message.
+    const mine = { item_id: itemId, message_key: post.messageKey, author_kind: 'agent', author_user_id: post.userId };
+    const before = (await trx('chat_messages').where(mine).forUpdate().first('needs_input')) as { needs_input: boolean } | undefined;
     const [existing] = (await trx('chat_messages')
-      // Only the same author's message: a key someone else used is theirs, and this post is a new message.
-      .where({ item_id: itemId, message_key: post.messageKey, author_kind: 'agent', author_user_id: post.userId })
+      .where(mine)
       .update({ text: post.text, author_name: post.agentName, needs_input: post.needsInput, updated_at: at, read_at: null })
       .returning('*')) as ChatMessageRow[];
-    if (existing) return { row: existing, updated: true };
+    if (existing) posted = { row: existing, updated: true, asked: post.needsInput && !before?.needs_input };
   }
-  const [row] = (await trx('chat_messages')
-    .insert({
-      item_id: itemId,
-      session_id: sessionId,
-      author_kind: 'agent',
-      author_name: post.agentName,
-      author_user_id: post.userId,
+  if (!posted) {
+    const [row] = (await trx('chat_messages')
+      .insert({
+        item_id: itemId,
+        session_id: sessionId,
+        author_kind: 'agent',
+        author_name: post.agentName,
+        author_user_id: post.userId,
+        text: post.text,
+        needs_input: post.needsInput,
+        message_key: post.messageKey,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('*')) as ChatMessageRow[];
+    posted = { row: row!, updated: false, asked: post.needsInput };
+  }
+  if (posted.asked) {
+    const item = (await trx('items').where({ id: itemId }).first('title')) as { title: string | null } | undefined;
+    await emitNotice(trx, {
+      kind: 'question',
+      userId: post.userId,
+      itemId,
+      title: item?.title ?? null,
+      agentName: post.agentName,
       text: post.text,
-      needs_input: post.needsInput,
-      message_key: post.messageKey,
-      created_at: at,
-      updated_at: at,
-    })
-    .returning('*')) as ChatMessageRow[];
-  return { row: row!, updated: false };
+      occurredAt: at.toISOString(),
+    });
+  }
+  return { row: posted.row, updated: posted.updated };
 }
 
 /**

@@ -3,8 +3,8 @@
  * due date), and sending the ones whose time came. A reminder written relative to the due
  * date, or set on a task that has one, keeps its offset, so it moves with the due date and
  * with each occurrence of a repeating task. Sending claims the due reminders with
- * FOR UPDATE SKIP LOCKED and marks each sent in the transaction that writes its event to the
- * outbox, so a reminder is sent once across every process and restart.
+ * FOR UPDATE SKIP LOCKED and marks each sent in the transaction that writes its event and its
+ * notice to the person to the outbox, so a reminder is sent once across every process and restart.
  * @see openapi/openapi.yaml webhook task.reminder, components/schemas/ReminderInput
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import { EVENT_TOPIC, REMINDER, type EventOccurrence } from '../changes/events.js';
 import { readDueAt } from './items.js';
 import { emit } from '../changes/outbox.js';
+import { emitNotice } from '../changes/notices.js';
 import { ValueError } from '../lists/values.js';
 
 /** A reminder more than this late when first seen (the service was down) is dropped, not sent. */
@@ -54,6 +55,7 @@ export function followDue(offsetMinutes: number | null, due: Date | null): { rem
 
 interface DueReminder {
   id: string;
+  owner_id: string;
   list_id: string;
   title: string | null;
   reminder_at: Date;
@@ -79,11 +81,19 @@ export async function sendDueReminders(db: Knex, now: Date): Promise<number> {
         .limit(BATCH)
         .forUpdate()
         .skipLocked()
-        .select('id', 'list_id', 'title', 'reminder_at', 'due_at')) as DueReminder[];
+        .select('id', 'owner_id', 'list_id', 'title', 'reminder_at', 'due_at')) as DueReminder[];
       let emitted = 0;
       for (const r of due) {
         if (now.getTime() - r.reminder_at.getTime() <= REMINDER_GRACE_MS) {
           await emit(trx, EVENT_TOPIC, r.id, reminderOccurrence(r, now) as unknown as Record<string, unknown>);
+          await emitNotice(trx, {
+            kind: 'reminder',
+            userId: r.owner_id,
+            itemId: r.id,
+            title: r.title,
+            dueAt: r.due_at?.toISOString() ?? null,
+            occurredAt: now.toISOString(),
+          });
           emitted++;
         }
       }

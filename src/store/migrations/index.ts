@@ -26,6 +26,8 @@ import * as itemValuesIndex from './20261125000900_item_values_index.js';
 import * as itemScalarValues from './20261126000100_item_scalar_values.js';
 import * as outboxTopicIndex from './20261126000200_outbox_topic_index.js';
 import * as valueTallies from './20261126000300_value_tallies.js';
+import * as caldav from './20261127000100_caldav.js';
+import * as notifications from './20261127000200_notifications.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -61,6 +63,8 @@ const migrations: [string, Migration][] = [
   ['20261126000100_item_scalar_values', itemScalarValues],
   ['20261126000200_outbox_topic_index', outboxTopicIndex],
   ['20261126000300_value_tallies', valueTallies],
+  ['20261127000100_caldav', caldav],
+  ['20261127000200_notifications', notifications],
 ];
 
 /** A knex MigrationSource over the static list above. */

@@ -92,3 +92,71 @@ function wireBoard(board) {
 
 for (const zone of document.querySelectorAll('.dropzone')) wireDropzone(zone);
 for (const board of document.querySelectorAll('.board')) wireBoard(board);
+
+// The service worker shows pushed notifications (Settings → Notifications turns them on) and
+// makes the app installable; it caches nothing.
+if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+
+/** A short name for this browser in Settings ("Firefox on Android"). */
+function browserName() {
+  const ua = navigator.userAgent;
+  const browser = /Edg\//.test(ua)
+    ? 'Edge'
+    : /Firefox\//.test(ua)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(ua)
+        ? 'Chrome'
+        : /Safari\//.test(ua)
+          ? 'Safari'
+          : 'A browser';
+  const system = /Android/.test(ua)
+    ? 'Android'
+    : /iPhone|iPad/.test(ua)
+      ? 'iOS'
+      : /Mac OS X/.test(ua)
+        ? 'macOS'
+        : /Windows/.test(ua)
+          ? 'Windows'
+          : /Linux/.test(ua)
+            ? 'Linux'
+            : '';
+  return system ? `${browser} on ${system}` : browser;
+}
+
+/**
+ * Settings → Notifications: subscribes this browser to the service's VAPID key (after the
+ * person allows notifications) and hands the subscription to the page, which keeps it.
+ */
+function wirePush(box) {
+  const button = box.querySelector('button');
+  const status = box.querySelector('[role=status]');
+  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
+    status.textContent = 'This browser cannot take pushes (on an iPhone, add listkeeper to the Home Screen first).';
+    return;
+  }
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    try {
+      if ((await Notification.requestPermission()) !== 'granted') {
+        status.textContent = "Notifications are blocked for this site: allow them in the browser's site settings, then try again.";
+        return;
+      }
+      await navigator.serviceWorker.register('/sw.js');
+      const registration = await navigator.serviceWorker.ready;
+      const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: box.dataset.vapidKey });
+      const { endpoint, keys } = subscription.toJSON();
+      const body = new URLSearchParams({ csrf: csrfToken(), endpoint, p256dh: keys.p256dh, auth: keys.auth, browser: browserName() });
+      const answer = await fetch(box.dataset.action, { method: 'POST', body, headers: { Accept: 'application/json' } });
+      const result = await answer.json().catch(() => ({}));
+      if (!answer.ok) {
+        status.textContent = result.error || `Push could not be turned on (${answer.status}).`;
+        return;
+      }
+      window.location.assign(result.next);
+    } catch (err) {
+      status.textContent = `Push could not be turned on: ${err.message}`;
+    }
+  });
+}
+
+for (const box of document.querySelectorAll('.push-setup')) wirePush(box);

@@ -1,0 +1,37 @@
+/**
+ * HTTP Basic sign-in for CalDAV clients, which cannot do OAuth: the password is an app password
+ * or the API key (the user name is not checked; clients ask for one, and the email is the one
+ * to give). The token's rate limit is counted first, as the bearer guard counts it, so a wrong
+ * password counts too.
+ * @see docs/caldav.md
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../core/config.js';
+import type { Principal } from '../core/context.js';
+import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
+import { appPasswordLookup, looksLikeAppPassword, noteAppPasswordUse } from '../domain/accounts/app-passwords.js';
+import { countRequests, tokenBucket } from '../domain/accounts/rate-limits.js';
+import { ApiError } from '../core/errors.js';
+
+/** The person a Basic password signs in, or null; throws `rateLimited` over the token's limit. */
+export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Date }, _username: string, password: string): Promise<Principal | null> {
+  const isKey = looksLikeApiKey(password);
+  if (!isKey && !looksLikeAppPassword(password)) return null;
+  const hash = hashToken(password);
+  const counted = await countRequests(
+    deps.db,
+    [{ bucket: tokenBucket(hash), limit: deps.config.rateLimitPerMinute }],
+    deps.now(),
+    isKey ? apiKeyLookup(hash) : appPasswordLookup(hash),
+  );
+  const rate = counted[0]!;
+  if (!rate.allowed)
+    throw new ApiError('rateLimited', `Rate limit of ${rate.limit} requests a minute reached; retry in ${rate.resetSeconds} seconds.`, {
+      headers: { 'Retry-After': String(rate.resetSeconds) },
+    });
+  const found = counted.extra as { id: string; user_id: string; name?: string } | null | undefined;
+  if (!found) return null;
+  if (isKey) return { userId: found.user_id, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${found.id}` };
+  await noteAppPasswordUse(deps.db, found.id, deps.now());
+  return { userId: found.user_id, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` };
+}

@@ -1,0 +1,8 @@
+/** The little of http_ece (Web Push's payload encryption, RFC 8188) that the tests use; it ships no types. */
+declare module 'http_ece' {
+  import type { ECDH } from 'node:crypto';
+  const ece: {
+    decrypt(buffer: Buffer, params: { version: 'aes128gcm'; privateKey: ECDH; authSecret: string }): Buffer;
+  };
+  export default ece;
+}
