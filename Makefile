@@ -100,9 +100,22 @@ typecheck: setup ## Type-check the service, tests and SDK
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p sdk/tsconfig.json --noEmit
 
-build: setup ## Compile the SDK to sdk/dist/ and the service to dist/ (the command line is typed against the SDK)
-	npm run build --workspace sdk
-	npx tsc -p tsconfig.build.json
+# The build runs only when something it reads changed since the last one: each compiled entry
+# point is older than a source, a folder (a file added or removed) or a compiler setting, or is
+# missing. tsc writes every output on each run, so the entry point's time is the build's; a
+# failed build removes it, so the next make tries again rather than trusting a half-written dist.
+SDK_SOURCES := $(shell find sdk/src -name '*.ts' -o -type d) sdk/build.mjs sdk/tsconfig.json sdk/tsconfig.cjs.json sdk/package.json
+SERVICE_SOURCES := $(shell find src codegen \( -path src/web/static -prune \) -o \( -name '*.ts' -o -name '*.json' -o -type d \) -print) tsconfig.json tsconfig.build.json package.json
+sdk/dist/index.js: $(SDK_SOURCES) | node_modules/.package-lock.json
+	@echo "Building the SDK into sdk/dist (its sources changed since the last build)."
+	npm run build --workspace sdk --silent || { rm -f $@; exit 1; }
+	@touch $@
+dist/src/main.js: $(SERVICE_SOURCES) sdk/dist/index.js
+	@echo "Building the service into dist (its sources changed since the last build)."
+	npx tsc -p tsconfig.build.json || { rm -f $@; exit 1; }
+	@touch $@
+
+build: setup dist/src/main.js ## Compile the SDK to sdk/dist/ and the service to dist/, when a source changed (the command line is typed against the SDK)
 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
