@@ -37,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -203,6 +203,11 @@ SEARCH_LATENCY_ARGS ?=
 bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
 	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
 	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
+
+# The suites that take the README's and docs' screenshots write them under .tmp/screenshots in
+# every other run, so make test changes no committed file.
+screenshots: build browser ## Retake the screenshots of README.md and docs/ into docs/screenshots/ (the web walk, notifications, /docs)
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(JEST) --maxWorkers=1 test/web/walk.test.ts test/web/notifications.test.ts test/e2e/first-run.test.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js
