@@ -82,10 +82,7 @@ describe('repeating tasks and due dates in words', () => {
     const sentence =
       `'Water plants' repeats (every 2 weeks on Monday at 08:00), so its due date cannot be cleared: stop the repetition first ` +
       '(recurrence ""), in the same call or before, or give it another due date.';
-    for (const body of [
-      { items: [{ itemId: task.id }], dueAt: 'none' },
-      { items: [{ itemId: task.id, values: { dueDate: '' } }] },
-    ]) {
+    for (const body of [{ items: [{ itemId: task.id }], dueAt: 'none' }, { items: [{ itemId: task.id, values: { dueDate: '' } }] }]) {
       const refused = await ada.sdk.PATCH('/items', { body });
       expect(refused.response.status).toBe(409);
       expect(refused.error).toMatchObject({ code: 'toolError', error: `items[0] (${task.id}): ${sentence} Nothing was written.` });
