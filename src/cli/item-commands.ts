@@ -100,39 +100,47 @@ export function registerItemCommands(program: Command): Command {
       const { service } = await connect();
       const item = await findItem(service, ref.join(' '), { list: opts.list, statuses: OPEN_STATUSES });
       const result = await service.items.update({ items: [{ itemId: item.id }], taskStatus: 'completed' });
-      if (opts.json) return printJson(result.items[0]);
-      say(`Done: ${named(item)}.`);
+      const updated = result.items[0]!;
+      if (opts.json) return printJson(updated);
+      // A repeating task is not left completed: the service moves it to its next occurrence.
+      if (updated.taskStatus !== 'completed' && updated.recurrence)
+        return say(`Done: ${named(updated)}; it repeats ${updated.recurrence.text}, next ${dueSentence(updated, await timeZoneOf(service))}.`);
+      say(`Done: ${named(updated)}.`);
     });
 
   program
     .command('edit')
-    .description('Change the title, due date or status of an item.')
+    .description('Change the title, due date, repetition or status of an item.')
     .argument('<item...>', 'its id, or the start of its title')
     .option('--title <title>', 'the new title')
     .option('--due <when>', "a due date in words ('friday 5pm'), or 'none' to clear it")
+    .option('--repeat <rule>', "repeat it: 'every weekday at 9', an RRULE, or 'none' to stop it")
     .addOption(new Option('--status <status>', 'the new status').choices(Object.keys(STATUS_INPUT)))
     .option('--list <list>', 'look for it on this list only')
     .option('--json', 'print the updated item as JSON')
-    .action(async (ref: string[], opts: { title?: string; due?: string; status?: string; list?: string; json?: boolean }) => {
-      if (opts.title === undefined && opts.due === undefined && opts.status === undefined)
-        throw new CliError('Say what to change: --title, --due or --status.');
+    .action(async (ref: string[], opts: { title?: string; due?: string; repeat?: string; status?: string; list?: string; json?: boolean }) => {
+      if ([opts.title, opts.due, opts.repeat, opts.status].every((o) => o === undefined))
+        throw new CliError('Say what to change: --title, --due, --repeat or --status.');
       const status = opts.status === undefined ? undefined : STATUS_INPUT[opts.status];
       const { service } = await connect();
       const item = await findItem(service, ref.join(' '), { list: opts.list, statuses: ALL_STATUSES });
       const clear = opts.due?.trim().toLowerCase() === 'none';
-      const timeZone = opts.due !== undefined && !clear ? await timeZoneOf(service) : undefined;
-      const due = timeZone ? dueOrRefuse(opts.due!, timeZone) : undefined;
+      const timeZone = opts.due !== undefined || opts.repeat !== undefined ? await timeZoneOf(service) : undefined;
+      const due = opts.due !== undefined && !clear ? dueOrRefuse(opts.due, timeZone!) : undefined;
+      const repeat = opts.repeat === undefined ? undefined : opts.repeat.trim().toLowerCase() === 'none' ? '' : opts.repeat;
       const result = await service.items.update({
-        items: [{ itemId: item.id, ...(opts.title !== undefined ? { title: opts.title } : {}) }],
+        items: [{ itemId: item.id, ...(opts.title !== undefined ? { title: opts.title } : {}), ...(repeat !== undefined ? { recurrence: repeat } : {}) }],
         ...(status ? { taskStatus: status } : {}),
         ...(clear ? { dueAt: 'none' } : due ? { dueAt: due.value } : {}),
       });
       const updated = result.items[0]!;
       if (opts.json) return printJson(updated);
+      // What the service answered, not what was asked: a rule or a status can move the due date.
       const changes = [
         ...(opts.title !== undefined ? [`title ${named(updated)}`] : []),
-        ...(clear ? ['no due date'] : timeZone ? [dueSentence(updated, timeZone)] : []),
-        ...(status ? [`status ${STATUS_WORDS[status]}`] : []),
+        ...(timeZone ? [dueSentence(updated, timeZone)] : []),
+        ...(repeat !== undefined ? [updated.recurrence ? `repeats ${updated.recurrence.text}` : 'does not repeat'] : []),
+        ...(status ? [`status ${updated.taskStatus ? STATUS_WORDS[updated.taskStatus] : 'none'}`] : []),
       ];
       say(`Updated ${named(item)}: ${changes.join(', ')}.`);
     });

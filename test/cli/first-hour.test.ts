@@ -15,6 +15,7 @@ import { childEnv } from '../support/env.js';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { authorizeInBrowser, HttpBrowser, tokenRequest } from '../support/oauth.js';
 import { createClient } from '../../sdk/src/index.js';
+import { describeDue } from '../../src/cli/due-dates.js';
 
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
 const bin = path.join(root, 'bin/listkeeper.js');
@@ -136,6 +137,8 @@ describe('the listkeeper command in the first hour', () => {
     );
 
     const edited = await cli(['edit', 'call the', '--title', 'Call the plumber back', '--status', 'in-progress', '--due', 'none']);
+    const plumber = (await items().list({ listId: 'tasks', taskStatus: ['todo', 'inProgress'] })).items.find((i) => i.title === 'Call the plumber back')!;
+    expect([plumber.dueAt, plumber.taskStatus]).toEqual([null, 'inProgress']);
     expect(edited).toMatchObject({ code: 0, stdout: "Updated 'Call the plumber': title 'Call the plumber back', no due date, status in progress.\n" });
     const lists = JSON.parse((await cli(['lists', '--json'])).stdout) as { tasksListId: string; lists: { name: string }[] };
     expect(lists.lists.map((l) => l.name)).toEqual(['Tasks', 'Notes', 'Life Admin']);
@@ -158,6 +161,45 @@ describe('the listkeeper command in the first hour', () => {
     expect(await cli(['logout'])).toMatchObject({ code: 0, stdout: expect.stringContaining('The API key itself still works') });
     expect(existsSync(credentialsFile)).toBe(false);
   }, 120_000);
+
+  it('says what the service answered for a repeating task: the next due date on done, the refusal on clearing it', async () => {
+    const asScript = { LISTKEEPER_URL: server.baseUrl, LISTKEEPER_KEY: key };
+    const run = (...args: string[]) => cli(args, asScript);
+    const zone = 'Europe/London';
+    const due = (at: string, hasTime: boolean) => `due ${describeDue(new Date(at), hasTime, zone)} (${at})`;
+    const added = await run('add', 'Water plants', '--due', '2026-12-07 08:00', '--repeat', 'every 2 weeks on Monday at 8', '--json');
+    const made = JSON.parse(added.stdout) as { id: string };
+
+    const done = await run('done', 'water');
+    const moved = await items().get({ id: made.id });
+    expect([moved.taskStatus, moved.recurrence?.completions]).toEqual(['todo', 1]);
+    expect(done).toMatchObject({
+      code: 0,
+      stdout: `Done: 'Water plants'; it repeats ${moved.recurrence!.text}, next ${due(moved.dueAt!, moved.hasDueTime === true)}.\n`,
+    });
+
+    // The service refuses, with its own sentence, and nothing moves back to the first occurrence.
+    const refused = await run('edit', 'water', '--due', 'none');
+    const answer = await fetch(`${server.baseUrl}/api/v1/items`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ itemId: made.id }], dueAt: 'none' }),
+    });
+    const error = ((await answer.json()) as { error: string }).error;
+    expect(error).toContain('stop the repetition first');
+    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `listkeeper: ${error}\n` });
+    expect((await items().get({ id: made.id })).dueAt).toBe(moved.dueAt);
+
+    const moveOn = await run('edit', 'water', '--due', 'next friday 9am');
+    const friday = await items().get({ id: made.id });
+    expect(moveOn.stdout).toBe(`Updated 'Water plants': ${due(friday.dueAt!, true)}.\n`);
+    const stopped = await run('edit', 'water', '--repeat', 'none', '--due', 'none');
+    const plain = await items().get({ id: made.id });
+    expect([plain.dueAt, plain.recurrence]).toEqual([null, null]);
+    expect(stopped.stdout).toBe("Updated 'Water plants': no due date, does not repeat.\n");
+    expect(await run('done', 'water')).toMatchObject({ code: 0, stdout: "Done: 'Water plants'.\n" });
+    expect((await items().get({ id: made.id })).taskStatus).toBe('completed');
+  });
 
   it('signs in through the browser with OAuth, refreshes the token when it expires, and signs out', async () => {
     const child = spawn(process.execPath, [bin, 'login', '--url', server.baseUrl, '--no-browser'], { cwd: elsewhere, env: env() });

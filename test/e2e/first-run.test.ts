@@ -1,12 +1,13 @@
 /**
  * The first minutes of a new user: the built server started with no HOST or BASE_URL prints
  * one address, and a browser signs up and in at exactly that address; the API reference at
- * /docs renders there from the served OpenAPI document.
+ * /docs renders there from the served OpenAPI document (its screenshot goes under
+ * .tmp/screenshots, or into docs/screenshots/ with `make screenshots`).
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, chmod } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +17,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser.js';
 
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
 const main = path.join(root, 'dist/src/main.js');
+const SCREENSHOTS = path.resolve(root, process.env.SCREENSHOTS_DIR ?? '.tmp/screenshots');
 
 describe('first run', () => {
   let dataDir: string;
@@ -85,7 +87,8 @@ describe('first run', () => {
       if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
     });
     await page.waitForSelector('.opblock-summary-path', { timeout: 20000 });
-    await page.screenshot({ path: path.join(root, 'docs/screenshots/api-reference.png') });
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'api-reference.png') });
     const paths = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.textContent?.trim()));
     expect(paths).toContain('/items');
     expect(outside).toEqual([]);

@@ -71,6 +71,28 @@ describe('repeating tasks and due dates in words', () => {
     expect(done.data!.items[0]).toMatchObject({ taskStatus: 'completed', dueAt: made.dueAt });
   });
 
+  it('refuses to clear the due date of a repeating task, saying to stop the repetition first, and clears both in one call', async () => {
+    const task = (
+      await ada.sdk.POST('/items', {
+        body: { listId: 'tasks', items: [{ title: 'Water plants', dueAt: '2026-12-07T08:00:00Z', recurrence: 'every 2 weeks on Monday at 8' }] },
+      })
+    ).data!.items[0]!;
+    const moved = (await complete(task.id)).data!.items[0]!;
+    expect(moved.dueAt).toBe('2026-12-21T08:00:00.000Z');
+    const sentence =
+      `'Water plants' repeats (every 2 weeks on Monday at 08:00), so its due date cannot be cleared: stop the repetition first ` +
+      '(recurrence ""), in the same call or before, or give it another due date.';
+    for (const body of [{ items: [{ itemId: task.id }], dueAt: 'none' }, { items: [{ itemId: task.id, values: { dueDate: '' } }] }]) {
+      const refused = await ada.sdk.PATCH('/items', { body });
+      expect(refused.response.status).toBe(409);
+      expect(refused.error).toMatchObject({ code: 'toolError', error: `items[0] (${task.id}): ${sentence} Nothing was written.` });
+    }
+    // Nothing moved back to the first occurrence.
+    expect(await getItem(task.id)).toMatchObject({ dueAt: moved.dueAt, recurrence: { completions: 1 } });
+    const both = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: task.id, recurrence: '' }], dueAt: 'none' } });
+    expect(both.data!.items[0]).toMatchObject({ dueAt: null, recurrence: null });
+  });
+
   it('refuses a rule on a list without a due date, and one it cannot read, naming what to do', async () => {
     const onNotes = (await ada.sdk.POST('/items', { body: { listId: 'notes', items: [{ title: 'Idea', recurrence: 'every day' }] } })).data!;
     expect(onNotes.failed).toEqual([

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { useDeliveryServer } from '../support/events.js';
 import { authorizeInBrowser, HttpBrowser } from '../support/oauth.js';
+import type { TestAccount } from '../support/server.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname ?? '.', '../..');
@@ -35,7 +36,7 @@ async function readmeExamples(): Promise<{ heading: string; code: string }[]> {
 }
 
 describe('sdk/README.md examples', () => {
-  const { server } = useDeliveryServer({ env: { RATE_LIMIT_PER_MINUTE: '60' }, accounts: [] });
+  const { server } = useDeliveryServer({ env: { RATE_LIMIT_PER_MINUTE: '60', EMBEDDINGS: 'none' }, search: true, accounts: [] });
   let dir: string;
   let examples: { heading: string; code: string }[];
   beforeAll(async () => {
@@ -70,10 +71,11 @@ describe('sdk/README.md examples', () => {
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   /** Runs example i with its own account (each has its own rate limit) and returns its output lines. */
-  async function runExample(heading: string): Promise<string[]> {
+  async function runExample(heading: string, before?: (account: TestAccount) => Promise<void>): Promise<string[]> {
     const i = examples.findIndex((e) => e.heading === heading);
     expect(i).toBeGreaterThanOrEqual(0);
     const account = await server.account(`Reader${i}`);
+    await before?.(account);
     const { stdout } = await run(process.execPath, [path.join(dir, `out/example-${i}.js`)], {
       cwd: dir,
       env: { ...process.env, LK_URL: server.baseUrl, LK_KEY: account.key },
@@ -88,6 +90,7 @@ describe('sdk/README.md examples', () => {
       'Errors that throw',
       'Retries and timeouts',
       'Paging',
+      'Search',
       'Values by name',
       'Webhooks',
       'Signing in as a person (OAuth)',
@@ -114,6 +117,16 @@ describe('sdk/README.md examples', () => {
     const out = await runExample('Paging');
     expect(out).toEqual(['paged through 500 items', 'read 25 messages, the last: Chapter 25 read']);
   }, 120000);
+
+  it('finds an item by words, a typo forgiven, with its list and page', async () => {
+    let id = '';
+    const out = await runExample('Search', async (account) => {
+      const made = await account.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Renew passport' }, { title: 'Water plants' }] } });
+      id = made.data!.items[0]!.id;
+      await server.pump!.drain();
+    });
+    expect(out).toEqual([`Renew passport (Tasks): ${server.baseUrl}/artifacts/${id}`]);
+  }, 60000);
 
   it('maps values by name and option label', async () => {
     const [line] = await runExample('Values by name');

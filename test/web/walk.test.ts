@@ -4,7 +4,9 @@
  * it → search for it → delete it → restore it from the trash → remove an OAuth app and a
  * webhook subscription. On every page axe-core (WCAG 2 A/AA rules and best practices) finds
  * no serious or critical violation, and the page fits a phone's width. The README's
- * screenshots (docs/screenshots/) are taken here, so they show the pages as they are.
+ * screenshots are taken here, so they show the pages as they are: under .tmp/screenshots, or
+ * into docs/screenshots/ with `make screenshots` (SCREENSHOTS_DIR), so a test run changes no
+ * committed file.
  */
 import { readFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -19,7 +21,7 @@ import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { REACH_LOCAL_SERVERS } from '../support/net.js';
 
 const PASSWORD = 'correct horse battery staple';
-const SCREENSHOTS = path.resolve('docs/screenshots');
+const SCREENSHOTS = path.resolve(process.env.SCREENSHOTS_DIR ?? '.tmp/screenshots');
 const SETUP_MS = 240_000;
 
 interface AxeResult {

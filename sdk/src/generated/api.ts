@@ -174,7 +174,8 @@ export interface paths {
          *     against the handles of a `get_item` read with `forEditing: true` (preferred for long
          *     bodies), or the legacy `body` with call-wide `mode` (`append` default, `prepend`,
          *     `insertAfter` + `anchor`, `replace` only with `confirmReplace: true`), never both.
-         *     Call-wide `taskStatus`, `dueAt` (`none` clears it and its reminder), `archived` and
+         *     Call-wide `taskStatus`, `dueAt` (`none` clears it and its reminder; refused on a
+         *     repeating task unless the same entry stops it with `recurrence: ""`), `archived` and
          *     `favorited` apply to every item in the call. Items are written in order; a refusal
          *     stops the batch with a 409 whose `details.writtenItemIds` names the items already
          *     written (a refused body edit also returns that item's current body with fresh

@@ -103,6 +103,14 @@ export function describe(rule: rrule.RRule | string): string {
   return `${new RRule(hours.length === 1 ? rest : r.origOptions).toText()}${at}`;
 }
 
+/**
+ * Why a repeating task's due date is not cleared: it is always due at an occurrence, and
+ * clearing it would only put it back at the rule's first one, undoing what completions moved.
+ */
+export function clearedDueRefusal(title: string, rule: string): string {
+  return `'${title}' repeats (${describe(rule)}), so its due date cannot be cleared: stop the repetition first (recurrence ""), in the same call or before, or give it another due date.`;
+}
+
 /** Whether the rule fixes the time of day (BYHOUR). */
 export function hasTimeOfDay(rule: string): boolean {
   return /(^|;)BYHOUR=/.test(rule);

@@ -22,7 +22,7 @@ import { ApiError, invalid, toolError } from '../../core/errors.js';
 import { askingConfirmation } from '../../core/confirmation.js';
 import { emitAwaitingAgent } from '../changes/events.js';
 import { prepareBody } from '../body/outlines.js';
-import { firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
+import { clearedDueRefusal, firstDue, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { labelSpellings, normalizeLabels } from './labels.js';
 import { followDue, readReminder } from './reminders.js';
 import { checkParent, openSubtasks, ParentNotFound } from './subtasks.js';
@@ -350,6 +350,7 @@ function repeatPatch(
     out.recurrence = rule;
   }
   if (!rule || !keepsDueDate(list)) return Object.keys(out).length ? { patch: out, completed: null } : null;
+  if (patch.due_at === null) throw new Refusal('toolError', clearedDueRefusal(row.title ?? row.id, rule));
   const dueAt = (patch.due_at !== undefined ? patch.due_at : row.due_at) as Date | null;
   const hasTime = (patch.has_due_time !== undefined ? patch.has_due_time : row.has_due_time) as boolean | null;
   const due = dueAt ? { at: dueAt, hasTime: hasTime ?? false } : null;
