@@ -135,7 +135,7 @@ async function firstParse(server: Server, fixture: Fixture): Promise<Omit<Round,
   let parseMs = 0;
   const cpuBefore = await server.cpuMs();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const options = { url: `${server.base}/api/v1/items/${fixture.itemId}`, headers: headers(fixture.key), connections: 32, duration: 120, pipelining: 1 };
+    const options = { url: `${server.base}/api/v1/items/${fixture.itemId}`, headers: headers(fixture.key), connections: 32, duration: 600, pipelining: 1 };
     const instance = autocannon(options, (err, res) => (err ? reject(err) : resolve(res)));
     setTimeout(async () => {
       const t0 = performance.now();
