@@ -1,12 +1,13 @@
 /**
- * What the item_values triggers (migration 20261126000100) and the tallies' (20261126000300)
- * cost a write, side by side in one run, in interleaved rounds with the triggers off, with
+ * What the item_values triggers (migration 20261126000100) and the tallies' (kept in place,
+ * 20261201000100) cost a write, side by side in one run, in interleaved rounds with the triggers off, with
  * item_values' on (`on`), and with both on (`tallied`): create_items of 100 items with
  * three values each (a select, a number, a text), update_items of those 100 changing two
  * values each (the row trigger rewrites their rows), and update_items of their titles only
  * (the trigger's condition is false: nothing to do).
  * Run: npx tsx bench/item-values.bench.ts   (embedded Postgres in .tmp/bench-pg, or DATABASE_URL)
- * Prints one JSON line: medians in milliseconds per call, the ratio of on to off and of tallied to on.
+ * Prints one JSON line: medians in milliseconds per call, the ratio of on to off and of tallied
+ * to on, and the ratio of tallied to on round by round (median, lowest, highest: the spread).
  */
 import { pino } from 'pino';
 import { loadConfig } from '../src/core/config.js';
@@ -86,7 +87,6 @@ async function main(): Promise<void> {
           await timed(variant, 'updateTitles', () => update_items(ctx, { items: ids.map((itemId, i) => ({ itemId, title: `edited ${i}` })) } as never));
         }
         await db('outbox').delete();
-        await db('value_tally_deltas').delete();
       }
     }
     for (const trigger of [...VALUE_TRIGGERS, ...TALLY_TRIGGERS]) await db.raw(`ALTER TABLE items ENABLE TRIGGER ${trigger}`);
@@ -97,8 +97,18 @@ async function main(): Promise<void> {
     const tallied = summary('tallied');
     const ratio = (a: Record<string, number>, b: Record<string, number>) =>
       Object.fromEntries(Object.keys(b).map((step) => [step, +(a[step]! / b[step]!).toFixed(3)]));
+    // Each round's median of tallied over on's, per step.
+    const perRound = Object.fromEntries(
+      (Object.keys(times.on) as Step[]).map((step) => {
+        const ratios = Array.from({ length: ROUNDS }, (_, r) => {
+          const of = (variant: Variant) => median(times[variant][step].slice(r * CALLS, (r + 1) * CALLS));
+          return of('tallied') / of('on');
+        });
+        return [step, { median: +median(ratios).toFixed(3), min: +Math.min(...ratios).toFixed(3), max: +Math.max(...ratios).toFixed(3) }];
+      }),
+    );
     process.stdout.write(
-      `${JSON.stringify({ items: ITEMS, calls: ROUNDS * CALLS, offMedianMs: off, onMedianMs: on, talliedMedianMs: tallied, ratioOnToOff: ratio(on, off), ratioTalliedToOn: ratio(tallied, on) })}\n`,
+      `${JSON.stringify({ items: ITEMS, calls: ROUNDS * CALLS, offMedianMs: off, onMedianMs: on, talliedMedianMs: tallied, ratioOnToOff: ratio(on, off), ratioTalliedToOn: ratio(tallied, on), talliedToOnByRound: perRound })}\n`,
     );
   } finally {
     await database.close();
