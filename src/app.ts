@@ -21,7 +21,7 @@ import { readJsonBody } from './http/body.js';
 import { handleMcp, toolCalled } from './mcp/server.js';
 import { metricsText, rateLimitRefusals, requestDuration } from './core/metrics.js';
 import { mcpTransportGuards } from './mcp/guards.js';
-import { bearerGuard, type AccessTokenVerifier } from './auth/guard.js';
+import { bearerGuard, bearerToken, type AccessTokenVerifier } from './auth/guard.js';
 import { addressRateLimit } from './auth/rate-limit.js';
 import type { AuthServer } from './web/oauth/server.js';
 import { getFile, putFile } from './http/files.js';
@@ -77,7 +77,10 @@ export function createApp(deps: AppDeps): Koa {
     });
   }
   app.use(renderErrors);
-  app.use(addressRateLimit({ db: deps.db, limit: deps.config.rateLimitPerAddressPerMinute, now: () => deps.services.now() }));
+  // A request with a bearer token on a route behind the guard (the router's first match says)
+  // has its address counted by the guard, with its token, in one statement.
+  const countedByGuard = (ctx: Context) => bearerToken(ctx) !== null && (router.match(ctx.path, ctx.method).pathAndMethod[0]?.stack.includes(guard) ?? false);
+  app.use(addressRateLimit({ db: deps.db, limit: deps.config.rateLimitPerAddressPerMinute, now: () => deps.services.now(), countedByGuard }));
 
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };

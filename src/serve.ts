@@ -16,7 +16,6 @@ import { jobDefinitions } from './jobs/definitions.js';
 import { startOutboxLanes } from './jobs/outbox.js';
 import { startSequencer } from './jobs/feed-sequencer.js';
 import { startReminders } from './jobs/reminders.js';
-import { startTallies } from './jobs/value-tallies.js';
 import { createAuthServer } from './web/oauth/server.js';
 import { webhookConsumers } from './jobs/webhooks.js';
 import { noticeConsumer } from './jobs/notifications.js';
@@ -64,7 +63,6 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
   installSystemReader(() => readSystem(database.db));
   const sequencer = startSequencer(database.db, log);
   const reminders = startReminders(database.db, log, config.reminderPollSeconds * 1000, () => services.now());
-  const tallies = startTallies(database.db, log);
   const oauth = await createAuthServer({ db: database.db, config, log });
   const app = createApp({
     db: database.db,
@@ -109,7 +107,6 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
     await outbox.stop();
     await sequencer.stop();
     await reminders.stop();
-    await tallies.stop();
     await services.jobs?.stop();
     await database.close();
     log.info('stopped');

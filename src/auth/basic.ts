@@ -8,9 +8,9 @@
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
-import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
-import { appPasswordLookup, looksLikeAppPassword, noteAppPasswordUse } from '../domain/accounts/app-passwords.js';
-import { countRequests, tokenBucket } from '../domain/accounts/rate-limits.js';
+import { hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
+import { looksLikeAppPassword, noteAppPasswordUse } from '../domain/accounts/app-passwords.js';
+import { countAndAuthenticate, tokenBucket } from '../domain/accounts/rate-limits.js';
 import { ApiError } from '../core/errors.js';
 
 /** The person a Basic password signs in, or null; throws `rateLimited` over the token's limit. */
@@ -18,20 +18,15 @@ export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Da
   const isKey = looksLikeApiKey(password);
   if (!isKey && !looksLikeAppPassword(password)) return null;
   const hash = hashToken(password);
-  const counted = await countRequests(
-    deps.db,
-    [{ bucket: tokenBucket(hash), limit: deps.config.rateLimitPerMinute }],
-    deps.now(),
-    isKey ? apiKeyLookup(hash) : appPasswordLookup(hash),
-  );
-  const rate = counted[0]!;
+  const counted = await countAndAuthenticate(deps.db, [{ bucket: tokenBucket(hash), limit: deps.config.rateLimitPerMinute }], hash, deps.now());
+  const rate = counted.decisions[0]!;
   if (!rate.allowed)
     throw new ApiError('rateLimited', `Rate limit of ${rate.limit} requests a minute reached; retry in ${rate.resetSeconds} seconds.`, {
       headers: { 'Retry-After': String(rate.resetSeconds) },
     });
-  const found = counted.extra as { id: string; user_id: string; name?: string } | null | undefined;
+  if (isKey) return counted.apiKey ? { userId: counted.apiKey.userId, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${counted.apiKey.id}` } : null;
+  const found = counted.appPassword;
   if (!found) return null;
-  if (isKey) return { userId: found.user_id, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${found.id}` };
   await noteAppPasswordUse(deps.db, found.id, deps.now());
-  return { userId: found.user_id, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` };
+  return { userId: found.userId, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` };
 }

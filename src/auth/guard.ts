@@ -1,15 +1,16 @@
 /**
  * The guard in front of /api/v1 and /mcp: rate limits first (a bad token counts too), then
- * bearer authentication by API key hash lookup or OAuth access token.
+ * bearer authentication by API key hash lookup or OAuth access token. The guard counts the
+ * client address's limit too (addressRateLimit leaves the requests it guards to it).
  */
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
 import { ApiError, unauthorized } from '../core/errors.js';
-import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
-import { countRequests, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
-import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
+import { hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
+import { countAndAuthenticate, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
+import { addressBucket, addressLimited } from './rate-limit.js';
 
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */
 export type AccessTokenVerifier = (token: string) => Promise<Principal | null>;
@@ -26,30 +27,35 @@ export function wwwAuthenticate(config: Config, error?: string): string {
   return error ? `${base}, error="${error}"` : base;
 }
 
+/** The bearer token of a request, or null when its Authorization header holds none. */
+export function bearerToken(ctx: Context): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? null;
+}
+
 /** Koa middleware: sets `ctx.state.principal` or answers 401/429. */
 export function bearerGuard(deps: GuardDeps) {
   return async function guardBearer(ctx: Context, next: Next): Promise<void> {
-    const header = ctx.get('authorization');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) {
+    const token = bearerToken(ctx);
+    if (!token) {
       throw new ApiError('unauthorized', 'Send Authorization: Bearer <token> with an API key or an OAuth access token.', {
         headers: { 'WWW-Authenticate': wwwAuthenticate(deps.config) },
       });
     }
-    const token = match[1]!;
-    // One statement counts the token's limit, the address's (left here by addressRateLimit) and
-    // looks up an API key: a request costs one round trip before the operation, not three.
-    const deferred = ctx.state.deferredAddressCount as DeferredAddressCount | undefined;
+    // One statement counts the token's limit and the address's and looks up an API key: a
+    // request costs one round trip before the operation, not three.
     const tokenHash = hashToken(token);
-    const buckets = [
-      { bucket: tokenBucket(tokenHash), limit: deps.config.rateLimitPerMinute },
-      ...(deferred ? [{ bucket: deferred.bucket, limit: deferred.limit }] : []),
-    ];
     const isKey = looksLikeApiKey(token);
-    const counted = await countRequests(deps.db, buckets, deps.now(), isKey ? apiKeyLookup(tokenHash) : undefined);
-    if (deferred) deferred.counted = true;
-    const [rate, addressRate] = counted as [RateDecision, RateDecision | undefined];
-    if (addressRate && !addressRate.allowed) throw addressLimited(addressRate);
+    const counted = await countAndAuthenticate(
+      deps.db,
+      [
+        { bucket: tokenBucket(tokenHash), limit: deps.config.rateLimitPerMinute },
+        { bucket: addressBucket(ctx.ip), limit: deps.config.rateLimitPerAddressPerMinute },
+      ],
+      isKey ? tokenHash : null,
+      deps.now(),
+    );
+    const [rate, addressRate] = counted.decisions as [RateDecision, RateDecision];
+    if (!addressRate.allowed) throw addressLimited(addressRate);
     ctx.set('RateLimit-Limit', String(rate.limit));
     ctx.set('RateLimit-Remaining', String(rate.remaining));
     ctx.set('RateLimit-Reset', String(rate.resetSeconds));
@@ -58,10 +64,10 @@ export function bearerGuard(deps: GuardDeps) {
         headers: { 'Retry-After': String(rate.resetSeconds) },
       });
     }
-    const key = counted.extra as { id: string; user_id: string } | null | undefined;
+    const key = counted.apiKey;
     const principal: Principal | null = isKey
       ? key
-        ? { userId: key.user_id, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }
+        ? { userId: key.userId, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }
         : null
       : deps.verifyAccessToken
         ? await deps.verifyAccessToken(token)

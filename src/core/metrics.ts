@@ -47,8 +47,6 @@ export interface SystemReadings {
   queueDepth: Record<string, number>;
   /** Item changes waiting to be indexed (and embedded) for search. */
   embeddingBacklog: number;
-  /** Tally deltas waiting to be folded, and select properties whose tallies wait to be built (src/domain/query/tallies.ts). */
-  tallyBacklog: { deltas: number; unbuilt: number };
 }
 
 const outboxLag = new Gauge({ name: 'listkeeper_outbox_lag_seconds', help: 'Age of the oldest undelivered outbox row.', registers: [registry] });
@@ -59,13 +57,6 @@ const queueDepth = new Gauge({
   registers: [registry],
 });
 const embeddingBacklog = new Gauge({ name: 'listkeeper_embedding_backlog', help: 'Item changes waiting to be indexed for search.', registers: [registry] });
-
-const tallyBacklog = new Gauge({
-  name: 'listkeeper_tally_backlog',
-  help: 'Tally deltas waiting to be folded (kind="deltas"), select properties whose tallies wait to be built (kind="unbuilt").',
-  labelNames: ['kind'] as const,
-  registers: [registry],
-});
 
 let readSystem: (() => Promise<SystemReadings>) | null = null;
 
@@ -82,8 +73,6 @@ export async function metricsText(): Promise<{ contentType: string; body: string
     queueDepth.reset();
     for (const [queue, depth] of Object.entries(readings.queueDepth)) queueDepth.set({ queue }, depth);
     embeddingBacklog.set(readings.embeddingBacklog);
-    tallyBacklog.set({ kind: 'deltas' }, readings.tallyBacklog.deltas);
-    tallyBacklog.set({ kind: 'unbuilt' }, readings.tallyBacklog.unbuilt);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

@@ -1,14 +1,12 @@
-/** The database-backed gauges of /metrics: outbox lag, job queue depth, search indexing backlog, the tallies' backlog. */
+/** The database-backed gauges of /metrics: outbox lag, job queue depth, search indexing backlog. */
 import type { Knex } from 'knex';
 import type { SystemReadings } from '../core/metrics.js';
 
 /** Reads the gauges (the queue's table exists once pg-boss has started in some process). */
 export async function readSystem(db: Knex): Promise<SystemReadings> {
-  const { rows } = await db.raw<{ rows: { lag: number | null; backlog: number; deltas: number; unbuilt: number; has_queue: boolean }[] }>(
+  const { rows } = await db.raw<{ rows: { lag: number | null; backlog: number; has_queue: boolean }[] }>(
     `SELECT (SELECT EXTRACT(EPOCH FROM now() - min(created_at))::float8 FROM outbox) AS lag,
             (SELECT count(*)::int FROM outbox WHERE topic = 'item') AS backlog,
-            (SELECT count(*)::int FROM value_tally_deltas) AS deltas,
-            (SELECT count(*)::int FROM tallied_properties WHERE NOT ready) AS unbuilt,
             to_regclass('pgboss.job') IS NOT NULL AS has_queue`,
   );
   const row = rows[0]!;
@@ -23,6 +21,5 @@ export async function readSystem(db: Knex): Promise<SystemReadings> {
     outboxLagSeconds: Math.max(0, row.lag ?? 0),
     queueDepth,
     embeddingBacklog: row.backlog,
-    tallyBacklog: { deltas: row.deltas, unbuilt: row.unbuilt },
   };
 }

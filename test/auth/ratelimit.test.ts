@@ -143,6 +143,24 @@ describe('rate limits across two instances', () => {
       expect((await fetch(`${apps[1]!.baseUrl}/healthz`)).status).toBe(200);
     });
 
+    it('answers a bearer call to /mcp over the address limit with 429 and the CORS headers of its allowed origin', async () => {
+      const origin = new URL(apps[0]!.baseUrl).origin;
+      const refused = await fetch(`${apps[1]!.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          origin,
+          authorization: `Bearer lk_${'q'.repeat(45)}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(refused.headers.get('access-control-expose-headers')).toContain('Retry-After');
+      expect(refused.headers.get('retry-after')).toBe('30');
+    });
+
     it('counts the next window afresh', async () => {
       const later = new Date('2026-11-22T11:01:05Z');
       for (const app of apps) app.services.now = () => later;

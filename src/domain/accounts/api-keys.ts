@@ -51,8 +51,3 @@ async function dropKey(trx: Knex, userId: string): Promise<boolean> {
 export async function apiKeyHint(db: Knex, userId: string): Promise<{ hint: string; created_at: Date } | undefined> {
   return (await db('api_keys').where({ user_id: userId }).first('hint', 'created_at')) as { hint: string; created_at: Date } | undefined;
 }
-
-/** The lookup of the key whose hashToken is `keyHash`, as one scalar SQL query giving `{id, user_id}` or null (run with the rate-limit count). */
-export function apiKeyLookup(keyHash: string): { sql: string; bindings: string[] } {
-  return { sql: `SELECT json_build_object('id', id, 'user_id', user_id) FROM api_keys WHERE key_hash = ?`, bindings: [keyHash] };
-}

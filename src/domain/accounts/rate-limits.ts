@@ -1,7 +1,8 @@
 /**
  * Request counting for the rate limits: a fixed one-minute window per bucket, counted in
- * Postgres so that every server process on one database enforces one limit. The koa
- * middleware that applies them is src/auth/rate-limit.ts.
+ * Postgres so that every server process on one database enforces one limit, in the statement
+ * that also finds the request's API key or app password. The koa middleware that applies them
+ * is src/auth/rate-limit.ts (per address) and src/auth/guard.ts (per token and address).
  */
 import type { Knex } from 'knex';
 import { preparedRaw } from '../../store/prepared.js';
@@ -15,37 +16,45 @@ export interface RateDecision {
 
 /** Counts one request against `bucket` and says whether it may pass. */
 export async function countRequest(db: Knex, bucket: string, limit: number, now: Date = new Date()): Promise<RateDecision> {
-  const [decision] = await countRequests(db, [{ bucket, limit }], now);
-  return decision!;
+  const { decisions } = await countAndAuthenticate(db, [{ bucket, limit }], null, now);
+  return decisions[0]!;
 }
 
-/** A scalar SQL query run in the same statement as the counting (saves a round trip). */
-export interface Piggyback {
-  sql: string;
-  bindings: Knex.RawBinding[];
+/** An API key or app password whose hash the counting statement found. */
+export interface FoundCredential {
+  id: string;
+  userId: string;
+}
+
+/** What the counting statement answers: one decision per bucket, in the order given, and what `tokenHash` names. */
+export interface Counted {
+  decisions: RateDecision[];
+  apiKey: FoundCredential | null;
+  appPassword: (FoundCredential & { name: string }) | null;
 }
 
 /**
- * Counts one request against each bucket and says for each whether it may pass, in the order
- * given; `extra`'s value comes back as `.extra`.
+ * Counts one request against each bucket and finds the API key and the app password whose
+ * hash is `tokenHash` (null: none), in one statement: an authenticated request costs one
+ * round trip before its operation, counts and key lookup together.
  *
- * Requests that count the same buckets while a count of them is on its way to Postgres wait
- * for it and are then counted together, in one statement that adds their number: the i-th of
- * such a group is the (total - n + i)-th request of the window, as if each had run its own
- * statement in arrival order. The limit stays exact across processes (every request is in
- * Postgres's count before it is answered), and under concurrent load from one token a
- * request costs a fraction of a round trip instead of one (bench/README.md). A lone request
- * runs at once, as before.
+ * Requests that count the same buckets with the same token while a count of them is on its
+ * way to Postgres wait for it and are then counted together, in one statement that adds
+ * their number: the i-th of such a group is the (total - n + i)-th request of the window, as
+ * if each had run its own statement in arrival order. The limit stays exact across processes
+ * (every request is in Postgres's count before it is answered), and under concurrent load
+ * from one token a request costs a fraction of a round trip instead of one
+ * (bench/README.md). A lone request runs at once.
  */
-export function countRequests(
+export function countAndAuthenticate(
   db: Knex,
   buckets: { bucket: string; limit: number }[],
+  tokenHash: string | null,
   now: Date = new Date(),
-  extra?: Piggyback,
-): Promise<RateDecision[] & { extra?: unknown }> {
+): Promise<Counted> {
   const windowStart = Math.floor(now.getTime() / 60000) * 60000;
   const sorted = [...new Set(buckets.map((b) => b.bucket))].sort();
-  const key = `${windowStart}\n${sorted.join('\n')}\n${extra ? `${extra.sql}\n${JSON.stringify(extra.bindings)}` : ''}`;
+  const key = `${windowStart}\n${sorted.join('\n')}\n${tokenHash ?? ''}`;
   return new Promise((resolve, reject) => {
     const waiter: Waiter = { buckets, now, resolve, reject };
     let lanes = lanesByDb.get(db);
@@ -57,14 +66,14 @@ export function countRequests(
     }
     const fresh: Lane = { waiting: [] };
     lanes.set(key, fresh);
-    void drain(db, lanes, key, fresh, [waiter], { windowStart: new Date(windowStart), sorted, extra });
+    void drain(db, lanes, key, fresh, [waiter], { windowStart: new Date(windowStart), sorted, tokenHash });
   });
 }
 
 interface Waiter {
   buckets: { bucket: string; limit: number }[];
   now: Date;
-  resolve(decisions: RateDecision[] & { extra?: unknown }): void;
+  resolve(counted: Counted): void;
   reject(err: unknown): void;
 }
 
@@ -82,20 +91,21 @@ async function drain(
   key: string,
   lane: Lane,
   first: Waiter[],
-  statement: { windowStart: Date; sorted: string[]; extra?: Piggyback },
+  statement: { windowStart: Date; sorted: string[]; tokenHash: string | null },
 ): Promise<void> {
   let group = first;
   while (group.length > 0) {
     try {
-      const row = await countGroup(db, statement.windowStart, statement.sorted, group.length, statement.extra);
+      const row = await countGroup(db, statement.windowStart, statement.sorted, group.length, statement.tokenHash);
+      const apiKey = row.key_id ? { id: row.key_id, userId: row.key_user_id! } : null;
+      const appPassword = row.password_id ? { id: row.password_id, userId: row.password_user_id!, name: row.password_name! } : null;
       group.forEach((waiter, i) => {
         const resetSeconds = Math.max(1, Math.ceil((statement.windowStart.getTime() + 60000 - waiter.now.getTime()) / 1000));
-        const decisions: RateDecision[] & { extra?: unknown } = waiter.buckets.map(({ bucket, limit }) => {
+        const decisions = waiter.buckets.map(({ bucket, limit }) => {
           const count = row.counts[bucket]! - group.length + 1 + i;
           return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
         });
-        decisions.extra = row.extra;
-        waiter.resolve(decisions);
+        waiter.resolve({ decisions, apiKey, appPassword });
       });
     } catch (err) {
       for (const waiter of group) waiter.reject(err);
@@ -106,25 +116,35 @@ async function drain(
   lanes.delete(key);
 }
 
-/** One statement adding `n` to each bucket's count (rows locked in bucket order, so concurrent counts never wait on each other in a cycle). */
-async function countGroup(
-  db: Knex,
-  windowStart: Date,
-  sorted: string[],
-  n: number,
-  extra?: Piggyback,
-): Promise<{ counts: Record<string, number>; extra: unknown }> {
-  const result = await preparedRaw<{ rows: { counts: Record<string, number>; extra: unknown }[] }>(
-    db,
-    `WITH counted AS (
-       INSERT INTO rate_limits (bucket, window_start, count)
-       SELECT b, ?::timestamptz, ?::int FROM unnest(?::text[]) WITH ORDINALITY AS u(b, n) ORDER BY n
-       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + EXCLUDED.count
-       RETURNING bucket, count
-     )
-     SELECT (SELECT json_object_agg(bucket, count) FROM counted) AS counts, ${extra ? `(${extra.sql})` : 'NULL'} AS extra`,
-    [windowStart, n, sorted, ...(extra?.bindings ?? [])],
-  );
+interface CountedRow {
+  counts: Record<string, number>;
+  key_id: string | null;
+  key_user_id: string | null;
+  password_id: string | null;
+  password_user_id: string | null;
+  password_name: string | null;
+}
+
+/**
+ * One statement adding `n` to each bucket's count (rows locked in bucket order, so concurrent
+ * counts never wait on each other in a cycle) and reading the API key and the app password of
+ * `tokenHash`. A hash names at most one of them; a caller takes only the kind it accepts.
+ */
+const COUNT_AND_AUTHENTICATE = `WITH counted AS (
+    INSERT INTO rate_limits (bucket, window_start, count)
+    SELECT b, ?::timestamptz, ?::int FROM unnest(?::text[]) WITH ORDINALITY AS u(b, n) ORDER BY n
+    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + EXCLUDED.count
+    RETURNING bucket, count
+  )
+  SELECT (SELECT json_object_agg(bucket, count) FROM counted) AS counts,
+         k.id AS key_id, k.user_id AS key_user_id,
+         p.id AS password_id, p.user_id AS password_user_id, p.name AS password_name
+  FROM (SELECT ?::text AS hash) AS token
+  LEFT JOIN api_keys k ON k.key_hash = token.hash
+  LEFT JOIN app_passwords p ON p.password_hash = token.hash`;
+
+async function countGroup(db: Knex, windowStart: Date, sorted: string[], n: number, tokenHash: string | null): Promise<CountedRow> {
+  const result = await preparedRaw<{ rows: CountedRow[] }>(db, COUNT_AND_AUTHENTICATE, [windowStart, n, sorted, tokenHash]);
   if (Math.random() < 0.01) void sweepOldWindows(db, windowStart);
   return result.rows[0]!;
 }

@@ -3,9 +3,8 @@
  * request's thread every other request of the process would wait that long. A piscina pool
  * of one worker thread parses and answers the outline and the blocks' handles; this thread
  * rebuilds the parse from the outline and keeps the handles with it. The worker runs at the
- * lowest CPU priority (nice 19, and on Linux SCHED_IDLE: parse-worker.ts): on a machine whose
- * cores the requests keep busy, a parse on an equal footing took a core from them, and their
- * latency with it (bench/README.md).
+ * lowest CPU priority (nice 19): on a machine whose cores the requests keep busy, a parse on
+ * an equal footing took a core from them, and their latency with it (bench/README.md).
  * Piscina is loaded and the worker started on the first long body, and the worker ends after
  * a minute idle: an idle server holds neither. A worker that fails (it could not start, or
  * died) is not the body's fault: the body is then parsed here, as before the pool.

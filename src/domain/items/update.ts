@@ -104,7 +104,7 @@ export async function updateItems(
     trx,
     principal.userId,
     ids,
-    input.items.some((e) => e.values !== undefined && e.values !== null),
+    input.items.some((e) => e.values !== undefined && e.values !== null) || (input.archived !== undefined && input.archived !== null),
   );
   for (const entry of input.items) {
     const found = accessible.get(entry.itemId);
@@ -155,7 +155,8 @@ export function refusalError(refusal: NonNullable<UpdateOutcome['refusal']>, wri
  * update_list and create_items lock them), then items, each in id order. Edits, handles and
  * versions are then checked against the body as it is, so two concurrent calls never overwrite
  * each other's changes. Lists are locked for update only when an entry sets values (which may
- * add select options to them).
+ * add select options to them) or the call archives or unarchives (both change the list's
+ * tallies, which writers change one at a time: migration 20261201000100).
  */
 async function lockTargets(
   trx: Knex,

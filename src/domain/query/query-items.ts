@@ -59,7 +59,7 @@ export async function queryItems(
   };
   const none = { rows: [], offset: 0, hasMore: false };
   const mode = input.mode ?? 'list';
-  // A count or sum on select and number conditions alone: one `eq` on a select reads the tallies (value-tallies.ts),
+  // A count or sum on select and number conditions alone: one `eq` on a select reads the tallies (tallies.ts),
   // anything else of those kinds item_values' indexes (query-values.ts); null when neither can answer.
   const fromValues = async (sumPropertyId?: string) => {
     if (input.label || input.createdAfter || input.createdBefore || input.updatedAfter || input.updatedBefore) return null;

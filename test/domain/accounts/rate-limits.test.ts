@@ -6,7 +6,9 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import knexFactory, { type Knex } from 'knex';
 import { migrate } from '../../../src/store/db.js';
-import { countRequests, countRequest } from '../../../src/domain/accounts/rate-limits.js';
+import { countAndAuthenticate, countRequest } from '../../../src/domain/accounts/rate-limits.js';
+import { createUser } from '../../../src/domain/accounts/accounts.js';
+import { createApiKey, hashToken } from '../../../src/domain/accounts/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 describe('counting requests', () => {
@@ -36,14 +38,15 @@ describe('counting requests', () => {
     statements.length = 0;
     const decisions = await Promise.all(
       Array.from({ length: 40 }, () =>
-        countRequests(
+        countAndAuthenticate(
           db,
           [
             { bucket: 't:burst', limit: 25 },
             { bucket: 'a:burst', limit: 100 },
           ],
+          null,
           now,
-        ),
+        ).then((counted) => counted.decisions),
       ),
     );
     expect(decisions.filter(([token]) => token!.allowed)).toHaveLength(25);
@@ -82,5 +85,20 @@ describe('counting requests', () => {
   it('keeps windows apart: a request in the next minute starts a new count', async () => {
     const [late] = await Promise.all([countRequest(db, 't:window', 5, new Date('2026-11-26T10:01:00Z')), countRequest(db, 't:window', 5, now)]);
     expect(late!.remaining).toBe(4);
+  });
+
+  it('finds the API key of the hash in the counting statement, and none for an unknown hash', async () => {
+    const user = await createUser(db, { email: 'counted@example.com', name: 'Counted' });
+    const key = await createApiKey(db, user.id);
+    statements.length = 0;
+    const [known, unknown] = await Promise.all([
+      countAndAuthenticate(db, [{ bucket: 't:known', limit: 5 }], hashToken(key), now),
+      countAndAuthenticate(db, [{ bucket: 't:unknown', limit: 5 }], hashToken(`lk_${'x'.repeat(45)}`), now),
+    ]);
+    expect(known.apiKey).toEqual({ id: expect.any(String), userId: user.id });
+    expect(known.appPassword).toBeNull();
+    expect(known.decisions).toEqual([{ allowed: true, limit: 5, remaining: 4, resetSeconds: 55 }]);
+    expect(unknown.apiKey).toBeNull();
+    expect(statements).toHaveLength(2);
   });
 });
