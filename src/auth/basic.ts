@@ -12,6 +12,7 @@ import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api
 import { appPasswordLookup, looksLikeAppPassword, noteAppPasswordUse } from '../domain/accounts/app-passwords.js';
 import { countRequests, tokenBucket } from '../domain/accounts/rate-limits.js';
 import { ApiError } from '../core/errors.js';
+import { withGrant } from '../domain/accounts/grants.js';
 
 /** The person a Basic password signs in, or null; throws `rateLimited` over the token's limit. */
 export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Date }, _username: string, password: string): Promise<Principal | null> {
@@ -29,9 +30,10 @@ export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Da
     throw new ApiError('rateLimited', `Rate limit of ${rate.limit} requests a minute reached; retry in ${rate.resetSeconds} seconds.`, {
       headers: { 'Retry-After': String(rate.resetSeconds) },
     });
-  const found = counted.extra as { id: string; user_id: string; name?: string } | null | undefined;
+  const found = counted.extra as { id: string; user_id: string; name?: string; grant: unknown } | null | undefined;
   if (!found) return null;
-  if (isKey) return { userId: found.user_id, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${found.id}` };
+  // The key's or the app password's grant holds over CalDAV as over REST and MCP.
+  if (isKey) return withGrant({ userId: found.user_id, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${found.id}` }, found.grant);
   await noteAppPasswordUse(deps.db, found.id, deps.now());
-  return { userId: found.user_id, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` };
+  return withGrant({ userId: found.user_id, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` }, found.grant);
 }

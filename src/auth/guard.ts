@@ -6,9 +6,10 @@ import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
-import { ApiError, unauthorized } from '../core/errors.js';
+import { ApiError, bearerChallenge, unauthorized } from '../core/errors.js';
 import { apiKeyLookup, hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
 import { countRequests, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
+import { withGrant } from '../domain/accounts/grants.js';
 import { addressLimited, type DeferredAddressCount } from './rate-limit.js';
 
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */
@@ -22,8 +23,7 @@ export interface GuardDeps {
 }
 
 export function wwwAuthenticate(config: Config, error?: string): string {
-  const base = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`;
-  return error ? `${base}, error="${error}"` : base;
+  return bearerChallenge(config.baseUrl, error ? { error } : {});
 }
 
 /** Koa middleware: sets `ctx.state.principal` or answers 401/429. */
@@ -58,10 +58,10 @@ export function bearerGuard(deps: GuardDeps) {
         headers: { 'Retry-After': String(rate.resetSeconds) },
       });
     }
-    const key = counted.extra as { id: string; user_id: string } | null | undefined;
+    const key = counted.extra as { id: string; user_id: string; grant: unknown } | null | undefined;
     const principal: Principal | null = isKey
       ? key
-        ? { userId: key.user_id, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }
+        ? withGrant({ userId: key.user_id, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }, key.grant)
         : null
       : deps.verifyAccessToken
         ? await deps.verifyAccessToken(token)

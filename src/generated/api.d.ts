@@ -894,7 +894,10 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Mints the person's API key, shown this once; a key they had stops working, and the event subscriptions it made end with it.
+         * @description Mints the person's API key, shown this once; a key they had stops working, and the event
+         *     subscriptions it made end with it. With no body (or `access: all` and no `lists`) the key
+         *     acts as the whole person; `access` and `lists` make it with a narrower grant
+         *     (docs/auth.md "Grants").
          */
         post: operations["create_api_key"];
         /**
@@ -1547,7 +1550,7 @@ export interface components {
             /** @description One sentence that says what is wrong and how to fix the call. */
             error: string;
             /** @enum {string} */
-            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
+            code: "invalid" | "unauthorized" | "insufficientScope" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
             /** @description The request field at fault, when there is one. */
             field?: string;
             details?: {
@@ -2654,6 +2657,26 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The connection's grant does not allow this: a write on a read-only connection, a delete
+         *     on a no-deletes one, or a list outside its chosen lists. `WWW-Authenticate` names the
+         *     scope to ask the person for (step-up); `list:<id>` names a list.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This connection may only read; delete_items needs the lists:delete scope. Ask the person to allow it.",
+                 *       "code": "insufficientScope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is malformed or a value is outside the schema; `error` names the field. */
         Invalid: {
             headers: {
@@ -2754,6 +2777,8 @@ export interface components {
         RetryAfter: number;
         /** @description `Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`. */
         WwwAuthenticate: string;
+        /** @description `Bearer resource_metadata="…", error="insufficient_scope", scope="<what to ask for>"`. */
+        WwwAuthenticateScope: string;
     };
     pathItems: never;
 }
@@ -2824,6 +2849,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2860,6 +2886,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2931,6 +2958,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -2975,6 +3003,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3035,6 +3064,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3116,6 +3146,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3176,6 +3207,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3221,6 +3253,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3270,6 +3303,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3327,6 +3361,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3374,6 +3409,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3409,6 +3445,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3455,6 +3492,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3494,6 +3532,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3538,6 +3577,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3577,6 +3617,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3615,6 +3656,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3660,6 +3702,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3690,6 +3733,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3721,6 +3765,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3757,6 +3802,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3787,6 +3833,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3836,6 +3883,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3869,6 +3917,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3899,6 +3948,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3927,6 +3977,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3954,6 +4005,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3992,6 +4044,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4014,6 +4067,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4040,6 +4094,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4076,6 +4131,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4112,6 +4168,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4140,6 +4197,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -4370,7 +4428,33 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "access": "readOnly",
+                 *       "lists": [
+                 *         "Groceries"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `readOnly`: every read, no write; `noDeletes`: reads and writes but no delete; `all`: everything.
+                     * @default all
+                     * @enum {string}
+                     */
+                    access?: "readOnly" | "noDeletes" | "all";
+                    /** @description Limit the key to these lists (ids, `tasks`, `notes` or names). */
+                    lists?: string[];
+                    /**
+                     * @description With `lists`, also the lists the person makes later.
+                     * @default false
+                     */
+                    laterLists?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The new key. */
             200: {

@@ -1166,7 +1166,7 @@ export interface components {
             /** @description One sentence that says what is wrong and how to fix the call. */
             error: string;
             /** @enum {string} */
-            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
+            code: "invalid" | "unauthorized" | "insufficientScope" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
             /** @description The request field at fault, when there is one. */
             field?: string;
             details?: {
@@ -2273,6 +2273,26 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The connection's grant does not allow this: a write on a read-only connection, a delete
+         *     on a no-deletes one, or a list outside its chosen lists. `WWW-Authenticate` names the
+         *     scope to ask the person for (step-up); `list:<id>` names a list.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This connection may only read; delete_items needs the lists:delete scope. Ask the person to allow it.",
+                 *       "code": "insufficientScope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is malformed or a value is outside the schema; `error` names the field. */
         Invalid: {
             headers: {
@@ -2373,6 +2393,8 @@ export interface components {
         RetryAfter: number;
         /** @description `Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`. */
         WwwAuthenticate: string;
+        /** @description `Bearer resource_metadata="…", error="insufficient_scope", scope="<what to ask for>"`. */
+        WwwAuthenticateScope: string;
     };
     pathItems: never;
 }
@@ -2443,6 +2465,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2479,6 +2502,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2550,6 +2574,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -2594,6 +2619,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2654,6 +2680,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2735,6 +2762,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2795,6 +2823,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2840,6 +2869,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2889,6 +2919,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2946,6 +2977,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2993,6 +3025,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3028,6 +3061,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3074,6 +3108,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3113,6 +3148,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3157,6 +3193,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3196,6 +3233,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3234,6 +3272,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3279,6 +3318,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3309,6 +3349,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3340,6 +3381,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3376,6 +3418,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3406,6 +3449,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3455,6 +3499,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3488,6 +3533,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3518,6 +3564,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3546,6 +3593,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3573,6 +3621,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3611,6 +3660,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3633,6 +3683,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3659,6 +3710,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3695,6 +3747,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3731,6 +3784,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3759,6 +3813,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };

@@ -54,10 +54,10 @@ export async function revokeAppPassword(db: Knex, userId: string, id: string): P
   return isUuid(id) && (await db('app_passwords').where({ user_id: userId, id }).delete()) > 0;
 }
 
-/** The lookup of the app password whose hashToken is `hash`, as one scalar SQL query giving `{id, user_id, name}` or null (run with the rate-limit count). */
+/** The lookup of the app password whose hashToken is `hash`, as one scalar SQL query giving `{id, user_id, name, grant}` or null (run with the rate-limit count). */
 export function appPasswordLookup(hash: string): { sql: string; bindings: string[] } {
   return {
-    sql: `SELECT json_build_object('id', id, 'user_id', user_id, 'name', name) FROM app_passwords WHERE password_hash = ?`,
+    sql: `SELECT json_build_object('id', id, 'user_id', user_id, 'name', name, 'grant', "grant") FROM app_passwords WHERE password_hash = ?`,
     bindings: [hash],
   };
 }

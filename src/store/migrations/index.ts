@@ -28,6 +28,7 @@ import * as outboxTopicIndex from './20261126000200_outbox_topic_index.js';
 import * as valueTallies from './20261126000300_value_tallies.js';
 import * as caldav from './20261127000100_caldav.js';
 import * as notifications from './20261127000200_notifications.js';
+import * as connectionGrants from './20261201000100_connection_grants.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +66,7 @@ const migrations: [string, Migration][] = [
   ['20261126000300_value_tallies', valueTallies],
   ['20261127000100_caldav', caldav],
   ['20261127000200_notifications', notifications],
+  ['20261201000100_connection_grants', connectionGrants],
 ];
 
 /** A knex MigrationSource over the static list above. */
