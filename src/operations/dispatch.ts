@@ -13,6 +13,7 @@ import { handlers, personHandlers } from './index.js';
 import { type ApiError, insufficientScope, invalid, notFound, shown } from '../core/errors.js';
 import type { Principal } from '../core/context.js';
 import { allows, LATER_SCOPE, reachOf, scopesOf } from '../domain/accounts/grants.js';
+import { withReach } from '../domain/reach.js';
 import { canonicalInstant } from '../domain/time.js';
 import { outputValuesByName } from '../domain/lists/values.js';
 
@@ -119,6 +120,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
   if (refusal) throw refusal;
   // The lists a grant of chosen lists reaches, once per call, for every read and write below.
   if (ctx.principal.grant?.lists && !ctx.reach) ctx = { ...ctx, reach: await reachOf(ctx.db, ctx.principal) };
+  const reach = ctx.reach;
   const handler = allHandlers[operationId]!;
   const params = { ...raw.params };
   if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
@@ -145,7 +147,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     );
   }
   const input = { ...params, ...body };
-  const output = await handler(ctx, input as never);
+  const output = await withReach(reach, () => handler(ctx, input as never));
   // The `valuesBy: name` reading of list_items, query_items and get_item, one rewrite for all three.
   if (input.valuesBy === 'name' && output && typeof output === 'object') outputValuesByName(output as Record<string, unknown>);
   if (options.validateOutput && !op.output(output)) {

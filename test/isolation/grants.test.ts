@@ -37,7 +37,7 @@ function restRequest(op: OperationSpec): { url: string; init: RequestInit } {
 }
 
 describe('the grant matrix', () => {
-  const { server, account } = useTestServer({ env: { ...REACH_LOCAL_SERVERS, EMBEDDINGS: 'none' }, accounts: ['Rita', 'Nora', 'Lina'] });
+  const { server, account } = useTestServer({ env: { ...REACH_LOCAL_SERVERS, EMBEDDINGS: 'none' }, search: true, accounts: ['Rita', 'Nora', 'Lina', 'Lola'] });
   const grants: Record<'read only' | 'no deletes', { name: string; grant: Grant }> = {
     'read only': { name: 'Rita', grant: { level: 'read', lists: null, later: false, since: new Date().toISOString() } },
     'no deletes': { name: 'Nora', grant: { level: 'write', lists: null, later: false, since: new Date().toISOString() } },
@@ -130,8 +130,168 @@ describe('the grant matrix', () => {
     expect(share).toBeLessThan(0.5);
     // A toolset subset: the tools of `tasks` and `search` only, within the grant.
     const subset = await list(account('Lina'), '?toolsets=tasks,search');
-    expect(subset.tools.map((t) => t.name).sort()).toEqual(served.filter((op) => op.tool && ['tasks', 'search'].includes(op.toolset!)).map((op) => op.operationId).sort());
+    expect(subset.tools.map((t) => t.name).sort()).toEqual(
+      served
+        .filter((op) => op.tool && ['tasks', 'search'].includes(op.toolset!))
+        .map((op) => op.operationId)
+        .sort(),
+    );
     const unknown = await mcp(account('Lina'), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, '?toolsets=nope');
     expect(unknown.status).toBe(400);
+  });
+});
+/**
+ * One list: Lola's key reaches Groceries only. Every operation of the table is called, over
+ * REST and MCP, with the ids of her Journal (and her Tasks, outside the grant too) wherever it
+ * takes one; no answer shows the Journal's marker, and nothing outside Groceries changes.
+ * `probe` must name every operation, so a new one fails here until it is given its case.
+ */
+describe('a one-list grant', () => {
+  const MARKER = `Jn${randomUUID().slice(0, 8)}Private`;
+  const { server, ada: lola } = useTestServer({ env: { ...REACH_LOCAL_SERVERS, EMBEDDINGS: 'none' }, search: true, accounts: ['Lola'] });
+  let key: TestAccount;
+  const ids = { groceries: '', journal: '', note: '', task: '', trashed: '', subscription: randomUUID(), automation: randomUUID(), import: randomUUID() };
+
+  async function post(who: TestAccount, path: string, body: unknown, method = 'POST'): Promise<Record<string, unknown>> {
+    const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${who.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBeLessThan(300);
+    return (await res.json()) as Record<string, unknown>;
+  }
+
+  beforeAll(async () => {
+    ids.groceries = String((await post(lola, '/lists', { name: 'Groceries' })).id);
+    ids.journal = String((await post(lola, '/lists', { name: `Journal ${MARKER}` })).id);
+    const note = (await post(lola, '/items', { listId: ids.journal, items: [{ title: `Entry ${MARKER}`, body: `Dear ${MARKER}`, labels: [MARKER] }] })) as {
+      items: { id: string }[];
+    };
+    ids.note = note.items[0]!.id;
+    await post(lola, `/items/${ids.note}/messages`, { message: `Chat ${MARKER}`, agentName: 'Scribe' });
+    const task = (await post(lola, '/items', { listId: 'tasks', items: [{ title: `Task ${MARKER}`, dueAt: '2026-12-02T09:00:00Z' }] })) as {
+      items: { id: string }[];
+    };
+    ids.task = task.items[0]!.id;
+    const gone = (await post(lola, '/items', { listId: ids.journal, items: [{ title: `Gone ${MARKER}` }] })) as { items: { id: string }[] };
+    ids.trashed = gone.items[0]!.id;
+    await post(lola, '/items', { itemIds: [ids.trashed] }, 'DELETE');
+    await post(lola, '/items', { listId: ids.groceries, items: [{ title: 'Milk' }] });
+    await server.pump!.drain();
+    key = {
+      ...lola,
+      key: await createApiKey(server.db, lola.userId, { level: 'delete', lists: [ids.groceries], later: false, since: new Date().toISOString() }),
+    };
+  });
+
+  /** The rows outside the grant, to show no call changed them. */
+  const outside = async () =>
+    JSON.stringify([
+      await server.db('lists').whereNot({ id: ids.groceries }).where({ owner_id: lola.userId }).orderBy('id'),
+      await server.db('items').whereNot({ list_id: ids.groceries }).where({ owner_id: lola.userId }).orderBy('id'),
+    ]);
+
+  /** Each operation's call aimed outside the grant (its input as MCP takes it). */
+  const probe: Record<string, () => Record<string, unknown>> = {
+    get_context: () => ({}),
+    list_lists: () => ({}),
+    create_list: () => ({ name: 'Sneaky' }),
+    update_list: () => ({ id: ids.journal, name: 'Renamed' }),
+    delete_list: () => ({ id: ids.journal, confirmDeleteItems: true }),
+    list_items: () => ({ scope: 'workspace' }),
+    create_items: () => ({ listId: ids.journal, items: [{ title: 'Sneaky' }] }),
+    update_items: () => ({ items: [{ id: ids.note, title: 'Changed' }] }),
+    delete_items: () => ({ itemIds: [ids.note, ids.task] }),
+    query_items: () => ({ listId: ids.journal }),
+    move_items: () => ({ itemIds: [ids.note], listId: ids.groceries }),
+    get_item: () => ({ id: ids.note }),
+    create_image_upload: () => ({ itemId: ids.note, mimeType: 'image/png', bytes: 10 }),
+    read_chat_messages: () => ({ id: ids.note }),
+    post_chat_message: () => ({ id: ids.note, message: 'Hello', agentName: 'Scribe' }),
+    search: () => ({ q: MARKER }),
+    list_deleted: () => ({}),
+    restore_deleted: () => ({ type: 'item', id: ids.trashed }),
+    list_automations: () => ({}),
+    get_automation_runs: () => ({ id: ids.automation }),
+    run_automation: () => ({ id: ids.automation }),
+    list_event_subscriptions: () => ({}),
+    create_event_subscription: () => ({ url: 'http://127.0.0.1:9/hook' }),
+    delete_event_subscription: () => ({ id: ids.subscription }),
+    get_calendar_feed: () => ({}),
+    create_calendar_feed: () => ({}),
+    revoke_calendar_feed: () => ({}),
+    list_labels: () => ({}),
+    export_workspace: () => ({}),
+    export_list_csv: () => ({ id: ids.journal }),
+    create_import: () => ({ format: 'csv', csv: 'Title\nx\n', listName: 'Imported' }),
+    preview_import: () => ({ format: 'csv', csv: 'Title\nx\n', listId: ids.journal }),
+    get_import: () => ({ id: ids.import }),
+  };
+
+  it('has a case for every operation', () => {
+    expect(Object.keys(probe).sort()).toEqual(served.map((op) => op.operationId).sort());
+  });
+
+  /** A refusal may quote the id the call sent; no other id outside the grant shows. */
+  function unsentIdsAbsent(text: string, input: Record<string, unknown>): void {
+    const sent = JSON.stringify(input);
+    for (const id of [ids.journal, ids.note, ids.task, ids.trashed]) if (!sent.includes(id)) expect(text).not.toContain(id);
+  }
+
+  async function restCall(op: OperationSpec, input: Record<string, unknown>): Promise<{ status: number; text: string }> {
+    const names = new Set(op.params.map((p) => p.name));
+    let path = op.path;
+    const query = new URLSearchParams();
+    const body: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(input)) {
+      if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, String(value));
+      else if (names.has(name)) query.set(name, String(value));
+      else body[name] = value;
+    }
+    const hasBody = Object.keys(body).length > 0;
+    const res = await fetch(`${server.baseUrl}/api/v1${path}${query.size ? `?${query}` : ''}`, {
+      method: op.method,
+      headers: { Authorization: `Bearer ${key.key}`, ...(hasBody ? { 'Content-Type': 'application/json' } : {}) },
+      ...(hasBody ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  it.each(served.map((op) => ({ name: op.operationId, op })))('REST $name shows and changes nothing outside the grant', async ({ op }) => {
+    const before = await outside();
+    const input = probe[op.operationId]!();
+    const answer = await restCall(op, input);
+    expect(answer.text).not.toContain(MARKER);
+    unsentIdsAbsent(answer.text, input);
+    expect(await outside()).toEqual(before);
+    if (op.operationId === 'create_list') expect(answer.status).toBe(403);
+  });
+
+  it.each(served.filter((op) => op.tool).map((op) => ({ name: op.operationId, op })))(
+    'MCP $name shows and changes nothing outside the grant',
+    async ({ op }) => {
+      const before = await outside();
+      const mcp = await server.mcp(key);
+      const input = probe[op.operationId]!();
+      let text: string;
+      try {
+        text = JSON.stringify(await mcp.callTool({ name: op.operationId, arguments: input }));
+      } catch (err) {
+        text = String(err); // a 403 at the HTTP level (create_list)
+      }
+      expect(text).not.toContain(MARKER);
+      unsentIdsAbsent(text, input);
+      expect(await outside()).toEqual(before);
+    },
+  );
+
+  it('reads and writes the list it was given', async () => {
+    const made = await restCall(operationTable.find((o) => o.operationId === 'create_items')!, { listId: ids.groceries, items: [{ title: 'Eggs' }] });
+    expect(made.status).toBe(201);
+    const page = await restCall(operationTable.find((o) => o.operationId === 'list_items')!, { listId: 'Groceries' });
+    expect(page.text).toContain('Milk');
+    const lists = JSON.parse((await restCall(operationTable.find((o) => o.operationId === 'list_lists')!, {})).text) as { lists: { id: string }[] };
+    expect(lists.lists.map((l) => l.id)).toEqual([ids.groceries]);
   });
 });
