@@ -51,6 +51,7 @@ const ALLOWED: Record<string, Record<string, Entry>> = {
     isGrantScope: 'pure',
     narrowGrant: 'pure',
     grantInWords: 'pure',
+    parseGrant: 'pure',
     reachOf: 'read',
   },
   'src/domain/accounts/memory.ts': { listMemory: 'read', MEMORY_MAX_CHARS: 'pure' },
