@@ -265,7 +265,8 @@ describe('a one-list grant', () => {
     expect(answer.text).not.toContain(MARKER);
     unsentIdsAbsent(answer.text, input);
     expect(await outside()).toEqual(before);
-    if (op.operationId === 'create_list') expect(answer.status).toBe(403);
+    if (['create_list', 'create_event_subscription', 'create_calendar_feed', 'get_calendar_feed', 'create_import'].includes(op.operationId))
+      expect(answer.status).toBe(403);
   });
 
   it.each(served.filter((op) => op.tool).map((op) => ({ name: op.operationId, op })))(
@@ -285,6 +286,27 @@ describe('a one-list grant', () => {
       expect(await outside()).toEqual(before);
     },
   );
+
+  it('refuses MCP event subscriptions, which carry every list', async () => {
+    const res = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${key.key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'events/subscribe',
+        params: { name: 'item.created', arguments: {}, delivery: { mode: 'webhook', url: 'http://127.0.0.1:9/hook', secret: 'a'.repeat(32) } },
+      }),
+    });
+    const body = (await res.json()) as { error?: { message: string } };
+    expect(body.error?.message).toMatch(/reaches only chosen lists/);
+    expect(Number(((await server.db('event_subscriptions').where({ user_id: lola.userId }).count({ n: '*' })) as { n: unknown }[])[0]!.n)).toBe(0);
+  });
 
   it('reads and writes the list it was given', async () => {
     const made = await restCall(operationTable.find((o) => o.operationId === 'create_items')!, { listId: ids.groceries, items: [{ title: 'Eggs' }] });
