@@ -194,5 +194,15 @@ describe('grants made on the consent page', () => {
     const settings = (await page.textContent('main')) ?? '';
     expect(settings).toContain('Only these lists: Groceries.');
     expect(settings).toContain('Read and change, but delete nothing.');
+
+    // Narrowed there to read only: the app's next request holds to it, with the same token.
+    const shopper = page.locator('li', { hasText: 'Shopper' });
+    await shopper.locator('summary').click();
+    await shopper.locator('input[name=access][value=read]').check();
+    await Promise.all([page.waitForURL(/done=app-changed/), shopper.locator('button', { hasText: 'Save' }).click()]);
+    expect(await page.textContent('main')).toContain('Read only: it can read, and change nothing. Only these lists: Groceries.');
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).not.toContain('create_items');
+    expect(tools.tools.map((t) => t.name)).toContain('list_items');
   }, 120_000);
 });
