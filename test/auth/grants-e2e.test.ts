@@ -6,85 +6,15 @@
  * @see docs/auth.md "Grants"
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Page } from 'playwright-core';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
+import { callbackServer, MemoryOAuthProvider } from '../support/mcp-oauth.js';
 
 const PASSWORD = 'a long enough passphrase';
-
-/**
- * An MCP client's OAuth state, kept in memory; the authorization URL is handed to the test's
- * browser. It keeps no refresh token: the SDK answers a 403 insufficient_scope by refreshing
- * when it holds one, and a refresh cannot widen a grant (modelcontextprotocol/typescript-sdk
- * issue 2255), so a client that steps up authorizes again, as this one does.
- */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  constructor(
-    readonly redirectUrl: string,
-    readonly name: string,
-  ) {}
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.information = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    const { refresh_token: _dropped, ...kept } = tokens;
-    this.saved = kept;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** The client's loopback redirect target: each code the browser brings, in turn. */
-async function callbackServer(): Promise<{ url: string; next(): Promise<string>; close(): Promise<void> }> {
-  const waiting: ((code: string) => void)[] = [];
-  const arrived: string[] = [];
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    res.setHeader('content-type', 'text/html');
-    res.end('<!doctype html><title>Connected</title><p>You can close this window.</p>');
-    const value = url.searchParams.get('code');
-    if (url.pathname === '/callback' && value) (waiting.shift() ?? ((c: string) => arrived.push(c)))(value);
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    next: () => (arrived.length ? Promise.resolve(arrived.shift()!) : new Promise<string>((resolve) => waiting.push(resolve))),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('grants made on the consent page', () => {
   let ada: TestAccount;
@@ -123,7 +53,8 @@ describe('grants made on the consent page', () => {
 
   /** A first connection of a new app through the SDK: 401, discovery, registration, then the consent page. */
   async function connectApp(name: string, choose: (page: Page) => Promise<void>): Promise<{ provider: MemoryOAuthProvider; client: Client; text: string }> {
-    const provider = new MemoryOAuthProvider(callback.url, name);
+    // No refresh token kept: a client that steps up authorizes again (see MemoryOAuthProvider).
+    const provider = new MemoryOAuthProvider(callback.url, name, { keepRefreshToken: false });
     const transport = new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: provider });
     await expect(new Client({ name, version: '1.0.0' }).connect(transport)).rejects.toThrow(UnauthorizedError);
     const text = await consent(provider, transport, choose);

@@ -3,30 +3,13 @@
  * writes nothing (docs/auth.md "Grants").
  */
 import { describe, it, expect } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { useTestServer } from '../support/server.js';
+import { runCli } from '../support/cli.js';
 
 describe('listkeeper apikey create with a grant', () => {
   const { server, ada } = useTestServer();
 
-  /** Runs the command from source on the test database. */
-  function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: server.dbUrl, NODE_OPTIONS: '' },
-      });
-      let [stdout, stderr] = ['', ''];
-      child.stdout.on('data', (d) => {
-        stdout += String(d);
-      });
-      child.stderr.on('data', (d) => {
-        stderr += String(d);
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end();
-    });
-  }
+  const cli = (args: string[]) => runCli(server.dbUrl, args);
 
   it('--read-only --lists Groceries makes a key that reads Groceries alone and writes nothing', async () => {
     const made = await fetch(`${server.baseUrl}/api/v1/lists`, {
