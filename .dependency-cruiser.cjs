@@ -72,6 +72,7 @@ const adapterDomainModules = [
   'accounts/accounts',
   'accounts/api-keys',
   'accounts/app-passwords',
+  'accounts/grants',
   'accounts/memory',
   'accounts/passwords',
   'accounts/registration-limit',

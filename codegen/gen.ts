@@ -73,10 +73,19 @@ function operationRow(method: string, route: string, pathItem: JsonObject, op: J
     inputProps[name] = schema;
   }
 
+  const surface = op['x-surface'] === 'person' ? 'person' : 'public';
+  // What a connection's grant must allow (read, write, delete), and the MCP toolset: served operations only.
+  const grant = op['x-grant'] ?? null;
+  const toolset = op['x-toolset'] ?? null;
+  if (surface === 'public' && !(['read', 'write', 'delete'].includes(String(grant)) && typeof toolset === 'string')) {
+    throw new Error(`openapi.yaml: ${String(op.operationId)} needs x-grant (read, write or delete) and x-toolset`);
+  }
   return {
     operationId: String(op.operationId),
     // `person`: declared under x-person-paths, reached only from the person's own pages and command line.
-    surface: op['x-surface'] === 'person' ? 'person' : 'public',
+    surface,
+    grant,
+    toolset,
     method: method.toUpperCase(),
     path: route,
     summary: String(op.summary ?? ''),

@@ -30,6 +30,15 @@ export class ListkeeperError extends Error {
 export class InvalidError extends ListkeeperError {}
 /** 401: the token is missing, unknown, expired or revoked. */
 export class UnauthorizedError extends ListkeeperError {}
+/** 403: beyond the connection's grant; `scope` is what to ask the person for (WWW-Authenticate). */
+export class InsufficientScopeError extends ListkeeperError {
+  readonly scope: string | undefined;
+  constructor(message: string, init: ConstructorParameters<typeof ListkeeperError>[1]) {
+    super(message, init);
+    const header = init.response?.headers.get('www-authenticate') ?? '';
+    this.scope = /scope="([^"]*)"/.exec(header)?.[1];
+  }
+}
 /** 404: no such item or list (or one of another account). */
 export class NotFoundError extends ListkeeperError {}
 /** 405: the path exists without this method. */
@@ -51,6 +60,7 @@ export class ConnectionError extends ListkeeperError {}
 const classes: Record<ErrorCode, typeof ListkeeperError> = {
   invalid: InvalidError,
   unauthorized: UnauthorizedError,
+  insufficientScope: InsufficientScopeError,
   notFound: NotFoundError,
   methodNotAllowed: MethodNotAllowedError,
   rateLimited: RateLimitedError,

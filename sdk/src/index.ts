@@ -17,6 +17,7 @@ export {
   RateLimitedError,
   ToolError,
   UnauthorizedError,
+  InsufficientScopeError,
   type ErrorCode,
 } from './errors.js';
 export type { TokenSource } from './transport.js';

@@ -39,10 +39,32 @@ export interface SignInOptions {
   softwareVersion?: string;
   /** Default `openid email offline_access` (offline_access: a refresh token). */
   scope?: string;
+  /**
+   * Ask for less than the whole person (docs/auth.md "Grants"): read only or no deletes, and
+   * chosen lists by id (the person may narrow it further on the consent page).
+   */
+  grant?: SignInGrant;
   /** Milliseconds to wait for the browser to come back (default 10 minutes). */
   timeout?: number;
   /** Milliseconds one request to the server may take (default 30000). */
   requestTimeout?: number;
+}
+
+/** What a sign-in asks to be allowed. */
+export interface SignInGrant {
+  access?: 'readOnly' | 'noDeletes' | 'all';
+  /** List ids. */
+  lists?: string[];
+  /** With `lists`: also the lists the person makes later. */
+  laterLists?: boolean;
+}
+
+/** The scopes that ask for `grant`, beside `scope`. */
+export function grantScope(scope: string, grant: SignInGrant | undefined): string {
+  if (!grant) return scope;
+  const level = { readOnly: 'lists:read', noDeletes: 'lists:write', all: 'lists:delete' }[grant.access ?? 'all'];
+  const lists = grant.lists?.length ? [...grant.lists.map((id) => `list:${id}`), ...(grant.laterLists ? ['lists:later'] : [])] : [];
+  return [scope, level, ...lists].join(' ');
 }
 
 /** Why a sign-in, refresh or revocation did not work; `message` is a sentence for the person. */
@@ -174,7 +196,7 @@ export async function signInWithBrowser(options: SignInOptions): Promise<OAuthSe
       response_type: 'code',
       client_id: client.client_id,
       redirect_uri: redirectUri,
-      scope: options.scope ?? DEFAULT_SCOPE,
+      scope: grantScope(options.scope ?? DEFAULT_SCOPE, options.grant),
       state,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',

@@ -12,6 +12,7 @@ import { hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
 import { looksLikeAppPassword, noteAppPasswordUse } from '../domain/accounts/app-passwords.js';
 import { countAndAuthenticate, tokenBucket } from '../domain/accounts/rate-limits.js';
 import { ApiError } from '../core/errors.js';
+import { withGrant } from '../domain/accounts/grants.js';
 
 /** The person a Basic password signs in, or null; throws `rateLimited` over the token's limit. */
 export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Date }, _username: string, password: string): Promise<Principal | null> {
@@ -24,9 +25,13 @@ export async function basicPrincipal(deps: { db: Knex; config: Config; now(): Da
     throw new ApiError('rateLimited', `Rate limit of ${rate.limit} requests a minute reached; retry in ${rate.resetSeconds} seconds.`, {
       headers: { 'Retry-After': String(rate.resetSeconds) },
     });
-  if (isKey) return counted.apiKey ? { userId: counted.apiKey.userId, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${counted.apiKey.id}` } : null;
+  // The key's or the app password's grant holds over CalDAV as over REST and MCP.
+  if (isKey)
+    return counted.apiKey
+      ? withGrant({ userId: counted.apiKey.userId, via: 'apiKey', clientName: 'CalDAV', tokenId: `key:${counted.apiKey.id}` }, counted.apiKey.grant)
+      : null;
   const found = counted.appPassword;
   if (!found) return null;
   await noteAppPasswordUse(deps.db, found.id, deps.now());
-  return { userId: found.userId, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` };
+  return withGrant({ userId: found.userId, via: 'apiKey', clientName: `CalDAV (${found.name})`, tokenId: `app:${found.id}` }, found.grant);
 }

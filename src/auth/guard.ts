@@ -7,9 +7,10 @@ import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
-import { ApiError, unauthorized } from '../core/errors.js';
+import { ApiError, bearerChallenge, unauthorized } from '../core/errors.js';
 import { hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
 import { countAndAuthenticate, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
+import { withGrant } from '../domain/accounts/grants.js';
 import { addressBucket, addressLimited } from './rate-limit.js';
 
 /** Verifies an OAuth access token; installed by the OAuth server when it runs. */
@@ -23,8 +24,7 @@ export interface GuardDeps {
 }
 
 export function wwwAuthenticate(config: Config, error?: string): string {
-  const base = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`;
-  return error ? `${base}, error="${error}"` : base;
+  return bearerChallenge(config.baseUrl, error ? { error } : {});
 }
 
 /** The bearer token of a request, or null when its Authorization header holds none. */
@@ -67,7 +67,7 @@ export function bearerGuard(deps: GuardDeps) {
     const key = counted.apiKey;
     const principal: Principal | null = isKey
       ? key
-        ? { userId: key.userId, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }
+        ? withGrant({ userId: key.userId, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }, key.grant)
         : null
       : deps.verifyAccessToken
         ? await deps.verifyAccessToken(token)

@@ -55,9 +55,19 @@ export function registerAccountCommands(program: Command): void {
     .command('create')
     .description('Create an API key for an account and print it once.')
     .requiredOption('--email <email>', "the account's email address")
-    .action(async (opts: { email: string }) => {
+    .option('--read-only', 'the key reads and changes nothing')
+    .option('--no-deletes', 'the key reads and writes but deletes nothing')
+    .option('--lists <lists>', 'limit the key to these lists (names or ids, comma-separated)')
+    .option('--later-lists', 'with --lists, also the lists made later')
+    .action(async (opts: { email: string; readOnly?: boolean; deletes?: boolean; lists?: string; laterLists?: boolean }) => {
       await withDatabase(async ({ db }) => {
-        const { key } = await callAsPerson(db, await accountId(db, opts.email), 'create_api_key', {});
+        const access = opts.readOnly ? 'readOnly' : opts.deletes === false ? 'noDeletes' : 'all';
+        const lists = opts.lists
+          ?.split(',')
+          .map((l) => l.trim())
+          .filter(Boolean);
+        const grant = { access, ...(lists ? { lists } : {}), ...(opts.laterLists ? { laterLists: true } : {}) } as const;
+        const { key } = await callAsPerson(db, await accountId(db, opts.email), 'create_api_key', grant);
         process.stderr.write('This key is shown once; any previous key of this account stops working now.\n');
         process.stdout.write(`${key}\n`);
       });

@@ -4,7 +4,14 @@
  * refusals.
  * @see docs/auth.md
  */
-import { OAuthError, refreshSession, revokeSession, signInWithBrowser as sdkSignIn, type OAuthSession as SdkSession } from '@listkeeper/sdk/oauth';
+import {
+  OAuthError,
+  refreshSession,
+  revokeSession,
+  signInWithBrowser as sdkSignIn,
+  type OAuthSession as SdkSession,
+  type SignInGrant,
+} from '@listkeeper/sdk/oauth';
 import type { OAuthSession } from './credentials.js';
 import { CliError } from './output.js';
 
@@ -43,7 +50,7 @@ function signedIn(session: SdkSession): SignedIn {
 /** The browser sign-in: `show` gets the authorization address (and opens it, unless --no-browser). */
 export async function signInWithBrowser(
   serviceUrl: string,
-  options: { version: string; show: (authorizationUrl: string) => void; waitMs?: number },
+  options: { version: string; show: (authorizationUrl: string) => void; waitMs?: number; grant?: SignInGrant },
 ): Promise<SignedIn> {
   const session = await withAdvice(
     sdkSignIn({
@@ -52,6 +59,7 @@ export async function signInWithBrowser(
       softwareId: 'listkeeper-cli',
       softwareVersion: options.version,
       onAuthorizationUrl: options.show,
+      ...(options.grant ? { grant: options.grant } : {}),
       ...(options.waitMs === undefined ? {} : { timeout: options.waitMs }),
     }),
   );

@@ -15,7 +15,10 @@ export function registerSessionCommands(program: Command, version: string): void
     .option('--url <url>', `the service's address (default: the last one signed in to, else ${DEFAULT_URL})`)
     .option('--key <key>', "an API key (lk_…) instead of the browser; '-' reads it from standard input")
     .option('--no-browser', 'print the sign-in address without opening a browser')
-    .action(async (opts: { url?: string; key?: string; browser: boolean }) => {
+    .option('--read-only', 'ask to read only (the consent page may narrow it further)')
+    .option('--no-deletes', 'ask to read and write but delete nothing')
+    .option('--lists <ids>', 'ask for these lists only (ids, comma-separated; or tick them on the consent page)')
+    .action(async (opts: { url?: string; key?: string; browser: boolean; readOnly?: boolean; deletes?: boolean; lists?: string }) => {
       const previous = await readCredentials().catch(() => null);
       const url = serviceUrl(opts.url ?? process.env.LISTKEEPER_URL ?? previous?.url ?? DEFAULT_URL);
       let credentials: Credentials;
@@ -24,8 +27,14 @@ export function registerSessionCommands(program: Command, version: string): void
         if (!key) throw new CliError('--key takes an API key (lk_…); create one on Settings → Connections.');
         credentials = { url, method: 'apiKey', token: key };
       } else {
+        const lists = opts.lists
+          ?.split(',')
+          .map((l) => l.trim())
+          .filter(Boolean);
+        const access = opts.readOnly ? 'readOnly' : opts.deletes === false ? 'noDeletes' : undefined;
         const signedIn = await signInWithBrowser(url, {
           version,
+          ...(access || lists ? { grant: { ...(access ? { access } : {}), ...(lists ? { lists } : {}) } } : {}),
           show: (address) => {
             process.stderr.write(`Open this address in your browser to sign in (this command waits for it; Ctrl-C stops):\n\n  ${address}\n\n`);
             if (opts.browser) openInBrowser(address);

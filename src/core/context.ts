@@ -4,8 +4,24 @@ import type { Config } from './config.js';
 import type { operations } from '../generated/api.js';
 import type { PersonOperationId } from '../generated/operations.js';
 import type { Services } from './services.js';
+import type { GrantLevel } from './operation-spec.js';
 
-/** Who is calling: always the whole person (scopes never narrow a token). */
+/**
+ * What a connection may do when it holds less than the whole person: a level (read only; no
+ * deletes; everything) and, optionally, chosen lists ("and lists I make later": also the
+ * person's lists made after `since`).
+ * @see docs/auth.md "Grants"
+ */
+export interface Grant {
+  level: GrantLevel;
+  /** The lists it reaches, or null for every list. */
+  lists: string[] | null;
+  later: boolean;
+  /** When the grant was made or last changed (ISO), the start of "later". */
+  since: string;
+}
+
+/** Who is calling: the person, or a connection of theirs narrowed by a grant. */
 export interface Principal {
   userId: string;
   /** `web`: the person on their own pages; `cli`: the command line on the server's database, for the account it names. Neither is a connection. */
@@ -14,6 +30,8 @@ export interface Principal {
   clientName: string | null;
   /** Identifies the token for rate limiting and MCP event subscriptions. */
   tokenId: string;
+  /** The connection's grant; absent, the principal acts as the whole person. */
+  grant?: Grant;
 }
 
 /** Whether the caller is the person on their own surface (web pages, command line) rather than a connection (API key, OAuth app). */
@@ -28,6 +46,11 @@ export interface OperationContext {
   config: Config;
   services: Services;
   log: Logger;
+  /**
+   * The lists the principal may reach when its grant names some (computed once per call by
+   * dispatch, `domain/accounts/grants.ts`); absent, every list of the person's.
+   */
+  reach?: readonly string[];
 }
 
 /** An operation of the API (the `webhook_…` entries of the generated types are the events it sends, not operations). */

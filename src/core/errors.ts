@@ -4,11 +4,12 @@
  * as `{error, code}`, MCP as an `isError` tool result.
  * @see openapi/openapi.yaml components/schemas/Error
  */
-export type ErrorCode = 'invalid' | 'unauthorized' | 'notFound' | 'methodNotAllowed' | 'rateLimited' | 'toolError';
+export type ErrorCode = 'invalid' | 'unauthorized' | 'insufficientScope' | 'notFound' | 'methodNotAllowed' | 'rateLimited' | 'toolError';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid: 400,
   unauthorized: 401,
+  insufficientScope: 403,
   notFound: 404,
   methodNotAllowed: 405,
   rateLimited: 429,
@@ -43,6 +44,22 @@ export const invalid = (message: string, field?: string) => new ApiError('invali
 export const notFound = (message: string) => new ApiError('notFound', message);
 export const toolError = (message: string, details?: Record<string, unknown>) => new ApiError('toolError', message, details ? { details } : {});
 export const unauthorized = (message: string) => new ApiError('unauthorized', message);
+
+/** The `WWW-Authenticate` challenge of a bearer resource: where its metadata is, and what went wrong. */
+export function bearerChallenge(baseUrl: string, params: { error?: string; scope?: string } = {}): string {
+  const parts = [`Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource"`];
+  if (params.error) parts.push(`error="${params.error}"`);
+  if (params.scope) parts.push(`scope="${params.scope}"`);
+  return parts.join(', ');
+}
+
+/** A call beyond the connection's grant (RFC 6750 insufficient_scope): `scope` is what to ask the person for. */
+export function insufficientScope(message: string, scope: string, baseUrl: string): ApiError {
+  return new ApiError('insufficientScope', message, {
+    details: { scope },
+    headers: { 'WWW-Authenticate': bearerChallenge(baseUrl, { error: 'insufficient_scope', scope }) },
+  });
+}
 
 /** Quotes a received value for an error sentence, cut short so a huge input stays readable. */
 export function shown(value: unknown): string {

@@ -1,9 +1,16 @@
+/** How much a grant allows, each level including the ones before: read only; read and write, no deletes; everything. */
+export type GrantLevel = 'read' | 'write' | 'delete';
+
 /** The shape of one row of the generated operation table (src/generated/operations.ts). */
 export interface OperationSpec {
   operationId: string;
   /** `public`: served as REST (and as an MCP tool with x-mcp); `person`: the person's own pages and command line only (x-person-paths). */
   surface: 'public' | 'person';
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** What a connection's grant must allow (x-grant); null for the person's own operations, which no connection reaches. */
+  grant: GrantLevel | null;
+  /** The MCP toolset the operation belongs to (x-toolset, `/mcp?toolsets=`); null for the person's own. */
+  toolset: string | null;
   path: string;
   summary: string;
   description: string;

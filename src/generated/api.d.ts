@@ -895,7 +895,10 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Mints the person's API key, shown this once; a key they had stops working, and the event subscriptions it made end with it.
+         * @description Mints the person's API key, shown this once; a key they had stops working, and the event
+         *     subscriptions it made end with it. With no body (or `access: all` and no `lists`) the key
+         *     acts as the whole person; `access` and `lists` make it with a narrower grant
+         *     (docs/auth.md "Grants").
          */
         post: operations["create_api_key"];
         /**
@@ -1548,7 +1551,7 @@ export interface components {
             /** @description One sentence that says what is wrong and how to fix the call. */
             error: string;
             /** @enum {string} */
-            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
+            code: "invalid" | "unauthorized" | "insufficientScope" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
             /** @description The request field at fault, when there is one. */
             field?: string;
             details?: {
@@ -2655,6 +2658,26 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The connection's grant does not allow this: a write on a read-only connection, a delete
+         *     on a no-deletes one, or a list outside its chosen lists. `WWW-Authenticate` names the
+         *     scope to ask the person for (step-up); `list:<id>` names a list.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This connection may only read; delete_items needs the lists:delete scope. Ask the person to allow it.",
+                 *       "code": "insufficientScope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is malformed or a value is outside the schema; `error` names the field. */
         Invalid: {
             headers: {
@@ -2755,6 +2778,8 @@ export interface components {
         RetryAfter: number;
         /** @description `Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`. */
         WwwAuthenticate: string;
+        /** @description `Bearer resource_metadata="…", error="insufficient_scope", scope="<what to ask for>"`. */
+        WwwAuthenticateScope: string;
     };
     pathItems: never;
 }
@@ -2825,6 +2850,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2861,6 +2887,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2932,6 +2959,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -2976,6 +3004,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3036,6 +3065,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3117,6 +3147,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3177,6 +3208,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3222,6 +3254,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3271,6 +3304,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3328,6 +3362,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3375,6 +3410,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3410,6 +3446,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3456,6 +3493,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3495,6 +3533,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3539,6 +3578,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3578,6 +3618,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3616,6 +3657,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3661,6 +3703,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3691,6 +3734,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3722,6 +3766,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3758,6 +3803,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3788,6 +3834,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3837,6 +3884,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3870,6 +3918,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3900,6 +3949,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3928,6 +3978,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3955,6 +4006,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3993,6 +4045,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4015,6 +4068,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4041,6 +4095,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4077,6 +4132,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4113,6 +4169,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -4141,6 +4198,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -4371,7 +4429,33 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "access": "readOnly",
+                 *       "lists": [
+                 *         "Groceries"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `readOnly`: every read, no write; `noDeletes`: reads and writes but no delete; `all`: everything.
+                     * @default all
+                     * @enum {string}
+                     */
+                    access?: "readOnly" | "noDeletes" | "all";
+                    /** @description Limit the key to these lists (ids, `tasks`, `notes` or names). */
+                    lists?: string[];
+                    /**
+                     * @description With `lists`, also the lists the person makes later.
+                     * @default false
+                     */
+                    laterLists?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The new key. */
             200: {

@@ -6,7 +6,7 @@ export const openapiDocument: Record<string, unknown> = {
     "title": "listkeeper API",
     "version": "1.0.0",
     "summary": "Lists and tasks for programs and AI agents.",
-    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person; scopes never narrow it.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh), or a list's name\n  (compared without case; a name no list has answers `404` naming your lists, a name\n  several lists share answers `409` naming them).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601 (RFC 3339 `date-time`; any\n  offset). Text is stored and returned exactly as sent (emoji, right-to-left marks, HTML\n  and Markdown included; nothing is rendered or run), with two exceptions Postgres cannot\n  store: U+0000 and an unpaired UTF-16 surrogate are refused with `400 invalid`. In the\n  served document every request string that is stored or compared says so as\n  `pattern: ^[^\\x00]*$` (through `allOf` beside a pattern of its own; a `format`, `enum` or\n  `const` already leaves U+0000 out), and object keys as `propertyNames`; the MCP tools'\n  input schemas leave it out and refuse the same text. An unpaired surrogate, which JSON\n  can only carry as a `\\ud800`-style escape, is refused the same way but has no pattern\n  every regular-expression dialect reads alike.\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, request headers over\n  64 KiB, a value outside the schema, or text that cannot be stored: U+0000 or an unpaired\n  UTF-16 surrogate; `field` names where), `unauthorized` 401, `notFound` 404,\n  `methodNotAllowed` 405 (with `Allow`), `toolError` 409 (the call matches the schema but\n  is refused in the workspace's current state: a non-empty list without\n  `confirmDeleteItems`, an anchor not found, a stale body handle, an unknown or duplicate\n  property, `query` beside `changedSince`, a draft automation, ...), `rateLimited` 429\n  (with `Retry-After`).\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
+    "description": "listkeeper keeps a person's workspace: lists, and the items on them (to-dos, notes,\nrows of any list). The same 21 operations are served here as REST and at `/mcp` as MCP\ntools: each `operationId` is the MCP tool name and takes the same parameters.\n\nConventions\n- Every call needs `Authorization: Bearer <token>`: an OAuth 2.1 access token or an API\n  key (`lk_` + 45 characters). Either acts as the whole person unless its connection holds\n  a narrower grant (the scopes of the `oauth` security scheme): read only, no deletes, or\n  chosen lists. A token asked for with none of those scopes acts as the whole person. Each\n  operation's `x-grant` names what it needs (`read`, `write` or `delete`); a call beyond\n  the grant answers `403 insufficientScope` with `WWW-Authenticate: Bearer\n  error=\"insufficient_scope\", scope=\"…\"` naming the scope to ask for, and lists outside a\n  grant are left out of every read.\n- Ids are UUIDs. An id that belongs to someone else answers `404` (or is listed under\n  `refused` where an operation says so).\n- `listId` anywhere is a list id, the word `tasks` (the Tasks list) or `notes` (the\n  Notes list; if it was deleted, addressing `notes` makes it afresh), or a list's name\n  (compared without case; a name no list has answers `404` naming your lists, a name\n  several lists share answers `409` naming them).\n- Query parameters: integers as digits, booleans as `true`/`false`, arrays comma-separated\n  (`taskStatus=todo,inProgress`). Timestamps are ISO 8601 (RFC 3339 `date-time`; any\n  offset). Text is stored and returned exactly as sent (emoji, right-to-left marks, HTML\n  and Markdown included; nothing is rendered or run), with two exceptions Postgres cannot\n  store: U+0000 and an unpaired UTF-16 surrogate are refused with `400 invalid`. In the\n  served document every request string that is stored or compared says so as\n  `pattern: ^[^\\x00]*$` (through `allOf` beside a pattern of its own; a `format`, `enum` or\n  `const` already leaves U+0000 out), and object keys as `propertyNames`; the MCP tools'\n  input schemas leave it out and refuse the same text. An unpaired surrogate, which JSON\n  can only carry as a `\\ud800`-style escape, is refused the same way but has no pattern\n  every regular-expression dialect reads alike.\n- Errors are `{ \"error\": \"<one sentence>\", \"code\": \"<code>\" }`. Codes and statuses:\n  `invalid` 400 (malformed JSON, wrong content type, a body over 5 MB, request headers over\n  64 KiB, a value outside the schema, or text that cannot be stored: U+0000 or an unpaired\n  UTF-16 surrogate; `field` names where), `unauthorized` 401, `notFound` 404,\n  `insufficientScope` 403 (with `WWW-Authenticate`: beyond the connection's grant),\n  `methodNotAllowed` 405 (with `Allow`), `toolError` 409 (the call matches the schema but\n  is refused in the workspace's current state: a non-empty list without\n  `confirmDeleteItems`, an anchor not found, a stale body handle, an unknown or duplicate\n  property, `query` beside `changedSince`, a draft automation, ...), `rateLimited` 429\n  (with `Retry-After`).\n- Rate limit: 60 requests a minute per token or key, counted before authentication.\n  Every response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.\n- Poll with cursors to stay under it: `changedSince` on GET /items, `since` on\n  GET /items/{id}/messages, `updatedAfter` on POST /items/query.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -20,6 +20,9 @@ export const openapiDocument: Record<string, unknown> = {
   "security": [
     {
       "bearer": []
+    },
+    {
+      "oauth": []
     }
   ],
   "tags": [
@@ -72,6 +75,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/context": {
       "get": {
         "operationId": "get_context",
+        "x-grant": "read",
+        "x-toolset": "context",
         "x-sdk": {
           "method": "context.get"
         },
@@ -157,6 +162,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -172,6 +180,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/lists": {
       "get": {
         "operationId": "list_lists",
+        "x-grant": "read",
+        "x-toolset": "lists",
         "x-sdk": {
           "method": "lists.list"
         },
@@ -222,6 +232,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -229,6 +242,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "create_list",
+        "x-grant": "write",
+        "x-toolset": "lists",
         "x-sdk": {
           "method": "lists.create"
         },
@@ -349,6 +364,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "409": {
             "$ref": "#/components/responses/ToolError"
           },
@@ -366,6 +384,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "patch": {
         "operationId": "update_list",
+        "x-grant": "write",
+        "x-toolset": "lists",
         "x-sdk": {
           "method": "lists.update"
         },
@@ -433,6 +453,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -446,6 +469,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_list",
+        "x-grant": "delete",
+        "x-toolset": "lists",
         "x-sdk": {
           "method": "lists.delete"
         },
@@ -507,6 +532,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -522,6 +550,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/items": {
       "get": {
         "operationId": "list_items",
+        "x-grant": "read",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.list",
           "pagination": {
@@ -784,6 +814,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -797,6 +830,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "create_items",
+        "x-grant": "write",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.create",
           "retry": {
@@ -892,6 +927,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -905,6 +943,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "patch": {
         "operationId": "update_items",
+        "x-grant": "write",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.update"
         },
@@ -974,6 +1014,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -987,6 +1030,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_items",
+        "x-grant": "delete",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.delete"
         },
@@ -1055,6 +1100,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -1064,6 +1112,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/items/query": {
       "post": {
         "operationId": "query_items",
+        "x-grant": "read",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.query",
           "pagination": {
@@ -1136,6 +1186,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1151,6 +1204,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/items/move": {
       "post": {
         "operationId": "move_items",
+        "x-grant": "write",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.move"
         },
@@ -1212,6 +1267,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1232,6 +1290,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "get_item",
+        "x-grant": "read",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "items.get"
         },
@@ -1314,6 +1374,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1326,6 +1389,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/uploads": {
       "post": {
         "operationId": "create_image_upload",
+        "x-grant": "write",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "uploads.create"
         },
@@ -1383,6 +1448,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "409": {
             "$ref": "#/components/responses/ToolError"
           },
@@ -1400,6 +1468,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "read_chat_messages",
+        "x-grant": "read",
+        "x-toolset": "chat",
         "x-sdk": {
           "method": "messages.list",
           "pagination": {
@@ -1466,6 +1536,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1476,6 +1549,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "post_chat_message",
+        "x-grant": "write",
+        "x-toolset": "chat",
         "x-sdk": {
           "method": "messages.post"
         },
@@ -1528,6 +1603,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1540,6 +1618,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/search": {
       "get": {
         "operationId": "search",
+        "x-grant": "read",
+        "x-toolset": "search",
         "x-sdk": {
           "method": "search.query"
         },
@@ -1620,6 +1700,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -1629,6 +1712,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/trash": {
       "get": {
         "operationId": "list_deleted",
+        "x-grant": "read",
+        "x-toolset": "trash",
         "x-sdk": {
           "method": "trash.list",
           "pagination": {
@@ -1698,6 +1783,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "409": {
             "$ref": "#/components/responses/ToolError"
           },
@@ -1710,6 +1798,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/trash/restore": {
       "post": {
         "operationId": "restore_deleted",
+        "x-grant": "write",
+        "x-toolset": "trash",
         "x-sdk": {
           "method": "trash.restore"
         },
@@ -1766,6 +1856,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1781,6 +1874,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/automations": {
       "get": {
         "operationId": "list_automations",
+        "x-grant": "read",
+        "x-toolset": "automations",
         "x-sdk": {
           "method": "automations.list"
         },
@@ -1829,6 +1924,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -1843,6 +1941,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "get_automation_runs",
+        "x-grant": "read",
+        "x-toolset": "automations",
         "x-sdk": {
           "method": "automations.runs",
           "pagination": {
@@ -1898,6 +1998,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1918,6 +2021,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "post": {
         "operationId": "run_automation",
+        "x-grant": "write",
+        "x-toolset": "automations",
         "x-sdk": {
           "method": "automations.run"
         },
@@ -1957,6 +2062,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1972,6 +2080,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/event-subscriptions": {
       "post": {
         "operationId": "create_event_subscription",
+        "x-grant": "write",
+        "x-toolset": "events",
         "x-sdk": {
           "method": "eventSubscriptions.create"
         },
@@ -2033,6 +2143,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "409": {
             "$ref": "#/components/responses/ToolError"
           },
@@ -2043,6 +2156,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "get": {
         "operationId": "list_event_subscriptions",
+        "x-grant": "read",
+        "x-toolset": "events",
         "x-sdk": {
           "method": "eventSubscriptions.list"
         },
@@ -2069,6 +2184,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2076,6 +2194,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "delete_event_subscription",
+        "x-grant": "delete",
+        "x-toolset": "events",
         "x-sdk": {
           "method": "eventSubscriptions.delete"
         },
@@ -2117,6 +2237,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2129,6 +2252,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/calendar-feed": {
       "get": {
         "operationId": "get_calendar_feed",
+        "x-grant": "read",
+        "x-toolset": "calendar",
         "x-sdk": {
           "method": "calendarFeed.get"
         },
@@ -2156,6 +2281,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2163,6 +2291,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "create_calendar_feed",
+        "x-grant": "write",
+        "x-toolset": "calendar",
         "x-sdk": {
           "method": "calendarFeed.create"
         },
@@ -2189,6 +2319,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2196,6 +2329,8 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "delete": {
         "operationId": "revoke_calendar_feed",
+        "x-grant": "delete",
+        "x-toolset": "calendar",
         "x-sdk": {
           "method": "calendarFeed.revoke"
         },
@@ -2221,6 +2356,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2230,6 +2368,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/labels": {
       "get": {
         "operationId": "list_labels",
+        "x-grant": "read",
+        "x-toolset": "tasks",
         "x-sdk": {
           "method": "labels.list"
         },
@@ -2275,6 +2415,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2284,6 +2427,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/export": {
       "get": {
         "operationId": "export_workspace",
+        "x-grant": "read",
+        "x-toolset": "transfer",
         "x-sdk": {
           "method": "workspace.export"
         },
@@ -2306,6 +2451,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -2320,6 +2468,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "export_list_csv",
+        "x-grant": "read",
+        "x-toolset": "lists",
         "x-sdk": {
           "method": "lists.exportCsv"
         },
@@ -2345,6 +2495,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2360,6 +2513,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/imports": {
       "post": {
         "operationId": "create_import",
+        "x-grant": "write",
+        "x-toolset": "transfer",
         "x-sdk": {
           "method": "imports.create"
         },
@@ -2428,6 +2583,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2443,6 +2601,8 @@ export const openapiDocument: Record<string, unknown> = {
     "/imports/preview": {
       "post": {
         "operationId": "preview_import",
+        "x-grant": "read",
+        "x-toolset": "transfer",
         "x-sdk": {
           "method": "imports.preview"
         },
@@ -2483,6 +2643,9 @@ export const openapiDocument: Record<string, unknown> = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2503,6 +2666,8 @@ export const openapiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "get_import",
+        "x-grant": "read",
+        "x-toolset": "transfer",
         "x-sdk": {
           "method": "imports.get"
         },
@@ -2527,6 +2692,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/InsufficientScope"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -3000,6 +3168,26 @@ export const openapiDocument: Record<string, unknown> = {
         "type": "http",
         "scheme": "bearer",
         "description": "An OAuth 2.1 access token (ES256 JWT) or an API key (`lk_…`, 48 characters)."
+      },
+      "oauth": {
+        "type": "oauth2",
+        "description": "OAuth 2.1 with PKCE (docs/auth.md). The scopes below narrow a connection; a token asked\nfor with none of them (no scope, or `openid email offline_access`) acts as the whole\nperson. `list:<id>` (a list's id; several may be named) limits the connection to those\nlists. The person may narrow a request further on the consent page and later in\nSettings → Connections; an API key may hold the same grant.\n",
+        "flows": {
+          "authorizationCode": {
+            "authorizationUrl": "/oauth/authorize",
+            "tokenUrl": "/oauth/token",
+            "refreshUrl": "/oauth/token",
+            "scopes": {
+              "openid": "Who you are (the account id).",
+              "email": "Your email address.",
+              "offline_access": "Stay connected (refresh tokens).",
+              "lists:read": "Read only: read your lists and items, change nothing.",
+              "lists:write": "Read and write, no deletes: create and change lists and items, delete nothing.",
+              "lists:delete": "Read, write and delete (everything; the same as asking for no scope).",
+              "lists:later": "With chosen lists, also the lists you make later."
+            }
+          }
+        }
       }
     },
     "parameters": {
@@ -3092,9 +3280,34 @@ export const openapiDocument: Record<string, unknown> = {
         "schema": {
           "type": "string"
         }
+      },
+      "WwwAuthenticateScope": {
+        "description": "`Bearer resource_metadata=\"…\", error=\"insufficient_scope\", scope=\"<what to ask for>\"`.",
+        "schema": {
+          "type": "string"
+        }
       }
     },
     "responses": {
+      "InsufficientScope": {
+        "description": "The connection's grant does not allow this: a write on a read-only connection, a delete\non a no-deletes one, or a list outside its chosen lists. `WWW-Authenticate` names the\nscope to ask the person for (step-up); `list:<id>` names a list.\n",
+        "headers": {
+          "WWW-Authenticate": {
+            "$ref": "#/components/headers/WwwAuthenticateScope"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            },
+            "example": {
+              "error": "This connection may only read; delete_items needs the lists:delete scope. Ask the person to allow it.",
+              "code": "insufficientScope"
+            }
+          }
+        }
+      },
       "Invalid": {
         "description": "The request is malformed or a value is outside the schema; `error` names the field.",
         "content": {
@@ -3601,6 +3814,7 @@ export const openapiDocument: Record<string, unknown> = {
             "enum": [
               "invalid",
               "unauthorized",
+              "insufficientScope",
               "notFound",
               "methodNotAllowed",
               "rateLimited",

@@ -6,6 +6,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "get_context",
     "surface": "public",
+    "grant": "read",
+    "toolset": "context",
     "method": "GET",
     "path": "/context",
     "summary": "Get workspace overview",
@@ -27,6 +29,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -863,6 +866,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_lists",
     "surface": "public",
+    "grant": "read",
+    "toolset": "lists",
     "method": "GET",
     "path": "/lists",
     "summary": "List lists",
@@ -884,6 +889,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       429
     ],
     "params": [
@@ -1109,6 +1115,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_list",
     "surface": "public",
+    "grant": "write",
+    "toolset": "lists",
     "method": "POST",
     "path": "/lists",
     "summary": "Create a list",
@@ -1130,6 +1138,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       409,
       429
     ],
@@ -1544,6 +1553,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "update_list",
     "surface": "public",
+    "grant": "write",
+    "toolset": "lists",
     "method": "PATCH",
     "path": "/lists/{id}",
     "summary": "Change a list",
@@ -1565,6 +1576,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -2291,6 +2303,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "delete_list",
     "surface": "public",
+    "grant": "delete",
+    "toolset": "lists",
     "method": "DELETE",
     "path": "/lists/{id}",
     "summary": "Delete a list",
@@ -2312,6 +2326,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -2403,6 +2418,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_items",
     "surface": "public",
+    "grant": "read",
+    "toolset": "tasks",
     "method": "GET",
     "path": "/items",
     "summary": "List items",
@@ -2424,6 +2441,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -3250,6 +3268,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_items",
     "surface": "public",
+    "grant": "write",
+    "toolset": "tasks",
     "method": "POST",
     "path": "/items",
     "summary": "Create items",
@@ -3274,6 +3294,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -4367,6 +4388,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "update_items",
     "surface": "public",
+    "grant": "write",
+    "toolset": "tasks",
     "method": "PATCH",
     "path": "/items",
     "summary": "Change items",
@@ -4388,6 +4411,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -5317,6 +5341,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "delete_items",
     "surface": "public",
+    "grant": "delete",
+    "toolset": "tasks",
     "method": "DELETE",
     "path": "/items",
     "summary": "Delete items",
@@ -5341,6 +5367,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       429
     ],
     "params": [],
@@ -5450,6 +5477,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "query_items",
     "surface": "public",
+    "grant": "read",
+    "toolset": "tasks",
     "method": "POST",
     "path": "/items/query",
     "summary": "Query a list",
@@ -5471,6 +5500,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -6223,6 +6253,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "move_items",
     "surface": "public",
+    "grant": "write",
+    "toolset": "tasks",
     "method": "POST",
     "path": "/items/move",
     "summary": "Move items to another list",
@@ -6247,6 +6279,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -6635,6 +6668,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "get_item",
     "surface": "public",
+    "grant": "read",
+    "toolset": "tasks",
     "method": "GET",
     "path": "/items/{id}",
     "summary": "Get an item",
@@ -6656,6 +6691,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       429
     ],
@@ -7178,6 +7214,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_image_upload",
     "surface": "public",
+    "grant": "write",
+    "toolset": "tasks",
     "method": "POST",
     "path": "/uploads",
     "summary": "Get image upload slots",
@@ -7199,6 +7237,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       409,
       429
     ],
@@ -7296,6 +7335,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "read_chat_messages",
     "surface": "public",
+    "grant": "read",
+    "toolset": "chat",
     "method": "GET",
     "path": "/items/{id}/messages",
     "summary": "Read an item's chat",
@@ -7317,6 +7358,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       429
     ],
@@ -7467,6 +7509,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "post_chat_message",
     "surface": "public",
+    "grant": "write",
+    "toolset": "chat",
     "method": "POST",
     "path": "/items/{id}/messages",
     "summary": "Post in an item's chat",
@@ -7488,6 +7532,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       429
     ],
@@ -7600,6 +7645,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "search",
     "surface": "public",
+    "grant": "read",
+    "toolset": "search",
     "method": "GET",
     "path": "/search",
     "summary": "Search items",
@@ -7621,6 +7668,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       429
     ],
     "params": [
@@ -7784,6 +7832,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_deleted",
     "surface": "public",
+    "grant": "read",
+    "toolset": "trash",
     "method": "GET",
     "path": "/trash",
     "summary": "List the trash",
@@ -7805,6 +7855,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       409,
       429
     ],
@@ -7972,6 +8023,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "restore_deleted",
     "surface": "public",
+    "grant": "write",
+    "toolset": "trash",
     "method": "POST",
     "path": "/trash/restore",
     "summary": "Restore from the trash",
@@ -7993,6 +8046,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -8094,6 +8148,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_automations",
     "surface": "public",
+    "grant": "read",
+    "toolset": "automations",
     "method": "GET",
     "path": "/automations",
     "summary": "List automations",
@@ -8114,6 +8170,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -8433,6 +8490,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "get_automation_runs",
     "surface": "public",
+    "grant": "read",
+    "toolset": "automations",
     "method": "GET",
     "path": "/automations/{id}/runs",
     "summary": "Get an automation's runs",
@@ -8454,6 +8513,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -8904,6 +8964,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "run_automation",
     "surface": "public",
+    "grant": "write",
+    "toolset": "automations",
     "method": "POST",
     "path": "/automations/{id}/run",
     "summary": "Run an automation now",
@@ -8925,6 +8987,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -8998,6 +9061,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_event_subscriptions",
     "surface": "public",
+    "grant": "read",
+    "toolset": "events",
     "method": "GET",
     "path": "/event-subscriptions",
     "summary": "List webhook subscriptions",
@@ -9007,6 +9072,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -9126,6 +9192,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_event_subscription",
     "surface": "public",
+    "grant": "write",
+    "toolset": "events",
     "method": "POST",
     "path": "/event-subscriptions",
     "summary": "Subscribe a webhook",
@@ -9136,6 +9204,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       409,
       429
     ],
@@ -9336,6 +9405,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "delete_event_subscription",
     "surface": "public",
+    "grant": "delete",
+    "toolset": "events",
     "method": "DELETE",
     "path": "/event-subscriptions",
     "summary": "Remove a webhook subscription",
@@ -9346,6 +9417,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       429
     ],
@@ -9405,6 +9477,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "get_calendar_feed",
     "surface": "public",
+    "grant": "read",
+    "toolset": "calendar",
     "method": "GET",
     "path": "/calendar-feed",
     "summary": "Your calendar feed",
@@ -9414,6 +9488,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -9461,6 +9536,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_calendar_feed",
     "surface": "public",
+    "grant": "write",
+    "toolset": "calendar",
     "method": "POST",
     "path": "/calendar-feed",
     "summary": "Make your calendar feed address",
@@ -9470,6 +9547,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -9506,6 +9584,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "revoke_calendar_feed",
     "surface": "public",
+    "grant": "delete",
+    "toolset": "calendar",
     "method": "DELETE",
     "path": "/calendar-feed",
     "summary": "Revoke your calendar feed address",
@@ -9515,6 +9595,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -9546,6 +9627,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "list_labels",
     "surface": "public",
+    "grant": "read",
+    "toolset": "tasks",
     "method": "GET",
     "path": "/labels",
     "summary": "Your labels",
@@ -9555,6 +9638,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -9603,6 +9687,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "export_workspace",
     "surface": "public",
+    "grant": "read",
+    "toolset": "transfer",
     "method": "GET",
     "path": "/export",
     "summary": "Export your workspace",
@@ -9612,6 +9698,7 @@ export const operationTable: readonly OperationSpec[] = [
     "successContentType": "application/json",
     "errorStatuses": [
       401,
+      403,
       429
     ],
     "params": [],
@@ -10013,6 +10100,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "export_list_csv",
     "surface": "public",
+    "grant": "read",
+    "toolset": "lists",
     "method": "GET",
     "path": "/lists/{id}/csv",
     "summary": "Export a list as CSV",
@@ -10023,6 +10112,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -10073,6 +10163,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_import",
     "surface": "public",
+    "grant": "write",
+    "toolset": "transfer",
     "method": "POST",
     "path": "/imports",
     "summary": "Import lists and items",
@@ -10094,6 +10186,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -10759,6 +10852,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "preview_import",
     "surface": "public",
+    "grant": "read",
+    "toolset": "transfer",
     "method": "POST",
     "path": "/imports/preview",
     "summary": "Preview an import",
@@ -10769,6 +10864,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       409,
       429
@@ -11916,6 +12012,8 @@ export const operationTable: readonly OperationSpec[] = [
   {
     "operationId": "get_import",
     "surface": "public",
+    "grant": "read",
+    "toolset": "transfer",
     "method": "GET",
     "path": "/imports/{id}",
     "summary": "Follow an import",
@@ -11926,6 +12024,7 @@ export const operationTable: readonly OperationSpec[] = [
     "errorStatuses": [
       400,
       401,
+      403,
       404,
       429
     ],
@@ -12102,6 +12201,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "post_person_message",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/items/{id}/messages",
     "summary": "Reply in an item's chat",
@@ -12222,6 +12323,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "mark_chat_read",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/items/{id}/messages/read",
     "summary": "Mark an item's chat read",
@@ -12292,6 +12395,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "add_memory",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/memory",
     "summary": "Remember something",
@@ -12370,6 +12475,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "remove_memory",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/memory/{id}",
     "summary": "Forget something",
@@ -12450,6 +12557,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_automation",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/automations",
     "summary": "Create an automation",
@@ -12783,6 +12892,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "set_automation_status",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "PATCH",
     "path": "/person/automations/{id}",
     "summary": "Pause or resume an automation",
@@ -13141,6 +13252,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "delete_automation",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/automations/{id}",
     "summary": "Delete an automation",
@@ -13215,10 +13328,12 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_api_key",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/api-key",
     "summary": "Create an API key",
-    "description": "Mints the person's API key, shown this once; a key they had stops working, and the event subscriptions it made end with it.",
+    "description": "Mints the person's API key, shown this once; a key they had stops working, and the event\nsubscriptions it made end with it. With no body (or `access: all` and no `lists`) the key\nacts as the whole person; `access` and `lists` make it with a narrower grant\n(docs/auth.md \"Grants\").",
     "tool": null,
     "successStatus": 200,
     "successContentType": "application/json",
@@ -13232,11 +13347,67 @@ export const personOperationTable: readonly OperationSpec[] = [
       "properties": {},
       "required": []
     },
-    "bodySchema": null,
+    "bodySchema": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "access": {
+          "type": "string",
+          "enum": [
+            "readOnly",
+            "noDeletes",
+            "all"
+          ],
+          "default": "all",
+          "description": "`readOnly`: every read, no write; `noDeletes`: reads and writes but no delete; `all`: everything."
+        },
+        "lists": {
+          "type": "array",
+          "maxItems": 100,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "description": "Limit the key to these lists (ids, `tasks`, `notes` or names)."
+        },
+        "laterLists": {
+          "type": "boolean",
+          "default": false,
+          "description": "With `lists`, also the lists the person makes later."
+        }
+      }
+    },
     "bodyRequired": false,
     "inputSchema": {
       "type": "object",
-      "properties": {},
+      "properties": {
+        "access": {
+          "type": "string",
+          "enum": [
+            "readOnly",
+            "noDeletes",
+            "all"
+          ],
+          "default": "all",
+          "description": "`readOnly`: every read, no write; `noDeletes`: reads and writes but no delete; `all`: everything."
+        },
+        "lists": {
+          "type": "array",
+          "maxItems": 100,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "description": "Limit the key to these lists (ids, `tasks`, `notes` or names)."
+        },
+        "laterLists": {
+          "type": "boolean",
+          "default": false,
+          "description": "With `lists`, also the lists the person makes later."
+        }
+      },
       "additionalProperties": false
     },
     "outputSchema": {
@@ -13258,6 +13429,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "revoke_api_key",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/api-key",
     "summary": "Revoke the API key",
@@ -13298,6 +13471,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "change_password",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "PUT",
     "path": "/person/password",
     "summary": "Change the password",
@@ -13369,6 +13544,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "set_time_zone",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "PUT",
     "path": "/person/time-zone",
     "summary": "Set the time zone",
@@ -13431,6 +13608,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "end_sessions",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/sessions",
     "summary": "Sign out everywhere",
@@ -13472,6 +13651,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "set_notification_settings",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "PATCH",
     "path": "/person/notifications",
     "summary": "Set how notifications reach the person",
@@ -13670,6 +13851,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "add_push_subscription",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/notifications/push",
     "summary": "Take pushes in a browser",
@@ -13785,6 +13968,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "remove_push_subscription",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/notifications/push/{id}",
     "summary": "Stop pushes to a browser",
@@ -13848,6 +14033,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "create_app_password",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "POST",
     "path": "/person/app-passwords",
     "summary": "Make an app password",
@@ -13922,6 +14109,8 @@ export const personOperationTable: readonly OperationSpec[] = [
   {
     "operationId": "revoke_app_password",
     "surface": "person",
+    "grant": null,
+    "toolset": null,
     "method": "DELETE",
     "path": "/person/app-passwords/{id}",
     "summary": "Revoke an app password",

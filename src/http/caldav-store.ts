@@ -40,6 +40,8 @@ export interface DavUser {
   email: string;
   principal: Principal;
   timeZone: string;
+  /** The lists the key's or app password's grant reaches; absent, every list. */
+  reach?: readonly string[];
 }
 
 interface DavCalendar {
@@ -95,7 +97,7 @@ export class DavStore {
   }
 
   private collection(ctx: Context, calendarId: string): Promise<ListRow | undefined> {
-    return taskCollection(this.deps.db, userOf(ctx).principalId, calendarId);
+    return taskCollection(this.deps.db, userOf(ctx).principalId, calendarId, userOf(ctx).reach);
   }
 
   private async objectAt(ctx: Context, { calendarId, eventId }: Params): Promise<{ list?: ListRow; current?: CalendarObject }> {
@@ -115,7 +117,7 @@ export class DavStore {
   }
 
   async getCalendarsForPrincipal(ctx: Context): Promise<DavCalendar[]> {
-    return Promise.all((await taskCollections(this.deps.db, userOf(ctx).principalId)).map((list) => this.calendarOf(list)));
+    return Promise.all((await taskCollections(this.deps.db, userOf(ctx).principalId, userOf(ctx).reach)).map((list) => this.calendarOf(list)));
   }
 
   async getCalendar(ctx: Context, { calendarId }: Params): Promise<DavCalendar | null> {

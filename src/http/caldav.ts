@@ -15,6 +15,7 @@ import { getUser } from '../domain/accounts/accounts.js';
 import { TodoError } from '../domain/caldav/vtodo-read.js';
 import { DavRefusal } from './caldav-writes.js';
 import { DAV_ROOT, DavStore, type CaldavDeps, type DavUser } from './caldav-store.js';
+import { reachOf } from '../domain/accounts/grants.js';
 
 export { DAV_ROOT, type CaldavDeps };
 
@@ -29,7 +30,15 @@ export function caldav(deps: CaldavDeps): Middleware {
       const principal = await basicPrincipal(deps, username, password);
       if (!principal || (principalId && principalId !== principal.userId)) return null;
       const user = await getUser(deps.db, principal.userId);
-      return { principalId: principal.userId, principalName: user.name || user.email, email: user.email, principal, timeZone: user.timezone };
+      const reach = await reachOf(deps.db, principal);
+      return {
+        principalId: principal.userId,
+        principalName: user.name || user.email,
+        email: user.email,
+        principal,
+        timeZone: user.timezone,
+        ...(reach ? { reach } : {}),
+      };
     },
     data: new DavStore(deps),
   });

@@ -35,13 +35,14 @@ export const MODERN_CAPABILITIES = {
 };
 
 /**
- * Caching hints of the results 2026-07-28 makes cacheable. The tool, prompt and template lists
- * are the same for everyone and change only with a new release: public, five minutes. The
- * resources are the person's lists: private, and stale at once (a list changes with any write).
+ * Caching hints of the results 2026-07-28 makes cacheable. The prompt and template lists are
+ * the same for everyone and change only with a new release: public, five minutes. The tool list
+ * follows the connection's grant: private, five minutes. The resources are the person's lists:
+ * private, and stale at once (a list changes with any write).
  */
 const CACHE_HINTS: Record<string, { ttlMs: number; cacheScope: 'public' | 'private' }> = {
   'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
-  'tools/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
   'prompts/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/list': { ttlMs: 0, cacheScope: 'private' },

@@ -41,10 +41,10 @@ export function answer(ctx: Context, status: number, body: unknown): void {
 }
 
 /** The methods one request can reach, over its caller's operation context and its capabilities. */
-function methods(opContext: OperationContext, request: ModernRequest): Map<string, McpMethod> {
+function methods(opContext: OperationContext, request: ModernRequest, toolsets: readonly string[] | undefined): Map<string, McpMethod> {
   const all = [
     discoverMethod,
-    listToolsMethod,
+    listToolsMethod(opContext, toolsets),
     ...resourceMethods(opContext),
     ...eventMethods(opContext),
     ...taskMethods(opContext, request.clientCapabilities),
@@ -56,7 +56,7 @@ function methods(opContext: OperationContext, request: ModernRequest): Map<strin
 const STATUS_OF_ERROR: Record<number, number> = { [MODERN_ERROR.missingClientCapability]: 400 };
 
 /** Serves one checked 2026-07-28 message. */
-export async function handleModern(ctx: Context, request: ModernRequest, options: McpOptions): Promise<void> {
+export async function handleModern(ctx: Context, request: ModernRequest, options: McpOptions, toolsets?: readonly string[]): Promise<void> {
   const accept = ctx.get('accept');
   if (accept !== '' && !/application\/json|application\/\*|\*\/\*/.test(accept))
     return answer(ctx, 406, errorBody(request.id ?? null, -32600, 'This server answers application/json: accept it (and text/event-stream) in Accept.'));
@@ -71,7 +71,7 @@ export async function handleModern(ctx: Context, request: ModernRequest, options
     if ('error' in outcome) return answer(ctx, 200, errorBody(id, outcome.error.code, outcome.error.message, outcome.error.data));
     return answer(ctx, 200, responseJson(id, outcome.result, { resultType: outcome.resultType ?? 'complete', _meta: RESULT_META }));
   }
-  const handler = methods(opContext, request).get(request.method);
+  const handler = methods(opContext, request, toolsets).get(request.method);
   if (!handler) return answer(ctx, 404, errorBody(id, METHOD_NOT_FOUND, `Method not found: ${request.method}. server/discover lists what this server offers.`));
   const parsed = handler.schema.safeParse({ method: request.method, params: request.params });
   if (!parsed.success) {

@@ -16,7 +16,9 @@ import { eventMethods } from './events.js';
 import { resourceMethods } from './resources.js';
 import { registerMethods } from './methods.js';
 import { INSTRUCTIONS, LEGACY_CAPABILITIES, SERVER_INFO } from './discover.js';
-import { callTool, callToolMethod, listToolsMethod, responseJson, toolByName } from './tools.js';
+import { callTool, callToolMethod, listToolsMethod, responseJson, toolByName, TOOLSETS } from './tools.js';
+import { grantRefusal } from '../operations/dispatch.js';
+import { ApiError } from '../core/errors.js';
 import { classify, LEGACY_VERSIONS } from './versions.js';
 import { answer, handleModern, type McpOptions } from './modern.js';
 
@@ -41,8 +43,42 @@ export function toolCalled(body: unknown): string | undefined {
     : message.method;
 }
 
-/** Handles one HTTP request to /mcp (after the guard). */
+/** The toolsets asked for by `?toolsets=` (comma-separated), or undefined for every tool. */
+function toolsetsOf(ctx: Context): string[] | undefined {
+  const raw = ctx.query.toolsets;
+  if (raw === undefined) return undefined;
+  return (Array.isArray(raw) ? raw.join(',') : raw)
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Handles one HTTP request to /mcp (after the guard). A call beyond the connection's grant is
+ * answered at the HTTP level, 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
+ * scope="…"`, so a client can ask the person for more (step-up) and call again.
+ */
 export async function handleMcp(ctx: Context, body: unknown, options: McpOptions): Promise<void> {
+  const toolsets = toolsetsOf(ctx);
+  const unknown = toolsets?.filter((t) => !TOOLSETS.includes(t)) ?? [];
+  if (unknown.length > 0) {
+    const message = `Unknown toolset ${unknown.map((t) => `'${t}'`).join(', ')} in ?toolsets=; valid: ${TOOLSETS.join(', ')}.`;
+    return answer(ctx, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+  }
+  const opContext = options.operationContext(ctx);
+  const named = toolCalled(body);
+  const refusal = named && named !== 'tools/call' ? grantRefusal(opContext.principal, named, opContext.config.baseUrl) : null;
+  try {
+    if (refusal) throw refusal;
+    await serveMcp(ctx, body, options, toolsets);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'insufficientScope') throw err;
+    for (const [name, value] of Object.entries(err.extra.headers ?? {})) ctx.set(name, value);
+    answer(ctx, 403, err.toBody());
+  }
+}
+
+async function serveMcp(ctx: Context, body: unknown, options: McpOptions, toolsets: string[] | undefined): Promise<void> {
   if (Array.isArray(body)) {
     // One message a request: a batch would pass the rate limit as one request (and the current
     // protocol revision has no batches).
@@ -52,7 +88,7 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
   }
   const era = classify(ctx, body);
   if (era.era === 'refused') return answer(ctx, era.refusal.status, { jsonrpc: '2.0', id: era.refusal.id, error: era.refusal.error });
-  if (era.era === 'modern') return handleModern(ctx, era.request, options);
+  if (era.era === 'modern') return handleModern(ctx, era.request, options, toolsets);
   const call = plainToolCall(ctx, body);
   if (call) {
     const result = await callTool(options.operationContext(ctx), call.name, call.arguments, options.validateResponses);
@@ -62,7 +98,7 @@ export async function handleMcp(ctx: Context, body: unknown, options: McpOptions
     ctx.set('Content-Type', 'application/json');
     return;
   }
-  const server = buildServer(options.operationContext(ctx), options.validateResponses);
+  const server = buildServer(options.operationContext(ctx), options.validateResponses, toolsets);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   ctx.respond = false;
   ctx.res.on('close', () => {
@@ -99,8 +135,13 @@ function plainToolCall(ctx: Context, body: unknown): { id: string | number; name
   return { id, name: name as string, arguments: args ?? {} };
 }
 
-function buildServer(opContext: OperationContext, validateResponses: boolean): Server {
+function buildServer(opContext: OperationContext, validateResponses: boolean, toolsets: string[] | undefined): Server {
   const server = new Server(SERVER_INFO, { capabilities: LEGACY_CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });
-  registerMethods(server, [listToolsMethod, callToolMethod(opContext, validateResponses), ...eventMethods(opContext), ...resourceMethods(opContext)]);
+  registerMethods(server, [
+    listToolsMethod(opContext, toolsets),
+    callToolMethod(opContext, validateResponses),
+    ...eventMethods(opContext),
+    ...resourceMethods(opContext),
+  ]);
   return server;
 }

@@ -6,8 +6,8 @@
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools } from '../generated/tools.js';
 import type { ToolDefinition } from '../core/operation-spec.js';
-import { invoke, operationSpec, parameterNames, takesBody } from '../operations/dispatch.js';
-import type { OperationContext } from '../core/context.js';
+import { grantRefusal, invoke, operationSpec, parameterNames, takesBody } from '../operations/dispatch.js';
+import type { OperationContext, Principal } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import { confirmationAsked, type Confirmation } from '../core/confirmation.js';
 import { readToolArguments } from './arguments.js';
@@ -15,12 +15,37 @@ import { method, type McpMethod } from './methods.js';
 
 export const toolByName = new Map<string, ToolDefinition>(tools.map((t) => [t.name, t]));
 
-/** tools/list: every tool, in the generated table's order (the same on every call). */
-export const listToolsMethod: McpMethod = method(ListToolsRequestSchema, async () => ({ tools: tools as never }));
+/** Every toolset of the spec (x-toolset), in the table's order. */
+export const TOOLSETS = [...new Set(tools.map((t) => operationSpec(t.name)!.toolset!))];
+
+/**
+ * The tools a connection sees: those its grant allows (dispatch's grantRefusal), and of them,
+ * when the client asked for toolsets (`/mcp?toolsets=tasks,search`), those in the toolsets.
+ * A read-only connection is not shown the writes it could not make, and pays for none.
+ */
+export function visibleTools(principal: Principal, toolsets: readonly string[] | undefined, baseUrl: string): ToolDefinition[] {
+  if (!principal.grant && !toolsets) return tools as ToolDefinition[];
+  return tools.filter(
+    (t) => (!toolsets || toolsets.includes(operationSpec(t.name)!.toolset!)) && grantRefusal(principal, t.name, baseUrl) === null,
+  ) as ToolDefinition[];
+}
+
+/** tools/list: the tools this connection sees, in the generated table's order (the same on every call). */
+export function listToolsMethod(opContext: OperationContext, toolsets: readonly string[] | undefined): McpMethod {
+  return method(ListToolsRequestSchema, async () => ({ tools: visibleTools(opContext.principal, toolsets, opContext.config.baseUrl) as never }));
+}
 
 /** tools/call as the initialize-based revisions answer it. */
 export function callToolMethod(opContext: OperationContext, validateResponses: boolean): McpMethod {
-  return method(CallToolRequestSchema, async (request) => callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses));
+  return method(CallToolRequestSchema, async (request) => {
+    try {
+      return await callTool(opContext, request.params.name, request.params.arguments ?? {}, validateResponses);
+    } catch (err) {
+      // Inside the SDK's protocol server the HTTP answer is the transport's: the refusal is the tool's result.
+      if (err instanceof ApiError) return refusalResult(opContext, request.params.name, err);
+      throw err;
+    }
+  });
 }
 
 /** The JSON of each result's structuredContent, made once for its text content. */
@@ -87,6 +112,8 @@ export async function callTool(opContext: OperationContext, name: string, args: 
     answer = output;
     result = toolResult(name, { ...input.params, ...(input.body as Record<string, unknown> | undefined) }, output);
   } catch (err) {
+    // Beyond the grant: answered at the HTTP level (403 with the scope to ask for), so the client can step up.
+    if (err instanceof ApiError && err.code === 'insufficientScope') throw err;
     answer = err;
     result = refusalResult(opContext, name, err);
   }

@@ -10,7 +10,10 @@ import { operationTable, personOperationTable } from '../generated/operations.js
 import type { JsonSchema, OperationSpec } from '../core/operation-spec.js';
 import { onPersonSurface, type OperationContext, type OperationId, type OpInput, type OpOutput } from '../core/context.js';
 import { handlers, personHandlers } from './index.js';
-import { type ApiError, invalid, notFound, shown } from '../core/errors.js';
+import { type ApiError, insufficientScope, invalid, notFound, shown } from '../core/errors.js';
+import type { Principal } from '../core/context.js';
+import { allows, LATER_SCOPE, LEVEL_SCOPES, reachOf, scopesOf } from '../domain/accounts/grants.js';
+import { withReach } from '../domain/reach.js';
 import { canonicalInstant } from '../domain/time.js';
 import { outputValuesByName } from '../domain/lists/values.js';
 
@@ -77,6 +80,45 @@ export function takesBody(operationId: string): boolean {
   return mustCompile(operationId).spec.bodySchema !== null;
 }
 
+/** Operations that make lists: a grant of chosen lists allows them only with "and lists I make later". */
+const MAKES_LISTS = new Set(['create_list', 'create_import']);
+/** Operations that serve every list from outside any call (webhook deliveries, the calendar feed's URL): no grant of chosen lists makes them. */
+const SERVES_EVERY_LIST = new Set(['create_event_subscription', 'create_calendar_feed', 'get_calendar_feed']);
+
+/**
+ * The refusal of an operation the principal's grant does not allow (its x-grant level, or a
+ * new list on a grant of chosen lists), naming the scope to ask for; null when allowed. The
+ * one check of grants against operations: dispatch runs it before every operation, and the
+ * MCP adapter asks it to answer at the HTTP level and to leave tools out of tools/list.
+ */
+export function grantRefusal(principal: Principal, operationId: string, baseUrl: string): ApiError | null {
+  const grant = principal.grant;
+  const need = specs.get(operationId)?.grant;
+  if (!grant || !need) return null;
+  if (!allows(grant, need)) {
+    const held = { read: 'may only read', write: 'may read and write but not delete', delete: '' }[grant.level];
+    const scope = scopesOf({ ...grant, level: need });
+    return insufficientScope(`This connection ${held}; ${operationId} needs the ${scope.split(' ')[0]} scope. Ask the person to allow it.`, scope, baseUrl);
+  }
+  if (SERVES_EVERY_LIST.has(operationId) && grant.lists) {
+    const scope = LEVEL_SCOPES[grant.level];
+    return insufficientScope(
+      `This connection reaches only chosen lists, and ${operationId} would serve every list; it needs every list (${scope} alone).`,
+      scope,
+      baseUrl,
+    );
+  }
+  if (MAKES_LISTS.has(operationId) && grant.lists && !grant.later) {
+    const scope = `${scopesOf(grant)} ${LATER_SCOPE}`;
+    return insufficientScope(
+      `This connection reaches only chosen lists, so ${operationId} cannot make a new one; it needs the ${LATER_SCOPE} scope.`,
+      scope,
+      baseUrl,
+    );
+  }
+  return null;
+}
+
 /** Validates the input, runs the operation and returns its output. */
 export async function invoke(ctx: OperationContext, operationId: string, raw: RawInput, options: { validateOutput?: boolean } = {}): Promise<unknown> {
   const op = mustCompile(operationId);
@@ -84,6 +126,11 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
   if (op.spec.surface === 'person' && !onPersonSurface(ctx.principal)) {
     throw notFound(`There is no operation ${operationId}; the OpenAPI document at /api/v1/openapi.json lists every one.`);
   }
+  const refusal = grantRefusal(ctx.principal, operationId, ctx.config.baseUrl);
+  if (refusal) throw refusal;
+  // The lists a grant of chosen lists reaches, once per call, for every read and write below.
+  if (ctx.principal.grant?.lists && !ctx.reach) ctx = { ...ctx, reach: await reachOf(ctx.db, ctx.principal) };
+  const reach = ctx.reach;
   const handler = allHandlers[operationId]!;
   const params = { ...raw.params };
   if (!op.params(params)) throw schemaError(op.params.errors, 'parameter');
@@ -110,7 +157,7 @@ export async function invoke(ctx: OperationContext, operationId: string, raw: Ra
     );
   }
   const input = { ...params, ...body };
-  const output = await handler(ctx, input as never);
+  const output = await withReach(reach, () => handler(ctx, input as never));
   // The `valuesBy: name` reading of list_items, query_items and get_item, one rewrite for all three.
   if (input.valuesBy === 'name' && output && typeof output === 'object') outputValuesByName(output as Record<string, unknown>);
   if (options.validateOutput && !op.output(output)) {

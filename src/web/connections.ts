@@ -6,7 +6,9 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { apiKeyHint } from '../domain/accounts/api-keys.js';
-import { listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
+import { changeConnectedApp, listConnectedApps, revokeConnectedApp } from '../auth/oauth/grants.js';
+import { grantInWords, narrowGrant, parseGrant } from '../domain/accounts/grants.js';
+import { chosenGrant, grantChoices } from './grant-form.js';
 import { whereItReturns } from './format.js';
 import { html } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
@@ -26,6 +28,7 @@ export function registerConnections(router: Router, kit: PageKit): void {
   router.post(`${CONNECTIONS_PATH}/api-key`, createKey);
   router.post(`${CONNECTIONS_PATH}/api-key/revoke`, revokeKey);
   router.post(`${CONNECTIONS_PATH}/apps/revoke`, disconnectApp);
+  router.post(`${CONNECTIONS_PATH}/apps/grant`, changeAppGrant);
   router.post(`${CONNECTIONS_PATH}/subscriptions/remove`, removeEventSubscription);
 
   async function connectionsPage(ctx: Context, user: WebUser, opts: { newKey?: string; notice?: string; status?: number } = {}): Promise<void> {
@@ -33,12 +36,15 @@ export function registerConnections(router: Router, kit: PageKit): void {
     const apps = await listConnectedApps(db, user.id);
     const subscriptions = await listSubscriptions(db, user.id);
     const token = csrf(ctx);
+    const { lists } = await kit.call(user, 'list_lists', {});
+    const listName = (id: string) => lists.find((l) => l.id === id)?.name ?? 'a list you no longer have';
+    const inWords = (grant: Parameters<typeof grantInWords>[0]) => grantInWords(grant, listName).join(' ');
     const keySection = opts.newKey
       ? html`<p class="notice">Your new API key. Copy it now: it is shown only once${key ? ', and any previous key has stopped working' : ''}.</p>
 <code class="key">${opts.newKey}</code>
 <p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code> to ${config.baseUrl}/mcp or ${config.baseUrl}/api/v1.</p>`
       : key
-        ? html`<p>Your key <code>${key.hint}</code> was created ${key.created_at.toISOString().slice(0, 10)}.</p>`
+        ? html`<p>Your key <code>${key.hint}</code> was created ${key.created_at.toISOString().slice(0, 10)}. It may: ${inWords(parseGrant(key.grant))}</p>`
         : html`<p>You have no API key. Use one for apps that cannot connect with OAuth.</p>`;
     // Every return address the app registered, each with where it leads and whether the person allowed it.
     const addresses = (app: (typeof apps)[number]) =>
@@ -50,6 +56,11 @@ export function registerConnections(router: Router, kit: PageKit): void {
       (app) => html`<li><strong>${app.clientName ?? 'An app that gave no name'}</strong><br>
 <span class="muted">Connected ${app.approvedAt ? app.approvedAt.toISOString().slice(0, 10) : ''} · returns to:</span>
 ${addresses(app)}
+<p>It may: ${inWords(app.grant)}</p>
+<details><summary>Change what it may do</summary>
+<form method="post" action="${CONNECTIONS_PATH}/apps/grant"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="grant" value="${app.grantId}">
+${grantChoices({ lists, preset: app.grant })}
+<button type="submit">Save</button> <span class="muted">It holds to this from its next request.</span></form></details>
 <form method="post" action="${CONNECTIONS_PATH}/apps/revoke"><input type="hidden" name="csrf" value="${token}"><input type="hidden" name="grant" value="${app.grantId}"><button class="danger" type="submit">Disconnect</button></form></li>`,
     );
     const made = (credential: string | null) =>
@@ -70,7 +81,9 @@ ${addresses(app)}
       html`${opts.notice ? html`<p class="notice">${opts.notice}</p>` : ''}
 <section class="card"><h2>API key</h2>
 ${keySection}
-<form method="post" action="${CONNECTIONS_PATH}/api-key"><input type="hidden" name="csrf" value="${token}"><button type="submit">${key ? 'Replace the key' : 'Create a key'}</button></form>
+<form method="post" action="${CONNECTIONS_PATH}/api-key"><input type="hidden" name="csrf" value="${token}">
+<details><summary>What the key may do (everything, unless you narrow it)</summary>${grantChoices({ lists, preset: undefined })}</details>
+<button type="submit">${key ? 'Replace the key' : 'Create a key'}</button></form>
 ${key ? html`<form method="post" action="${CONNECTIONS_PATH}/api-key/revoke"><input type="hidden" name="csrf" value="${token}"><button class="danger" type="submit">Revoke the key</button></form>` : ''}
 </section>
 <section class="card"><h2>Connected apps</h2>
@@ -92,6 +105,7 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     const notices: Record<string, string> = {
       'key-revoked': 'Your API key was revoked; it answers 401 from now on.',
       'app-revoked': 'The app was disconnected; its tokens and event subscriptions no longer work.',
+      'app-changed': 'What the app may do was changed; it holds to it from its next request.',
       'subscription-removed': 'The event subscription was removed.',
     };
     const notice = noticeOf(notices, done);
@@ -103,7 +117,12 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     if (!form) return;
     const user = await requireUser(ctx);
     if (!user) return;
-    const { key: newKey } = await kit.call(user, 'create_api_key', {});
+    const chosen = chosenGrant(form);
+    const access = ({ read: 'readOnly', write: 'noDeletes', delete: 'all' } as const)[chosen.level];
+    const { key: newKey } = await kit.call(user, 'create_api_key', {
+      access,
+      ...(chosen.lists ? { lists: chosen.lists, laterLists: chosen.later } : {}),
+    });
     // Shown in this response only; the page is never cached (sendPage) and a reload shows the hint.
     await connectionsPage(ctx, user, { newKey, status: 201 });
   }
@@ -126,6 +145,17 @@ ${subscriptions.length > 0 ? html`<ul class="apps">${subscriptionItems}</ul>` : 
     await revokeConnectedApp(db, user.id, form.grant ?? '');
     ctx.status = 303;
     ctx.redirect(`${CONNECTIONS_PATH}?done=app-revoked`);
+  }
+
+  /** Narrows or widens what an app may do; its next request holds to it (the grant is read with every token). */
+  async function changeAppGrant(ctx: Context): Promise<void> {
+    const form = await checkedForm(ctx);
+    if (!form) return;
+    const user = await requireUser(ctx);
+    if (!user) return;
+    await changeConnectedApp(db, user.id, form.grant ?? '', narrowGrant(undefined, chosenGrant(form)));
+    ctx.status = 303;
+    ctx.redirect(`${CONNECTIONS_PATH}?done=app-changed`);
   }
 
   async function removeEventSubscription(ctx: Context): Promise<void> {

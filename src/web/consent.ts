@@ -6,7 +6,9 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { errors as oidcErrors, type Provider } from 'oidc-provider';
 import { keepClient } from '../auth/oauth/adapter.js';
-import { approvedRedirectUris, approveRedirectUri } from '../auth/oauth/grants.js';
+import { answeredScope, approvedRedirectUris, approveRedirectUri, connectionGrantOf, setConnectionGrant } from '../auth/oauth/grants.js';
+import { grantFromScopes, narrowGrant } from '../domain/accounts/grants.js';
+import { chosenGrant, grantChoices } from './grant-form.js';
 import { CONSENT_PATH } from './oauth/provider.js';
 import { whereItReturns } from './format.js';
 import { html, page, sendPage } from './html.js';
@@ -77,14 +79,19 @@ export function registerConsent(router: Router, kit: PageKit): void {
     const approved = approvedRedirectUris(grant);
     const scopes = new Set(String(details.params.scope ?? '').split(' '));
     const appName = client.clientName ?? null;
+    const { lists } = await kit.call(user, 'list_lists', {});
+    // A step-up (the app holds a grant already) shows what it holds and only what is added.
+    const held = grant && answeredScope(grant) !== undefined ? { grant: connectionGrantOf(grant) } : undefined;
+    const asked = grantFromScopes(String(details.params.scope ?? ''));
     sendPage(
       ctx,
       200,
       page(
         'Connect an app',
-        html`<div class="card">
+        html`<div class="card"><form method="post" action="${CONSENT_PATH}">
 <p>${clientIdentity(client)} wants to use your listkeeper account <strong>${user.email}</strong>.</p>
-<p>It will be able to read, add, change and delete your lists and items, as you can. ${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections.</p>
+${grantChoices({ lists, preset: asked, cap: asked, ...(held ? { held } : {}) })}
+<p>${scopes.has('email') ? 'It will also see your email address. ' : ''}It stays connected until you disconnect it under Settings → Connections, where you can also change what it may do.</p>
 <p>If you allow it, you go back to:<br><code>${redirectUri}</code><br><span class="muted">— ${whereItReturns(redirectUri)}.</span></p>
 ${
   registered.length > 1
@@ -96,7 +103,6 @@ ${
     : html``
 }
 ${appName ? html`` : html`<p class="muted">The app did not give its name; only allow it if you just started connecting an app yourself.</p>`}
-<form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="csrf" value="${csrf(ctx)}">
 <input type="hidden" name="interaction" value="${details.uid}">
 <button type="submit" name="decision" value="allow">Allow</button>
@@ -125,6 +131,9 @@ ${appName ? html`` : html`<p class="muted">The app did not give its name; only a
     }
     const clientId = String(details.params.client_id);
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId: user.id, clientId });
+    // What the person allowed: what the app asked for, narrowed by their choices on the page.
+    const scope = String(details.params.scope ?? '');
+    setConnectionGrant(grant, narrowGrant(grantFromScopes(scope), chosenGrant(form)), scope);
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);

@@ -6,78 +6,15 @@
  * token refused.
  */
 import { describe, it, expect, beforeAll } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { useTestServer, type TestAccount } from '../support/server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { tokenRequest } from '../support/oauth.js';
+import { callbackServer, MemoryOAuthProvider } from '../support/mcp-oauth.js';
 
 const PASSWORD = 'a long enough passphrase';
-
-/** An MCP client's OAuth state, kept in memory. */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  constructor(readonly redirectUrl: string) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'E2E Agent',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.information = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** The MCP client's loopback redirect target: hands over the code the browser brings. */
-async function callbackServer(): Promise<{ url: string; code: Promise<string>; close(): Promise<void> }> {
-  let deliver!: (code: string) => void;
-  const code = new Promise<string>((resolve) => (deliver = resolve));
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    res.setHeader('content-type', 'text/html');
-    res.end('<!doctype html><title>Connected</title><p>You can close this window.</p>');
-    const value = url.searchParams.get('code');
-    if (url.pathname === '/callback' && value) deliver(value);
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    code,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('MCP client OAuth, end to end with a browser', () => {
   let ada: TestAccount;
@@ -129,7 +66,7 @@ describe('MCP client OAuth, end to end with a browser', () => {
     expect(consent).toContain(callback.url);
     expect(consent).toContain(ada.email);
     await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[value=allow]')]);
-    const code = await callback.code;
+    const code = await callback.next();
     expect(new URL(page.url()).searchParams.get('iss')).toBe(server.baseUrl);
 
     // 3. The code exchange, then a tool call with the access token.

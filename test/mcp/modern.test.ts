@@ -46,7 +46,7 @@ describe('MCP 2026-07-28', () => {
   });
 
   it.each([
-    ['tools/list', {}, { ttlMs: 300_000, cacheScope: 'public' }],
+    ['tools/list', {}, { ttlMs: 300_000, cacheScope: 'private' }],
     ['prompts/list', {}, { ttlMs: 300_000, cacheScope: 'public' }],
     ['resources/templates/list', {}, { ttlMs: 300_000, cacheScope: 'public' }],
     ['resources/list', {}, { ttlMs: 0, cacheScope: 'private' }],

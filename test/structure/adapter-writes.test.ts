@@ -44,6 +44,16 @@ const ALLOWED: Record<string, Record<string, Entry>> = {
   },
   'src/domain/accounts/api-keys.ts': { apiKeyHint: 'read' },
   'src/domain/accounts/app-passwords.ts': { appPasswords: 'read' },
+  'src/domain/accounts/grants.ts': {
+    covers: 'pure',
+    grantFromScopes: 'pure',
+    GRANT_SCOPES: 'pure',
+    isGrantScope: 'pure',
+    narrowGrant: 'pure',
+    grantInWords: 'pure',
+    parseGrant: 'pure',
+    reachOf: 'read',
+  },
   'src/domain/accounts/memory.ts': { listMemory: 'read', MEMORY_MAX_CHARS: 'pure' },
   'src/domain/accounts/passwords.ts': { hashPassword: 'pure', passwordProblem: 'pure', verifyPassword: 'pure' },
   'src/domain/accounts/registration-limit.ts': {

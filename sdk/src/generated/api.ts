@@ -1167,7 +1167,7 @@ export interface components {
             /** @description One sentence that says what is wrong and how to fix the call. */
             error: string;
             /** @enum {string} */
-            code: "invalid" | "unauthorized" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
+            code: "invalid" | "unauthorized" | "insufficientScope" | "notFound" | "methodNotAllowed" | "rateLimited" | "toolError";
             /** @description The request field at fault, when there is one. */
             field?: string;
             details?: {
@@ -2274,6 +2274,26 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The connection's grant does not allow this: a write on a read-only connection, a delete
+         *     on a no-deletes one, or a list outside its chosen lists. `WWW-Authenticate` names the
+         *     scope to ask the person for (step-up); `list:<id>` names a list.
+         */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This connection may only read; delete_items needs the lists:delete scope. Ask the person to allow it.",
+                 *       "code": "insufficientScope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is malformed or a value is outside the schema; `error` names the field. */
         Invalid: {
             headers: {
@@ -2374,6 +2394,8 @@ export interface components {
         RetryAfter: number;
         /** @description `Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`. */
         WwwAuthenticate: string;
+        /** @description `Bearer resource_metadata="…", error="insufficient_scope", scope="<what to ask for>"`. */
+        WwwAuthenticateScope: string;
     };
     pathItems: never;
 }
@@ -2444,6 +2466,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2480,6 +2503,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2551,6 +2575,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -2595,6 +2620,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2655,6 +2681,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2736,6 +2763,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2796,6 +2824,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2841,6 +2870,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2890,6 +2920,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2947,6 +2978,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -2994,6 +3026,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3029,6 +3062,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3075,6 +3109,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3114,6 +3149,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3158,6 +3194,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3197,6 +3234,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3235,6 +3273,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3280,6 +3319,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3310,6 +3350,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3341,6 +3382,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3377,6 +3419,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3407,6 +3450,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3456,6 +3500,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
         };
@@ -3489,6 +3534,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3519,6 +3565,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3547,6 +3594,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3574,6 +3622,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3612,6 +3661,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3634,6 +3684,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3660,6 +3711,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3696,6 +3748,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3732,6 +3785,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ToolError"];
             429: components["responses"]["RateLimited"];
@@ -3760,6 +3814,7 @@ export interface operations {
             };
             400: components["responses"]["Invalid"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };

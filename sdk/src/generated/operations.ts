@@ -523,7 +523,7 @@ export const operations = [
 ] as const;
 
 /** The error codes of the API (components.schemas.Error.code). */
-export const errorCodes = ["invalid","unauthorized","notFound","methodNotAllowed","rateLimited","toolError"] as const;
+export const errorCodes = ["invalid","unauthorized","insufficientScope","notFound","methodNotAllowed","rateLimited","toolError"] as const;
 
 /** Resource method → operationId. */
 export interface OperationOf {

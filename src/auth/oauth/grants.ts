@@ -7,6 +7,8 @@
  */
 import { endSubscriptionsOf } from '../../domain/changes/subscriptions.js';
 import type { Knex } from 'knex';
+import type { Grant } from '../../core/context.js';
+import { parseGrant } from '../../domain/accounts/grants.js';
 import { clientLabel, isMetadataDocumentId } from './client-metadata.js';
 
 export interface ConnectedApp {
@@ -19,6 +21,8 @@ export interface ConnectedApp {
   approvedRedirectUris: string[];
   /** When the person approved it (seconds since the epoch, from the grant). */
   approvedAt: Date | null;
+  /** What it may do; undefined: the whole person. */
+  grant: Grant | undefined;
 }
 
 interface Row {
@@ -28,20 +32,51 @@ interface Row {
   redirect_uris: string[] | null;
   approved_redirect_uris: string[] | null;
   iat: number | null;
+  connection_grant: unknown;
 }
 
 /** The Grant field that holds the return addresses the person allowed (see keepApprovedRedirectUris). */
 const APPROVED = 'approvedRedirectUris';
+/** The Grant fields that hold what the connection may do (domain/accounts/grants.ts; absent: the whole person) and the scope request the person last answered. */
+const CONNECTION_GRANT = 'connectionGrant';
+const ANSWERED = 'answeredScope';
 
 /**
- * Makes the provider's Grant model save the return addresses a person allowed with the grant.
- * oidc-provider stores only the fields a model names in its static IN_PAYLOAD; naming one more
- * there is how its author says to keep data of one's own on a model. Call it before the
- * provider makes any Grant (it caches the list per model).
+ * Makes the provider's Grant model save the return addresses a person allowed with the grant,
+ * and the connection's grant. oidc-provider stores only the fields a model names in its static
+ * IN_PAYLOAD; naming more there is how its author says to keep data of one's own on a model.
+ * Call it before the provider makes any Grant (it caches the list per model).
  */
 export function keepApprovedRedirectUris(Grant: object): void {
   const fields = (Grant as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
-  if (!fields.includes(APPROVED)) Object.defineProperty(Grant, 'IN_PAYLOAD', { value: [...fields, APPROVED], configurable: true });
+  const ours = [APPROVED, CONNECTION_GRANT, ANSWERED].filter((f) => !fields.includes(f));
+  if (ours.length > 0) Object.defineProperty(Grant, 'IN_PAYLOAD', { value: [...fields, ...ours], configurable: true });
+}
+
+/** What a Grant record allows its app (undefined: the whole person). */
+export function connectionGrantOf(grant: object | undefined): Grant | undefined {
+  return parseGrant((grant as Record<string, unknown> | undefined)?.[CONNECTION_GRANT]);
+}
+
+/** The scope request the person last answered on the consent page for this grant. */
+export function answeredScope(grant: object | undefined): string | undefined {
+  const value = (grant as Record<string, unknown> | undefined)?.[ANSWERED];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Sets what a Grant record allows (saved with the grant), and the request the person answered. */
+export function setConnectionGrant(grant: object, connectionGrant: Grant | undefined, answered: string): void {
+  const g = grant as Record<string, unknown>;
+  g[CONNECTION_GRANT] = connectionGrant ?? null;
+  g[ANSWERED] = answered;
+}
+
+/** Changes what one of the person's apps may do, from Settings; its next request holds to it. False when the grant is not theirs. */
+export async function changeConnectedApp(db: Knex, userId: string, grantId: string, grant: Grant | undefined): Promise<boolean> {
+  const changed = await db('oauth_payloads')
+    .where({ model: 'Grant', id: grantId, account_id: userId })
+    .update({ payload: db.raw(`jsonb_set(payload, '{${CONNECTION_GRANT}}', ?::jsonb)`, [JSON.stringify(grant ?? null)]) });
+  return changed > 0;
 }
 
 /** The return addresses allowed for a grant. */
@@ -69,6 +104,7 @@ export async function listConnectedApps(db: Knex, userId: string): Promise<Conne
       db.raw("c.payload->'redirect_uris' as redirect_uris"),
       db.raw("g.payload->'approvedRedirectUris' as approved_redirect_uris"),
       db.raw("(g.payload->>'iat')::bigint as iat"),
+      db.raw(`g.payload->'${CONNECTION_GRANT}' as connection_grant`),
     )) as Row[];
   return rows.map((r) => ({
     grantId: r.id,
@@ -78,6 +114,7 @@ export async function listConnectedApps(db: Knex, userId: string): Promise<Conne
     redirectUris: Array.isArray(r.redirect_uris) ? r.redirect_uris : [],
     approvedRedirectUris: Array.isArray(r.approved_redirect_uris) ? r.approved_redirect_uris : [],
     approvedAt: r.iat ? new Date(Number(r.iat) * 1000) : null,
+    grant: parseGrant(r.connection_grant),
   }));
 }
 

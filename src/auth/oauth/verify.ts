@@ -13,6 +13,7 @@ import type { Principal } from '../../core/context.js';
 import type { AccessTokenVerifier } from '../guard.js';
 import { publicJwks, readKeys, type AuthKeys } from './keys.js';
 import { clientLabel } from './client-metadata.js';
+import { withGrant } from '../../domain/accounts/grants.js';
 
 /** Seconds of clock skew tolerated on `exp`, `iat` and `nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -48,6 +49,7 @@ interface GrantRow {
   account_id: string | null;
   client_id: string | null;
   client_name: string | null;
+  connection_grant: unknown;
 }
 
 /** Builds the `verifyAccessToken` hook of createApp. */
@@ -79,10 +81,14 @@ export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config,
       .joinRaw('JOIN users u ON u.id::text = g.account_id')
       .where({ 'g.model': 'Grant', 'g.id': gid })
       .andWhere((q) => q.whereNull('g.expires_at').orWhere('g.expires_at', '>', deps.db.fn.now()))
-      .first('g.account_id', deps.db.raw("g.payload->>'clientId' as client_id"), deps.db.raw("c.payload->>'client_name' as client_name"))) as
-      | GrantRow
-      | undefined;
+      .first(
+        'g.account_id',
+        deps.db.raw("g.payload->>'clientId' as client_id"),
+        deps.db.raw("c.payload->>'client_name' as client_name"),
+        // What the person allowed the app, read on every request so a change in Settings holds at once.
+        deps.db.raw("g.payload->'connectionGrant' as connection_grant"),
+      )) as GrantRow | undefined;
     if (!grant || grant.account_id !== sub || grant.client_id !== clientId) return null;
-    return { userId: sub, via: 'oauth', clientName: clientLabel(clientId, grant.client_name), tokenId: `grant:${gid}` };
+    return withGrant({ userId: sub, via: 'oauth', clientName: clientLabel(clientId, grant.client_name), tokenId: `grant:${gid}` }, grant.connection_grant);
   };
 }

@@ -6,6 +6,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { endSubscriptionsOf } from '../changes/subscriptions.js';
 import type { Knex } from 'knex';
+import type { Grant } from '../../core/context.js';
 
 export const API_KEY_PREFIX = 'lk_';
 export const API_KEY_LENGTH = 48;
@@ -22,14 +23,21 @@ export function looksLikeApiKey(token: string): boolean {
 
 /**
  * Mints a key for the user, replacing any key they had (the new key has a new id, and the
- * event subscriptions the old key made end with it); returns the key, shown once.
+ * event subscriptions the old key made end with it); returns the key, shown once. A grant
+ * makes it hold less than the whole person.
  */
-export async function createApiKey(db: Knex, userId: string): Promise<string> {
+export async function createApiKey(db: Knex, userId: string, grant?: Grant): Promise<string> {
   let key = API_KEY_PREFIX;
   while (key.length < API_KEY_LENGTH) key += BASE62[randomInt(BASE62.length)];
   await db.transaction(async (trx) => {
     await dropKey(trx, userId);
-    await trx('api_keys').insert({ user_id: userId, key_hash: hashToken(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: trx.fn.now() });
+    await trx('api_keys').insert({
+      user_id: userId,
+      key_hash: hashToken(key),
+      hint: `${key.slice(0, 7)}…${key.slice(-4)}`,
+      created_at: trx.fn.now(),
+      grant: grant ? JSON.stringify(grant) : null,
+    });
   });
   return key;
 }
@@ -47,7 +55,9 @@ async function dropKey(trx: Knex, userId: string): Promise<boolean> {
   return true;
 }
 
-/** The hint (last characters) and creation time of the person's API key, if they have one. */
-export async function apiKeyHint(db: Knex, userId: string): Promise<{ hint: string; created_at: Date } | undefined> {
-  return (await db('api_keys').where({ user_id: userId }).first('hint', 'created_at')) as { hint: string; created_at: Date } | undefined;
+/** The hint (last characters), creation time and grant (null: the whole person) of the person's API key, if they have one. */
+export async function apiKeyHint(db: Knex, userId: string): Promise<{ hint: string; created_at: Date; grant: unknown } | undefined> {
+  return (await db('api_keys').where({ user_id: userId }).first('hint', 'created_at', 'grant')) as
+    | { hint: string; created_at: Date; grant: unknown }
+    | undefined;
 }

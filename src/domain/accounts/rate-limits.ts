@@ -24,6 +24,8 @@ export async function countRequest(db: Knex, bucket: string, limit: number, now:
 export interface FoundCredential {
   id: string;
   userId: string;
+  /** The grant it was made with, as stored (null: the whole person). */
+  grant: unknown;
 }
 
 /** What the counting statement answers: one decision per bucket, in the order given, and what `tokenHash` names. */
@@ -97,8 +99,8 @@ async function drain(
   while (group.length > 0) {
     try {
       const row = await countGroup(db, statement.windowStart, statement.sorted, group.length, statement.tokenHash);
-      const apiKey = row.key_id ? { id: row.key_id, userId: row.key_user_id! } : null;
-      const appPassword = row.password_id ? { id: row.password_id, userId: row.password_user_id!, name: row.password_name! } : null;
+      const apiKey = row.key_id ? { id: row.key_id, userId: row.key_user_id!, grant: row.key_grant } : null;
+      const appPassword = row.password_id ? { id: row.password_id, userId: row.password_user_id!, name: row.password_name!, grant: row.password_grant } : null;
       group.forEach((waiter, i) => {
         const resetSeconds = Math.max(1, Math.ceil((statement.windowStart.getTime() + 60000 - waiter.now.getTime()) / 1000));
         const decisions = waiter.buckets.map(({ bucket, limit }) => {
@@ -120,9 +122,11 @@ interface CountedRow {
   counts: Record<string, number>;
   key_id: string | null;
   key_user_id: string | null;
+  key_grant: unknown;
   password_id: string | null;
   password_user_id: string | null;
   password_name: string | null;
+  password_grant: unknown;
 }
 
 /**
@@ -137,8 +141,8 @@ const COUNT_AND_AUTHENTICATE = `WITH counted AS (
     RETURNING bucket, count
   )
   SELECT (SELECT json_object_agg(bucket, count) FROM counted) AS counts,
-         k.id AS key_id, k.user_id AS key_user_id,
-         p.id AS password_id, p.user_id AS password_user_id, p.name AS password_name
+         k.id AS key_id, k.user_id AS key_user_id, k."grant" AS key_grant,
+         p.id AS password_id, p.user_id AS password_user_id, p.name AS password_name, p."grant" AS password_grant
   FROM (SELECT ?::text AS hash) AS token
   LEFT JOIN api_keys k ON k.key_hash = token.hash
   LEFT JOIN app_passwords p ON p.password_hash = token.hash`;

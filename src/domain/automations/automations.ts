@@ -14,6 +14,7 @@ import { invalid, notFound } from '../../core/errors.js';
 import { isUuid } from '../ids.js';
 import { decodeCursor, encodeCursor, SHAPES } from '../cursors.js';
 import { iso } from '../time.js';
+import { currentReach } from '../reach.js';
 
 export type AutomationAction = components['schemas']['AutomationAction'];
 export type AutomationDto = components['schemas']['Automation'];
@@ -189,6 +190,8 @@ export { timeZoneOf };
 
 /** The automations of `ownerId`, oldest first. */
 export async function listAutomations(db: Knex, ownerId: string): Promise<AutomationRow[]> {
+  // Automations act across the workspace: a connection that reaches chosen lists sees none.
+  if (currentReach()) return [];
   return (await db('automations').where({ owner_id: ownerId }).orderBy('created_at').orderBy('id')) as AutomationRow[];
 }
 

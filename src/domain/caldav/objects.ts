@@ -27,15 +27,18 @@ export interface CalendarObject {
 
 type ObjectRow = ItemDbRow & { caldav_name: string | null; caldav_uid: string | null; caldav_component: string | null; parent_uid: string | null };
 
-/** The person's live lists that keep status and due dates: their CalDAV task collections. */
-export async function taskCollections(db: Knex, ownerId: string): Promise<ListRow[]> {
+/**
+ * The person's live lists that keep status and due dates: their CalDAV task collections; with
+ * `reach` (the lists the signing-in key's or app password's grant names), only those.
+ */
+export async function taskCollections(db: Knex, ownerId: string, reach?: readonly string[]): Promise<ListRow[]> {
   const lists = (await db('lists').where({ owner_id: ownerId }).whereNull('deleted_at').orderBy('created_at')) as ListRow[];
-  return lists.filter(keepsTasks);
+  return lists.filter((l) => keepsTasks(l) && (!reach || reach.includes(l.id)));
 }
 
-/** One of the person's task collections, or undefined. */
-export async function taskCollection(db: Knex, ownerId: string, listId: string): Promise<ListRow | undefined> {
-  if (!isUuid(listId)) return undefined;
+/** One of the person's task collections (within `reach`, when given), or undefined. */
+export async function taskCollection(db: Knex, ownerId: string, listId: string, reach?: readonly string[]): Promise<ListRow | undefined> {
+  if (!isUuid(listId) || (reach && !reach.includes(listId))) return undefined;
   const list = (await db('lists').where({ id: listId, owner_id: ownerId }).whereNull('deleted_at').first()) as ListRow | undefined;
   return list && keepsTasks(list) ? list : undefined;
 }

@@ -11,6 +11,7 @@
 import type { Knex } from 'knex';
 import { invalid } from '../../core/errors.js';
 import { canonicalInstant } from '../time.js';
+import { whereInReach } from '../reach.js';
 
 const SEQUENCER_LOCK = 7270011;
 const STAMP = `to_char(feed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -125,6 +126,7 @@ export async function readFeed<Row>(db: Knex, scope: FeedScope, cursor: Cursor, 
 async function readPage<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: number): Promise<{ page: FeedPage<Row>; pending: boolean }> {
   const query = db('items')
     .where((q) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds)))
+    .modify((q) => whereInReach(q, 'list_id'))
     .whereNotNull('feed_seq')
     .select('*', db.raw(`${STAMP} AS feed_stamp`))
     .orderBy('feed_seq')

@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml components/schemas/Item
  */
 import type { Knex } from 'knex';
+import { inReach } from '../reach.js';
 import { preparedRaw } from '../../store/prepared.js';
 import { keepsDueDate, keepsStatus, type ListRow } from '../lists/lists.js';
 import type { StoredValues } from '../lists/values.js';
@@ -35,7 +36,8 @@ export async function loadAccessible(trx: Knex, userId: string, ids: string[], o
   if (options.forUpdate) query.orderBy('i.id').forUpdate();
   const rows = (await query.select('i.*', trx.raw(`${ACCESS_SQL} AS access`, [userId, userId, userId]))) as (ItemDbRow & { access: Access | null })[];
   const out = new Map<string, AccessibleItem>();
-  for (const { access, ...row } of rows) if (access) out.set(row.id, { row, access });
+  // An item on a list outside the connection's grant is not reachable (domain/reach.ts).
+  for (const { access, ...row } of rows) if (access && inReach(row.list_id)) out.set(row.id, { row, access });
   return out;
 }
 
@@ -90,7 +92,7 @@ export async function loadItemForReading(
     [userId, userId, userId, id],
   );
   const row = result.rows[0];
-  if (!row || row.access === null) return null;
+  if (!row || row.access === null || !inReach(String(row.list_id))) return null;
   const item: Record<string, unknown> = {};
   const list: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {

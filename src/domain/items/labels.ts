@@ -6,18 +6,20 @@
  */
 import type { Knex } from 'knex';
 import { ValueError } from '../lists/values.js';
+import { currentReach } from '../reach.js';
 
 export const MAX_LABELS = 20;
 export const MAX_LABEL_CHARS = 50;
 
 /** Every label on the person's live items with how many carry it, most used first, then by name. */
 export async function labelCatalogue(db: Knex, ownerId: string): Promise<{ name: string; items: number }[]> {
+  const reach = currentReach();
   const rows = (
     await db.raw<{ rows: { name: string; items: string }[] }>(
       `SELECT l AS name, count(*) AS items FROM items, unnest(labels) l
-        WHERE owner_id = ? AND deleted_at IS NULL AND labels <> '{}'
+        WHERE owner_id = ? AND deleted_at IS NULL AND labels <> '{}' ${reach ? 'AND list_id = ANY(?::uuid[])' : ''}
         GROUP BY l ORDER BY count(*) DESC, lower(l), l`,
-      [ownerId],
+      reach ? [ownerId, [...reach]] : [ownerId],
     )
   ).rows;
   return rows.map((r) => ({ name: r.name, items: Number(r.items) }));

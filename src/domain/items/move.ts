@@ -9,6 +9,7 @@ import { liveSubtaskIds } from './subtasks.js';
 import type { Property } from '../lists/properties.js';
 import type { StoredValues } from '../lists/values.js';
 import { askingConfirmation } from '../../core/confirmation.js';
+import { whereInReach } from '../reach.js';
 
 type Result = OpOutput<'move_items'>;
 
@@ -26,7 +27,8 @@ export async function moveItems(trx: Knex.Transaction, principal: Principal, inp
   const target = await resolveList(trx, principal.userId, input.listId);
   // A parent's subtasks move with it.
   const ids = [...new Set([...asked, ...(await liveSubtaskIds(trx, principal.userId, asked.filter(isUuid)))])];
-  const ownLive = () => trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId }).whereNull('deleted_at').orderBy('id');
+  const ownLive = () =>
+    whereInReach(trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId }).whereNull('deleted_at'), 'list_id').orderBy('id');
   // Lists first, then items, in the order update_list and delete_list take them, so that they
   // and concurrent moves wait for each other instead of deadlocking; lists in id order.
   const seen = (await ownLive().select('list_id')) as { list_id: string }[];

@@ -4,6 +4,7 @@
  * @see openapi/openapi.yaml components/schemas/List
  */
 import type { Knex } from 'knex';
+import { currentReach, inReach, reachable } from '../reach.js';
 import { LRUCache } from 'lru-cache';
 import { isUuid } from '../ids.js';
 import { buildProperties, DUE_DATE_ID, STATUS_ID, taskColumns, type Property } from './properties.js';
@@ -92,6 +93,20 @@ async function findList(trx: Knex, ownerId: string, listId: string, options: { r
     const { row_version: version, ...row } = found;
     return { row, version };
   };
+  // A connection that reaches chosen lists never makes the Notes list afresh by naming it.
+  const found = await findAnyList(trx, ownerId, listId, live, currentReach() ? { ...options, remakeNotes: false } : options);
+  // A list outside the connection's grant is not there for it (domain/reach.ts).
+  if (!inReach(found.row.id)) throw notFound(`No list ${listId} among the lists this connection may reach; the person chose which lists it sees.`);
+  return found;
+}
+
+async function findAnyList(
+  trx: Knex,
+  ownerId: string,
+  listId: string,
+  live: (which: Record<string, string>) => Promise<VersionedList | null>,
+  options: { remakeNotes?: boolean },
+): Promise<VersionedList> {
   const word = listId.trim().toLowerCase();
   if (word === 'tasks' || word === 'notes') {
     const found = await live({ owner_id: ownerId, system_role: word });
@@ -160,7 +175,9 @@ export async function withCurrentList<T extends { listVersion?: string | null }>
   listId: string,
   read: (list: ListRow, versionOf?: string) => Promise<T>,
 ): Promise<{ list: ListRow; result: T }> {
-  const known = rememberedList(db, ownerId, listId);
+  // A list outside the connection's grant is never served from memory: findList refuses it.
+  const remembered = rememberedList(db, ownerId, listId);
+  const known = remembered && inReach(remembered.row.id) ? remembered : undefined;
   let current: VersionedList | undefined;
   if (known) {
     try {
@@ -189,13 +206,13 @@ export function listVersionColumn(db: Knex, ownerId: string, listId: string): Kn
  * the Tasks set, trashed task lists included for the same reason.
  */
 export async function listsForFeed(trx: Knex, ownerId: string, listId: string | undefined): Promise<ListRow[]> {
-  if (listId === undefined) return ((await trx('lists').where({ owner_id: ownerId })) as ListRow[]).filter(keepsTasks);
+  if (listId === undefined) return reachable((await trx('lists').where({ owner_id: ownerId })) as ListRow[], (l) => l.id).filter(keepsTasks);
   try {
     return [await resolveList(trx, ownerId, listId)];
   } catch (err) {
     if (!isUuid(listId)) throw err;
     const trashed = (await trx('lists').where({ id: listId, owner_id: ownerId }).whereNotNull('deleted_at').first()) as ListRow | undefined;
-    if (!trashed) throw err;
+    if (!trashed || !inReach(trashed.id)) throw err;
     return [trashed];
   }
 }
@@ -259,16 +276,19 @@ export function listDto(row: ListRow, itemCount: number, suppressOptions = false
 
 /** Every live list of the owner, hub lists first, then by creation. */
 export async function liveLists(trx: Knex, ownerId: string): Promise<ListRow[]> {
-  return (await trx('lists')
-    .where({ owner_id: ownerId })
-    .whereNull('deleted_at')
-    .orderByRaw(`CASE system_role WHEN 'tasks' THEN 0 WHEN 'notes' THEN 1 WHEN 'life_admin' THEN 2 ELSE 3 END`)
-    .orderBy('created_at')) as ListRow[];
+  return reachable(
+    (await trx('lists')
+      .where({ owner_id: ownerId })
+      .whereNull('deleted_at')
+      .orderByRaw(`CASE system_role WHEN 'tasks' THEN 0 WHEN 'notes' THEN 1 WHEN 'life_admin' THEN 2 ELSE 3 END`)
+      .orderBy('created_at')) as ListRow[],
+    (l) => l.id,
+  );
 }
 
 /** The owner's live lists that keep status and due date: the Tasks set. */
 export async function taskLists(trx: Knex, ownerId: string): Promise<ListRow[]> {
-  return ((await trx('lists').where({ owner_id: ownerId }).whereNull('deleted_at')) as ListRow[]).filter(keepsTasks);
+  return reachable((await trx('lists').where({ owner_id: ownerId }).whereNull('deleted_at')) as ListRow[], (l) => l.id).filter(keepsTasks);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { OpOutput } from '../../core/context.js';
 import { keepsTasks, type ListRow } from '../lists/lists.js';
 import { iso, startOfLocalDay } from '../time.js';
 import { lastRuns, listAutomations, runSummary } from '../automations/automations.js';
+import { whereInReach } from '../reach.js';
 
 type Context = OpOutput<'get_context'>;
 type ContextTask = Context['tasks']['overdue'][number];
@@ -20,6 +21,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function recentActivity(db: Knex, userId: string, now: Date): Promise<Context['activity']> {
   const rows = (await db('activity')
     .where({ user_id: userId })
+    .modify((q) => whereInReach(q, 'list_id'))
     .where('at', '>=', new Date(now.getTime() - 3 * DAY_MS))
     .orderBy('at', 'desc')
     .limit(20)) as { at: Date; action: string; summary: string; via_connection: boolean }[];

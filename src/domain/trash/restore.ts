@@ -8,6 +8,7 @@ import { notFound, toolError } from '../../core/errors.js';
 import { recordActivity } from '../changes/activity.js';
 import type { ItemDbRow } from '../items/items.js';
 import { resolveList, type ListRow } from '../lists/lists.js';
+import { inReach } from '../reach.js';
 
 type TrashedItem = ItemDbRow & { list_purged: boolean };
 
@@ -28,7 +29,7 @@ export async function restoreFromTrash(trx: Knex, principal: Principal, type: 'l
 /** Brings a list back from the trash with exactly the items deleted with it. */
 export async function restoreList(trx: Knex, ownerId: string, id: string, now: Date): Promise<Result> {
   const list = (await trx('lists').where({ id, owner_id: ownerId }).forUpdate().first()) as ListRow | undefined;
-  if (!list) throw notFound(`No list ${id} in your workspace or its trash (it may have been purged).`);
+  if (!list || !inReach(list.id)) throw notFound(`No list ${id} in your workspace or its trash (it may have been purged).`);
   const base = { type: 'list' as const, id, title: list.name, movedToDefaultList: false };
   if (!list.deleted_at) return { ...base, restored: false, alreadyLive: true, restoredItems: 0 };
   if (list.system_role) {
@@ -50,7 +51,7 @@ export async function restoreList(trx: Knex, ownerId: string, id: string, now: D
  */
 export async function restoreItem(trx: Knex, ownerId: string, id: string, now: Date): Promise<Result> {
   const item = (await trx('items').where({ id, owner_id: ownerId }).forUpdate().first()) as TrashedItem | undefined;
-  if (!item) throw notFound(`No item ${id} in your workspace or its trash (it may have been purged).`);
+  if (!item || !inReach(item.list_id)) throw notFound(`No item ${id} in your workspace or its trash (it may have been purged).`);
   const base = { type: 'item' as const, id, title: item.title, restoredItems: 0 };
   if (!item.deleted_at) return { ...base, restored: false, alreadyLive: true, movedToDefaultList: false };
   let list = (await trx('lists').where({ id: item.list_id }).first()) as ListRow;

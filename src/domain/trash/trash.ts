@@ -12,6 +12,7 @@ import type { ItemDbRow } from '../items/items.js';
 import { resolveList, type ListRow } from '../lists/lists.js';
 import { iso } from '../time.js';
 import { decodeCursor, encodeCursor, SHAPES } from '../cursors.js';
+import { whereInReach } from '../reach.js';
 
 /** Deletes for good every list and item whose retention ran out; returns how many of each. */
 export async function purgeExpired(db: Knex, now: Date): Promise<{ items: number; lists: number }> {
@@ -69,7 +70,7 @@ export async function trashItems(
   now: Date,
   purgesAt: Date,
 ): Promise<{ deleted: ItemDbRow[]; already: ItemDbRow[]; refused: string[] }> {
-  const own = (await trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId })) as ItemDbRow[];
+  const own = (await whereInReach(trx('items').whereIn('id', ids.filter(isUuid)).where({ owner_id: principal.userId }), 'list_id')) as ItemDbRow[];
   const ownIds = new Set(own.map((r) => r.id));
   const live = own.filter((r) => r.deleted_at === null).map((r) => r.id);
   const deleted = live.length
@@ -231,6 +232,7 @@ async function trashedItems(db: Knex, ownerId: string, limit: number, after: Pos
     .join('lists as l', 'l.id', 'i.list_id')
     .where('i.owner_id', ownerId)
     .whereNotNull('i.deleted_at')
+    .modify((q) => whereInReach(q, 'i.list_id'))
     .orderBy([
       { column: 'i.deleted_at', order: 'desc' },
       { column: 'i.id', order: 'desc' },
@@ -273,6 +275,7 @@ async function trashedLists(db: Knex, ownerId: string, limit: number, after: Pos
   const q = db('lists as l')
     .where('l.owner_id', ownerId)
     .whereNotNull('l.deleted_at')
+    .modify((q) => whereInReach(q, 'l.id'))
     .orderBy([
       { column: 'l.deleted_at', order: 'desc' },
       { column: 'l.id', order: 'desc' },

@@ -29,6 +29,7 @@ import * as valueTallies from './20261126000300_value_tallies.js';
 import * as caldav from './20261127000100_caldav.js';
 import * as notifications from './20261127000200_notifications.js';
 import * as talliesInPlace from './20261201000100_tallies_in_place.js';
+import * as connectionGrants from './20261201000200_connection_grants.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: [string, Migration][] = [
   ['20261127000100_caldav', caldav],
   ['20261127000200_notifications', notifications],
   ['20261201000100_tallies_in_place', talliesInPlace],
+  ['20261201000200_connection_grants', connectionGrants],
 ];
 
 /** A knex MigrationSource over the static list above. */

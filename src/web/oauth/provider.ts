@@ -22,7 +22,8 @@ import type { Config } from '../../core/config.js';
 import { html, page } from '../html.js';
 import { currentUser } from '../sessions.js';
 import { postgresAdapter } from '../../auth/oauth/adapter.js';
-import { approvedRedirectUris, grantIdOf, keepApprovedRedirectUris } from '../../auth/oauth/grants.js';
+import { answeredScope, approvedRedirectUris, connectionGrantOf, grantIdOf, keepApprovedRedirectUris } from '../../auth/oauth/grants.js';
+import { covers, grantFromScopes, GRANT_SCOPES, isGrantScope } from '../../domain/accounts/grants.js';
 import { CACHE_SECONDS, clientMetadataDocuments, isMetadataDocumentId } from '../../auth/oauth/client-metadata.js';
 import type { AuthKeys } from '../../auth/oauth/keys.js';
 import { findUser } from '../../domain/accounts/accounts.js';
@@ -39,8 +40,11 @@ export const ROUTES = {
 /** Where the provider sends the browser for sign-in and consent. */
 export const CONSENT_PATH = '/oauth/consent';
 
-/** Scopes a client may request; they never narrow what a token can do. */
-export const SCOPES = ['openid', 'email', 'offline_access'] as const;
+/**
+ * Scopes a client may request: OpenID's, which never narrow what a token can do, and the
+ * grant's (domain/accounts/grants.ts), which do; `list:<id>` is kept by its shape.
+ */
+export const SCOPES = ['openid', 'email', 'offline_access', ...GRANT_SCOPES] as const;
 /**
  * What a request without any known scope is processed as (RFC 6749 3.3 allows a default).
  * oidc-provider drops `offline_access` unless the request also says prompt=consent, so the
@@ -86,6 +90,20 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
           : interactionPolicy.Check.REQUEST_PROMPT,
       (ctx) => ({ redirectUri: String(ctx.oidc.params?.redirect_uri) }),
     ),
+  );
+
+  // A connection whose grant is narrower than what the app asks now (a step-up to write, more
+  // lists, or the whole person) is asked for again, showing what is added; a request the
+  // person already answered as it stands is not asked twice.
+  policy.get('consent')!.checks.add(
+    new interactionPolicy.Check('grant_narrower_than_request', 'the app asks for more than the person allowed it', (ctx) => {
+      const grant = ctx.oidc.grant;
+      if (!grant) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const scope = String(ctx.oidc.params?.scope ?? '');
+      const held = connectionGrantOf(grant);
+      if (covers(held, grantFromScopes(scope)) || answeredScope(grant) === scope) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return interactionPolicy.Check.REQUEST_PROMPT;
+    }),
   );
 
   const configuration: Configuration = {
@@ -247,7 +265,7 @@ async function defaultScope(ctx: KoaContextWithOIDC, next: () => Promise<void>):
   if (ctx.method === 'GET' && ctx.path === ROUTES.authorization) {
     const raw = ctx.query.scope;
     if (typeof raw === 'string' || raw === undefined) {
-      const known = (raw ?? '').split(' ').filter((s) => (SCOPES as readonly string[]).includes(s));
+      const known = (raw ?? '').split(' ').filter((s) => (SCOPES as readonly string[]).includes(s) || isGrantScope(s));
       const scope = known.length > 0 ? [...new Set(known)].join(' ') : DEFAULT_SCOPE;
       if (scope !== raw) ctx.query = { ...ctx.query, scope };
     }
