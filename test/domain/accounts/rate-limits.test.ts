@@ -95,7 +95,7 @@ describe('counting requests', () => {
       countAndAuthenticate(db, [{ bucket: 't:known', limit: 5 }], hashToken(key), now),
       countAndAuthenticate(db, [{ bucket: 't:unknown', limit: 5 }], hashToken(`lk_${'x'.repeat(45)}`), now),
     ]);
-    expect(known.apiKey).toEqual({ id: expect.any(String), userId: user.id });
+    expect(known.apiKey).toEqual({ id: expect.any(String), userId: user.id, grant: null });
     expect(known.appPassword).toBeNull();
     expect(known.decisions).toEqual([{ allowed: true, limit: 5, remaining: 4, resetSeconds: 55 }]);
     expect(unknown.apiKey).toBeNull();
