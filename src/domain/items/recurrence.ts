@@ -43,6 +43,8 @@ const ALIASES: [RegExp, string][] = [
 ];
 const TIME = /\s+at\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*$/i;
 
+const RECURRENCE_MAX = 200;
+
 /**
  * A rule from RRULE text (its parts in any order, as RFC 5545 allows) or words; throws
  * ValueError with a sentence naming what was not understood, or saying that the rule has no
@@ -50,6 +52,8 @@ const TIME = /\s+at\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*$/i;
  */
 export function parseRecurrence(input: string, now: Date = new Date()): RecurrenceRule {
   const text = input.trim();
+  // The API's RecurrenceInput maxLength, for imports and CalDAV too: rrule's word reader is slow on long text.
+  if (text.length > RECURRENCE_MAX) throw new ValueError(`recurrence is ${text.length} characters long; a rule is at most ${RECURRENCE_MAX}.`);
   let options: Partial<rrule.Options>;
   if (/^(RRULE:)?[A-Z]+=/i.test(text)) {
     try {
