@@ -7,7 +7,7 @@
  *   - looks no further than a horizon (HORIZON_YEARS from where it starts);
  *   - runs in a V8 context of its own, whose run node:vm interrupts after SEARCH_MS;
  *   - shares a budget with the other searches of the same turn of the event loop: once
- *     searches that ran out of time have spent TURN_MS in one turn, the rest of that turn's
+ *     searches that found nothing have spent TURN_MS in one turn, the rest of that turn's
  *     searches answer 'budget' without running (a batch of a hundred hostile rules holds the
  *     loop no longer than a few of them).
  * Two checks answer the usual never-meeting rules before any search, in well under a
@@ -21,8 +21,8 @@ import { createRequire } from 'node:module';
 import vm from 'node:vm';
 
 export const HORIZON_YEARS = 10;
-const SEARCH_MS = 50;
-const TURN_MS = 60;
+const SEARCH_MS = 40;
+const TURN_MS = 40;
 const TURN_WINDOW_MS = 500;
 
 /** An occurrence, or why there is none: the rule ended (UNTIL), none within the horizon, or out of time. */
@@ -61,6 +61,9 @@ for (const freq of ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY'
     // A warm-up that ran out of time leaves that path to compile on its first real search.
     try {
       search.runInContext(context, { timeout: 1000 });
+      // The check of day parts, over the years before rrule's last.
+      context.args = { ...(context.args as object), dtstart: Date.UTC(9972, 0, 1), from: Date.UTC(9972, 0, 1), horizon: Date.UTC(10000, 0, 1) };
+      if (freq === 'YEARLY') search.runInContext(context, { timeout: 1000 });
     } catch {}
   }
 
@@ -92,7 +95,8 @@ export function occurrenceAfter(rule: string, dtstart: Date, from: Date, inclusi
   }
   if (!reachesItsTime(rule, dtstart)) return { none: 'horizon' };
   const days = dayParts(rule);
-  if (days && !hasDays.has(days)) {
+  if (days && dayVerdicts.get(days) !== true) {
+    if (dayVerdicts.get(days) === false) return { none: 'horizon' };
     const any = run({
       rule: `FREQ=YEARLY;${days}`,
       dtstart: Date.UTC(9972, 0, 1),
@@ -100,9 +104,10 @@ export function occurrenceAfter(rule: string, dtstart: Date, from: Date, inclusi
       inclusive: true,
       horizon: Date.UTC(10000, 0, 1),
     });
-    if (any === 'budget' || any === null) return { none: any === null ? 'horizon' : 'budget' };
-    if (hasDays.size > 1000) hasDays.clear();
-    hasDays.add(days);
+    if (any === 'budget') return { none: 'budget' };
+    if (dayVerdicts.size > 1000) dayVerdicts.clear();
+    dayVerdicts.set(days, any !== null);
+    if (any === null) return { none: 'horizon' };
   }
   const horizon = horizonAfter(from).getTime();
   const next = run({ rule, dtstart: dtstart.getTime(), from: from.getTime(), inclusive, horizon });
@@ -113,16 +118,19 @@ export function occurrenceAfter(rule: string, dtstart: Date, from: Date, inclusi
 }
 
 /**
- * One search in the context, within what is left of the turn's budget; one that ran out of
- * time is tried once more while budget is left (a busy machine can hold a short search past
- * its time).
+ * One search in the context, within what is left of the turn's budget. The time of a search
+ * that found nothing counts against the budget (one that found an occurrence does not: that is
+ * every sane rule); one that ran out of time is tried once more while budget is left (a busy
+ * machine can hold a short search past its time).
  */
 function run(args: { rule: string; dtstart: number; from: number; inclusive: boolean; horizon: number }): number | null | 'budget' {
   context.args = args;
-  for (let attempt = 0; attempt < 2 && spent < TURN_MS; attempt++) {
+  while (spent < TURN_MS) {
     const started = performance.now();
     try {
-      return search.runInContext(context, { timeout: Math.max(1, Math.min(SEARCH_MS, Math.ceil(TURN_MS - spent))) }) as number | null;
+      const next = search.runInContext(context, { timeout: Math.max(1, Math.min(SEARCH_MS, Math.ceil(TURN_MS - spent))) }) as number | null;
+      if (next === null) spent += performance.now() - started;
+      return next;
     } catch (err) {
       if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
       spent += performance.now() - started;
@@ -131,8 +139,8 @@ function run(args: { rule: string; dtstart: number; from: number; inclusive: boo
   return 'budget';
 }
 
-/** Day parts known to meet in some year (a day-part set is asked once per process). */
-const hasDays = new Set<string>();
+/** Whether day parts meet in some year (each set of day parts is asked once per process). */
+const dayVerdicts = new Map<string, boolean>();
 
 /**
  * The parts that choose days, for a yearly rule: each of them only narrows the days a rule
