@@ -21,8 +21,8 @@ import { createRequire } from 'node:module';
 import vm from 'node:vm';
 
 export const HORIZON_YEARS = 10;
-const SEARCH_MS = 40;
-const TURN_MS = 40;
+const SEARCH_MS = 30;
+const TURN_MS = 60;
 const TURN_WINDOW_MS = 500;
 
 /** An occurrence, or why there is none: the rule ended (UNTIL), none within the horizon, or out of time. */
