@@ -80,6 +80,9 @@ function readMultipart(ctx: Context, limit: number, tokenOk: (token: string) => 
       if (!(name in fields)) fields[name] = value;
     });
     parser.on('file', (_name, stream, info) => {
+      // Destroying the parser mid-file errors the file's stream: with no listener that would
+      // be an uncaught 'error', which ends the process.
+      stream.on('error', () => undefined);
       if (Object.keys(fields).length === 0) {
         stream.resume();
         return stop('forged');

@@ -126,6 +126,19 @@ describe('create_import', () => {
     expect(chat.data!.messages.map((m) => [m.authorKind, m.authorName, m.text])).toEqual([['person', 'Ada', 'Get two if on offer']]);
   });
 
+  it("keeps the repeating rules of the service's own export, whatever their parts' order", async () => {
+    const made = await ada.sdk.POST('/items', {
+      body: { listId: 'tasks', items: [{ title: 'Water plants', dueAt: '2026-12-07T08:00:00Z', recurrence: 'every 2 weeks on Monday at 8' }] },
+    });
+    const rule = made.data!.items[0]!.recurrence!.rule;
+    expect(rule).toBe('INTERVAL=2;FREQ=WEEKLY;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0');
+    const document = (await ada.sdk.GET('/export', {})).data!;
+    const ended = await importEnded(bea, (await start(bea, { format: 'listkeeper', document })).data!.id);
+    expect(ended.warnings.filter((w) => w.includes('Water plants'))).toEqual([]);
+    const tasks = (await bea.sdk.GET('/items', { params: { query: { listId: 'tasks' } } })).data!.items;
+    expect(tasks.find((i) => i.title === 'Water plants')!.recurrence).toMatchObject({ rule, text: 'every 2 weeks on Monday at 08:00' });
+  });
+
   it('writes each list whole or not at all: a list that fails half-way leaves nothing, the others land', async () => {
     // A list of Bea's own named like the document's tasks list, without task columns: that list cannot be imported.
     await bea.sdk.POST('/lists', { body: { name: 'Chores', properties: [{ name: 'Room', type: 'text' }] } });

@@ -128,4 +128,69 @@ describe('export_list_csv', () => {
       ['Riesling', { Colour: 'White', Notes: ['Fruity'], Price: 9, Tasted: false }],
     ]);
   });
+
+  it('writes formulas as text (OWASP), reads them back unchanged, and guesses a multiSelect by its joiner', async () => {
+    const books = (
+      await ada.sdk.POST('/lists', {
+        body: {
+          name: 'Books',
+          properties: [
+            { name: 'Tags', type: 'multiSelect', options: ['sf', 'classic', 'poetry'] },
+            { name: 'Balance', type: 'number' },
+            { name: 'Note', type: 'text' },
+          ],
+        },
+      })
+    ).data!;
+    const titles = ['=HYPERLINK("http://evil.example","x")', '+1+2', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', "'=already quoted", 'Plain'];
+    const made = await ada.sdk.POST('/items', {
+      body: {
+        listId: books.id,
+        items: titles.map((title, n) => ({
+          title,
+          values: { Tags: n % 2 ? ['sf', 'classic'] : ['classic'], Balance: n % 2 ? -5 : 3, Note: n === 0 ? '=1+1' : 'fine' },
+        })),
+      },
+    });
+    expect(made.data!.failed).toEqual([]);
+    const first = (await csvOf(books.id)).text;
+    const [header, ...rows] = parse(first) as string[][];
+    const col = (name: string) => header!.indexOf(name);
+    // Each cell a spreadsheet would run starts with a quote; a number alone is written as it is.
+    expect(rows.map((r) => r[1])).toEqual([
+      '\'=HYPERLINK("http://evil.example","x")',
+      "'+1+2",
+      "'-2+3",
+      "'@SUM(A1)",
+      "'\tcmd",
+      "'\rcmd",
+      "''=already quoted",
+      'Plain',
+    ]);
+    expect(rows.map((r) => r[col('Balance')])).toEqual(['3', '-5', '3', '-5', '3', '-5', '3', '-5']);
+    expect(rows[0]![col('Note')]).toBe("'=1+1");
+    expect(rows[1]![col('Tags')]).toBe('sf, classic');
+
+    // Into another person's new list with no mapping: Tags is guessed a multiSelect of its labels, Balance a number.
+    const bea = account('Bea');
+    const preview = (await bea.sdk.POST('/imports/preview', { body: { format: 'csv', csv: first, listName: 'Books again' } })).data!;
+    expect(preview.columns.find((c) => c.column === 'Tags')).toMatchObject({ to: 'property', type: 'multiSelect' });
+    expect(preview.columns.find((c) => c.column === 'Balance')).toMatchObject({ to: 'property', type: 'number' });
+    const copy = await importEnded(bea, (await bea.sdk.POST('/imports', { body: { format: 'csv', csv: first, listName: 'Books again' } })).data!.id);
+    const copyId = copy.lists[0]!.listId!;
+    const list = (await bea.sdk.GET('/lists', {})).data!.lists.find((l) => l.id === copyId)!;
+    expect(list.properties.find((p) => p.name === 'Tags')).toMatchObject({
+      type: 'multiSelect',
+      options: [expect.objectContaining({ label: 'classic' }), expect.objectContaining({ label: 'sf' })],
+    });
+    const items = (await bea.sdk.GET('/items', { params: { query: { listId: copyId, valuesBy: 'name' } } })).data!.items;
+    expect(items.map((i) => i.title).sort()).toEqual([...titles].sort());
+    expect(items.find((i) => i.title === titles[0])!.values).toEqual({ Tags: ['classic'], Balance: 3, Note: '=1+1' });
+    expect(items.find((i) => i.title === '+1+2')!.values).toEqual({ Tags: ['sf', 'classic'], Balance: -5, Note: 'fine' });
+
+    // Exported again, every cell but the ids and dates is as the first time: no quote grows.
+    const [, ...again] = parse((await csvOf(copyId, bea.key)).text) as string[][];
+    const cells = (r: string[][]) => r.map((row) => row.slice(1, -3)).sort((a, b) => a[0]!.localeCompare(b[0]!));
+    expect(cells(again)).toEqual(cells(rows));
+  });
 });

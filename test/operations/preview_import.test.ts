@@ -118,4 +118,58 @@ describe('preview_import', () => {
     }
     expect(await countAll()).toEqual(before);
   });
+
+  const preview = (csv: string, format: 'csv' | 'todoist' = 'csv') => ada.sdk.POST('/imports/preview', { body: { format, csv, listName: 'Big' } });
+
+  it('reads a due date in words only up to the 64 characters the API takes, in a CSV and in a Todoist file', async () => {
+    const long = `tomorrow ${'at noon '.repeat(37_500)}`;
+    const started = Date.now();
+    const csv = await preview(`Title,Due\nLong,"${long}"\nShort,tomorrow\n`);
+    expect(csv.response.status).toBe(200);
+    expect(csv.data!.lists[0]!.sample.map((i) => i.dueAt === null)).toEqual([true, false]);
+    expect(csv.data!.warnings).toEqual([expect.stringMatching(/^Row 2: 'tomorrow at noon .{30,60}…' is not a date; the task has no due date\.$/)]);
+    const todoist = await preview(`TYPE,CONTENT,DATE\ntask,Long,"${long}"\ntask,Short,tomorrow\n`, 'todoist');
+    expect(todoist.response.status).toBe(200);
+    expect(todoist.data!.warnings).toEqual([expect.stringMatching(/^Row 2: DATE 'tomorrow at noon .{30,60}…' is not a date listkeeper reads/)]);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("guesses a multiSelect from the joiner a list's CSV writes", async () => {
+    const res = await preview('Title,Tags,Place\nDune,"sf, classic",Paris\nEmma,classic,"Paris, France"\nSolaris,sf,Lyon\nOdyssey,"classic, sf",Lyon\n');
+    expect(res.data!.columns.find((c) => c.column === 'Tags')).toMatchObject({ to: 'property', type: 'multiSelect' });
+    expect(res.data!.lists[0]!.newProperties).toContainEqual({ name: 'Tags', type: 'multiSelect' });
+    // A comma in some values only is not a joiner: each label would be seen once.
+    expect(res.data!.columns.find((c) => c.column === 'Place')).toMatchObject({ type: 'text' });
+  });
+
+  it('refuses what a list cannot hold before reading the file: columns, properties, rows, a cell', async () => {
+    const before = await countAll();
+    const started = Date.now();
+    const wide = await preview(`${Array.from({ length: 60_000 }, (_, i) => `c${i}`).join(',')}\n${'x,'.repeat(59_999)}x\n`);
+    expect(wide.response.status).toBe(409);
+    expect(wide.error).toMatchObject({
+      code: 'toolError',
+      field: 'csv',
+      error: expect.stringMatching(/^Row 1 of the CSV has more than 66 cells; a list holds at most 60 properties/),
+    });
+    const wideRow = await preview(`a,b\n${'x,'.repeat(100_000)}\n`);
+    expect(wideRow.error).toMatchObject({ field: 'csv', error: expect.stringMatching(/^Row 2 of the CSV has more than 66 cells/) });
+    // 62 columns fit the file's limit; the first is the title and the other 61 would be properties.
+    const many = await preview(`${Array.from({ length: 62 }, (_, i) => `c${i}`).join(',')}\n${'v,'.repeat(61)}v\n`);
+    expect(many.response.status).toBe(409);
+    expect(many.error).toMatchObject({
+      field: 'columns',
+      error: "The CSV would give the new list 61 properties; a list holds at most 60: skip some columns (to: skip) or map them to the list's properties.",
+    });
+    const rows = await preview(`a\n${'x\n'.repeat(100_001)}`);
+    expect(rows.error).toMatchObject({ field: 'csv', error: 'The CSV has more than 100000 rows, the most one import reads into a list: split the file.' });
+    const cell = await preview(`a,b\n"${'y'.repeat(1_000_001)}",z\n`);
+    expect(cell.error).toMatchObject({ field: 'csv', error: 'Row 2 of the CSV has a cell longer than 1000000 characters, the most a cell holds.' });
+    const refused = await ada.sdk.POST('/imports', {
+      body: { format: 'csv', csv: `${Array.from({ length: 62 }, (_, i) => `c${i}`).join(',')}\nx\n`, listName: 'Big' },
+    });
+    expect(refused.response.status).toBe(409);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await countAll()).toEqual(before);
+  });
 });

@@ -104,6 +104,31 @@ describe('repeating tasks and due dates in words', () => {
     expect(bad.error).toMatchObject({ code: 'toolError', error: expect.stringContaining("recurrence 'when the moon is full' is not a rule listkeeper reads") });
   });
 
+  it('takes back every rule it answers, and refuses one that never comes due in a moment, saying why', async () => {
+    const words = ['every 2 weeks on Monday at 8', 'every weekday at 9', 'monthly on the last Friday', 'every other week', 'daily at 5:30pm'];
+    const made = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: words.map((recurrence) => ({ title: recurrence, recurrence })) } })).data!;
+    expect(made.failed).toEqual([]);
+    const rules = made.items.map((i) => i.recurrence!.rule);
+    expect(rules).toContain('INTERVAL=2;FREQ=WEEKLY;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0');
+    const again = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: rules.map((recurrence) => ({ title: 'again', recurrence })) } })).data!;
+    expect(again.failed).toEqual([]);
+    expect(again.items.map((i) => i.recurrence!.rule)).toEqual(rules);
+    const updated = await ada.sdk.PATCH('/items', { body: { items: made.items.map((i, n) => ({ itemId: i.id, recurrence: rules[(n + 1) % rules.length] })) } });
+    expect(updated.response.status).toBe(200);
+
+    const started = Date.now();
+    const never = 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31';
+    const refused = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'never', recurrence: never }] } })).data!;
+    expect(refused.items).toEqual([]);
+    expect(refused.failed[0]!.reason).toMatch(
+      /^recurrence 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31' has no occurrence in the next 10 years .* so the task would never come due/,
+    );
+    const bad = await ada.sdk.PATCH('/items', { body: { items: [{ itemId: made.items[0]!.id, recurrence: 'FREQ=HOURLY;BYYEARDAY=366;BYMONTH=2' }] } });
+    expect(bad.response.status).toBe(409);
+    expect(bad.error).toMatchObject({ code: 'toolError', error: expect.stringContaining('so the task would never come due') });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('reads dueAt in words in the person’s zone and answers the instant understood', async () => {
     const made = (await ada.sdk.POST('/items', { body: { listId: 'tasks', items: [{ title: 'Call the bank', dueAt: 'tomorrow 5pm' }] } })).data!.items[0]!;
     const tomorrow = localNow(new Date(Date.now() + 24 * 3600 * 1000), 'Europe/London').today;

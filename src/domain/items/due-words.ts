@@ -14,8 +14,16 @@ export interface Due {
   hasTime: boolean;
 }
 
-/** Reads `text` as a due date at `now` in `timeZone`; null when it is not one date, whole. */
+/**
+ * The longest text read as words, as the API's `dueAt` (maxLength 64): the reader's cost grows
+ * with the square of the length, and imports and the command line come here without the API's
+ * schema in front.
+ */
+export const DUE_WORDS_MAX = 64;
+
+/** Reads `text` as a due date at `now` in `timeZone`; null when it is not one date, whole, or longer than DUE_WORDS_MAX. */
 export function parseDue(text: string, timeZone: string, now: Date = new Date()): Due | null {
+  if (text.length > DUE_WORDS_MAX) return null;
   const results = chrono.parse(text, { instant: now, timezone: zoneOffsetMinutes(now, timeZone) }, { forwardDate: true });
   const [found] = results;
   // Words chrono skipped ("tomorow 9am" reads as 9am only) would be a silent misreading: refuse instead.

@@ -15,6 +15,7 @@
 import * as rrule from 'rrule';
 import { ValueError } from '../lists/values.js';
 import { localParts, localToUtc } from '../time.js';
+import { HORIZON_YEARS, occurrenceAfter, type Found, type NoOccurrence } from './occurrence-search.js';
 
 // rrule is CommonJS: Node's ESM loader offers its exports as the default export only.
 const { RRule } = (rrule as unknown as { default?: typeof rrule }).default ?? rrule;
@@ -42,15 +43,23 @@ const ALIASES: [RegExp, string][] = [
 ];
 const TIME = /\s+at\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*$/i;
 
-/** A rule from RRULE text or words; throws ValueError with a sentence naming what was not understood. */
-export function parseRecurrence(input: string): RecurrenceRule {
+const RECURRENCE_MAX = 200;
+
+/**
+ * A rule from RRULE text (its parts in any order, as RFC 5545 allows) or words; throws
+ * ValueError with a sentence naming what was not understood, or saying that the rule has no
+ * occurrence from `now` within the search horizon.
+ */
+export function parseRecurrence(input: string, now: Date = new Date()): RecurrenceRule {
   const text = input.trim();
+  // The API's RecurrenceInput maxLength, for imports and CalDAV too: rrule's word reader is slow on long text.
+  if (text.length > RECURRENCE_MAX) throw new ValueError(`recurrence is ${text.length} characters long; a rule is at most ${RECURRENCE_MAX}.`);
   let options: Partial<rrule.Options>;
-  if (/^(RRULE:)?FREQ=/i.test(text)) {
+  if (/^(RRULE:)?[A-Z]+=/i.test(text)) {
     try {
       options = RRule.parseString(text.replace(/^RRULE:/i, '').toUpperCase());
-      // The rule must also make occurrences (an unknown FREQ parses to nothing usable).
-      new RRule(options).after(new Date(Date.UTC(2000, 0, 1)));
+      // An unknown FREQ parses to nothing usable: making the rule's text finds out.
+      RRule.optionsToString(new RRule(options).origOptions);
     } catch (err) {
       throw new ValueError(`recurrence '${text}' is not an RRULE listkeeper can read (${(err as Error).message}); write it like FREQ=WEEKLY;BYDAY=MO.`);
     }
@@ -90,7 +99,22 @@ export function parseRecurrence(input: string): RecurrenceRule {
     bysecond: options.byhour ? [0] : options.bysecond,
   });
   const ruleText = RRule.optionsToString(rule.origOptions).replace(/^RRULE:/, '');
+  const today = floating(now, 'UTC');
+  today.setUTCHours(0, 0, 0, 0);
+  const first = occurrenceAfter(ruleText, today, today, true);
+  if ('none' in first) throw new ValueError(`recurrence '${text}' ${NO_OCCURRENCE[first.none]}`);
   return { rule: ruleText, text: describe(rule) };
+}
+
+const NO_OCCURRENCE: Record<NoOccurrence, string> = {
+  ended: 'has ended: its UNTIL comes before its next occurrence, so the task would never come due; give a later UNTIL or leave it out.',
+  horizon: `has no occurrence in the next ${HORIZON_YEARS} years (its parts never meet, like BYMONTH=2;BYMONTHDAY=31), so the task would never come due; check its BY parts.`,
+  budget: `has no occurrence listkeeper finds in the time it gives one rule (its parts never or almost never meet, like BYMONTH=2;BYMONTHDAY=31), so the task would never come due; check its BY parts.`,
+};
+
+/** The occurrence found, or null when there is none to move to. */
+function found(result: Found): Date | null {
+  return 'at' in result ? result.at : null;
 }
 
 /** The rule in words: rrule's sentence, with the time of day it leaves out. */
@@ -128,16 +152,15 @@ function fromFloating(f: Date, timeZone: string): Date {
 /**
  * The first occurrence of `rule` strictly after `after` (and after `due`, when there is one),
  * counted from `due` (or from `after` for a task with no due date yet); null when the rule
- * has ended (UNTIL).
+ * has ended (UNTIL) or has none within the search horizon (occurrence-search.ts).
  */
 export function nextOccurrence(rule: string, due: Due | null, after: Date, timeZone: string): Due | null {
   const timed = hasTimeOfDay(rule) || (due?.hasTime ?? false);
   const start = floating(due?.at ?? after, timeZone);
   if (!timed) start.setUTCHours(0, 0, 0, 0);
-  const r = new RRule({ ...RRule.parseString(rule), dtstart: start });
   const from = floating(due && due.at > after ? due.at : after, timeZone);
   if (!timed) from.setUTCHours(23, 59, 59, 0);
-  const next = r.after(from, false);
+  const next = found(occurrenceAfter(rule, start, from, false));
   if (!next) return null;
   return { at: fromFloating(next, timeZone), hasTime: timed };
 }
@@ -148,7 +171,6 @@ export function firstDue(rule: string, due: Due | null, now: Date, timeZone: str
   const timed = hasTimeOfDay(rule);
   const start = floating(now, timeZone);
   if (!timed) start.setUTCHours(0, 0, 0, 0);
-  const r = new RRule({ ...RRule.parseString(rule), dtstart: start });
-  const first = r.after(timed ? floating(now, timeZone) : start, !timed);
+  const first = found(occurrenceAfter(rule, start, timed ? floating(now, timeZone) : start, !timed));
   return first ? { at: fromFloating(first, timeZone), hasTime: timed } : null;
 }

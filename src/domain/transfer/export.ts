@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify/sync';
+import { toCsvCell } from './csv-cells.js';
 import type { components } from '../../generated/api.js';
 import { signedFileUrl } from '../../files/signing.js';
 import { liveLists, resolveList, type ListRow, type SystemRole } from '../lists/lists.js';
@@ -177,7 +178,7 @@ export async function exportListCsv(db: Knex, ownerId: string, listId: string): 
       ]);
     }
   }
-  return { list, csv: stringify(rows) };
+  return { list, csv: stringify(rows.map((row) => row.map(toCsvCell))) };
 }
 
 function cellText(property: ListRow['properties'][number], item: ItemDbRow, timeZone: string): string {

@@ -6,8 +6,11 @@
 import { DUE_DATE_ID, isReserved, STATUS_ID, type PropertyType } from '../lists/properties.js';
 import { isIsoDate } from '../lists/values.js';
 import type { TaskStatus } from '../items/row-types.js';
+import { MAX_PROPERTIES } from '../lists/change.js';
+import { fromCsvCell } from './csv-cells.js';
 import {
   dueFromText,
+  quoteCell,
   readCsv,
   refuse,
   Warnings,
@@ -56,6 +59,13 @@ export function guessType(values: string[]): Exclude<PropertyType, 'status'> {
   if (all((v) => ['true', 'false', 'yes', 'no', 'x', 'checked', 'unchecked'].includes(v.toLowerCase()))) return 'checkbox';
   if (all((v) => /^https?:\/\/\S+$/i.test(v))) return 'url';
   if (all((v) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v))) return 'email';
+  // A list's CSV writes a multiSelect value as its labels joined by ', ' (valueText): a column of
+  // values so joined, whose labels repeat as a select's would, is a multiSelect.
+  if (filled.some((v) => v.includes(', ')) && all((v) => /^[^,]+(, [^,]+)*$/.test(v))) {
+    const labels = filled.flatMap((v) => v.split(', ').map((l) => l.trim().toLowerCase()));
+    const distinctLabels = new Set(labels);
+    if (distinctLabels.size <= 20 && labels.length >= 2 * distinctLabels.size && labels.every((l) => l.length <= 100)) return 'multiSelect';
+  }
   const distinct = new Set(filled.map((v) => v.toLowerCase()));
   if (distinct.size <= 12 && filled.length >= 2 * distinct.size && filled.every((v) => v.length <= 100)) return 'select';
   return 'text';
@@ -78,7 +88,10 @@ export function planCsv(
   listName: string,
   context: { timeZone: string; now: Date; existing?: ExistingList },
 ): ImportPlan {
-  const { header, rows } = readCsv(text);
+  const read = readCsv(text);
+  // Cells the export wrote with a quote before a formula's first character are read as they were.
+  const header = read.header.map(fromCsvCell);
+  const rows = read.rows.map((row) => row.map(fromCsvCell));
   const warnings = new Warnings();
   const { existing } = context;
   for (const [i, c] of columns.entries()) {
@@ -138,10 +151,16 @@ export function planCsv(
       `'${existing!.name}' keeps no status and due date, and the file has a due date or status column: skip it, map it to a property, or import into a list with task columns.`,
       'columns',
     );
-  const newProperties = mapped.flatMap((m) => (m.property && !existing?.properties.some((p) => p.name === m.property!.name) ? [m.property] : []));
-  for (const p of newProperties) {
+  const existingNames = new Set(existing?.properties.map((p) => p.name));
+  const newColumns = mapped.filter((m) => m.property && !existingNames.has(m.property.name));
+  if ((existing?.properties.length ?? 0) + newColumns.length > MAX_PROPERTIES)
+    throw refuse(
+      `The CSV would give ${existing ? `'${existing.name}'` : 'the new list'} ${(existing?.properties.length ?? 0) + newColumns.length} properties; a list holds at most ${MAX_PROPERTIES}: skip some columns (to: skip) or map them to the list's properties.`,
+      'columns',
+    );
+  for (const column of newColumns) {
+    const p = column.property!;
     if (p.type === 'select' || p.type === 'multiSelect') {
-      const column = mapped.find((m) => m.property === p)!;
       const labels = new Set<string>();
       for (const v of column.samples) for (const part of p.type === 'multiSelect' ? v.split(',') : [v]) if (part.trim()) labels.add(part.trim());
       p.options = [...labels].map((label) => ({ label }));
@@ -184,13 +203,16 @@ export function planCsv(
         case 'taskStatus': {
           const status = statusFromText(cell);
           if (status) item.taskStatus = status;
-          else warnings.add(`Row ${r + 2}: status '${cell}' is not one of todo, inProgress, completed (or To do, In progress, Done); the task is open.`);
+          else
+            warnings.add(
+              `Row ${r + 2}: status '${quoteCell(cell)}' is not one of todo, inProgress, completed (or To do, In progress, Done); the task is open.`,
+            );
           break;
         }
         case 'dueAt': {
           const due = dueFromText(cell, context.timeZone, context.now);
           if (due) item.due = due;
-          else warnings.add(`Row ${r + 2}: '${cell}' is not a date; the task has no due date.`);
+          else warnings.add(`Row ${r + 2}: '${quoteCell(cell)}' is not a date; the task has no due date.`);
           break;
         }
         case 'property':

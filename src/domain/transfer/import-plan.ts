@@ -11,6 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { ApiError } from '../../core/errors.js';
 import type { OpInput } from '../../core/context.js';
 import { parseDue } from '../items/due-words.js';
+import { MAX_PROPERTIES } from '../lists/change.js';
 import type { Property, PropertyType } from '../lists/properties.js';
 import { isIsoDate } from '../lists/values.js';
 import { parseIsoInstant } from '../time.js';
@@ -113,8 +114,59 @@ export interface ExistingList {
   properties: Property[];
 }
 
-/** Rows of a CSV text with a header row; a file that does not parse is a clear 400. */
+/**
+ * What a CSV may hold, from the list limits: a column for each of a list's properties and six
+ * more (id, title, body, externalId, createdAt, updatedAt: the columns of a list's own CSV),
+ * rows for items, and cells no longer than a body may be. Checked before the file is read
+ * further: the header first, then rows and cells as they parse.
+ */
+export const CSV_LIMITS = { columns: MAX_PROPERTIES + 6, rows: 100_000, cell: 1_000_000 };
+
+/** A cell's text in a sentence: its start, when it is long. */
+export const quoteCell = (cell: string) => (cell.length > 64 ? `${cell.slice(0, 60)}…` : cell);
+
+/**
+ * Refuses a CSV that holds more than CSV_LIMITS, in one pass over its characters that stops at
+ * the first thing over a limit: before the parser, whose cost grows with the cells it makes.
+ * Quotes are RFC 4180's (a field in quotes, "" for a quote in it).
+ */
+function checkCsvShape(text: string, field: string): void {
+  let cells = 1;
+  let rows = 0;
+  let cellStart = 0;
+  let quoted = false;
+  let blank = true;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 10;
+    if (c === 34) quoted = !quoted;
+    if (quoted && i < text.length) continue;
+    const endsRow = c === 10 || c === 13;
+    if (c !== 44 && !endsRow) {
+      blank = false;
+      continue;
+    }
+    if (i - cellStart > CSV_LIMITS.cell)
+      throw refuse(`Row ${rows + 1} of the CSV has a cell longer than ${CSV_LIMITS.cell} characters, the most a cell holds.`, field);
+    cellStart = i + 1;
+    if (c === 44) {
+      blank = false;
+      if (++cells > CSV_LIMITS.columns)
+        throw refuse(
+          `Row ${rows + 1} of the CSV has more than ${CSV_LIMITS.columns} cells; a list holds at most ${MAX_PROPERTIES} properties, so an import reads at most ${CSV_LIMITS.columns} columns (the properties, and id, title, body, externalId, createdAt and updatedAt): remove columns or split the file.`,
+          field,
+        );
+      continue;
+    }
+    if (!blank && ++rows > CSV_LIMITS.rows + 1)
+      throw refuse(`The CSV has more than ${CSV_LIMITS.rows} rows, the most one import reads into a list: split the file.`, field);
+    cells = 1;
+    blank = true;
+  }
+}
+
+/** Rows of a CSV text with a header row; a file that does not parse, or holds more than CSV_LIMITS, is a clear refusal. */
 export function readCsv(text: string, field = 'csv'): { header: string[]; rows: string[][] } {
+  checkCsvShape(text, field);
   let records: string[][];
   try {
     records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];

@@ -2,7 +2,7 @@
  * Reading a Todoist project CSV (the format of Todoist's CSV export and import template) into
  * an import plan.
  */
-import { dueFromText, readCsv, refuse, Warnings, type ImportPlan, type PlanItem, type PlanList, type PlanProperty } from './import-plan.js';
+import { dueFromText, quoteCell, readCsv, refuse, Warnings, type ImportPlan, type PlanItem, type PlanList, type PlanProperty } from './import-plan.js';
 import { firstDue, parseRecurrence } from '../items/recurrence.js';
 import { localNow } from '../time.js';
 import { ValueError } from '../lists/values.js';
@@ -64,7 +64,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
       return;
     }
     if (type !== 'task') {
-      warnings.add(`Row ${r + 2}: TYPE '${type}' is not task, section, note or meta; the row was left out.`);
+      warnings.add(`Row ${r + 2}: TYPE '${quoteCell(type)}' is not task, section, note or meta; the row was left out.`);
       return;
     }
     const values: Record<string, unknown> = {};
@@ -74,7 +74,7 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
     if (section) values.section = section;
     const priority = at(row, 'PRIORITY');
     if (/^[1-4]$/.test(priority)) values.priority = `P${priority}`;
-    else if (priority) warnings.add(`Row ${r + 2}: PRIORITY '${priority}' is not 1 to 4; the task has none.`);
+    else if (priority) warnings.add(`Row ${r + 2}: PRIORITY '${quoteCell(priority)}' is not 1 to 4; the task has none.`);
     const indent = Number(at(row, 'INDENT') || '1');
     const depth = Number.isInteger(indent) && indent >= 1 ? indent : 1;
     // INDENT 2 is a subtask of the INDENT 1 task above; deeper ones nest under that same task (one level).
@@ -112,12 +112,12 @@ export function planTodoist(text: string, listName: string, context: { timeZone:
           due = dueFromText(dateText.slice(recurring[0].length), zone, context.now);
           body = `${body ? `${body}\n\n` : ''}Repeats in Todoist: ${dateText}`;
           warnings.add(
-            `Row ${r + 2}: '${title}' repeats (${dateText}), a rule listkeeper does not read; it keeps its next due date, and the rule is in its body.`,
+            `Row ${r + 2}: '${quoteCell(title)}' repeats (${quoteCell(dateText)}), a rule listkeeper does not read; it keeps its next due date, and the rule is in its body.`,
           );
         }
       } else {
         due = dueFromText(dateText, zone, context.now);
-        if (!due) warnings.add(`Row ${r + 2}: DATE '${dateText}' is not a date listkeeper reads; '${title}' has no due date.`);
+        if (!due) warnings.add(`Row ${r + 2}: DATE '${quoteCell(dateText)}' is not a date listkeeper reads; '${quoteCell(title)}' has no due date.`);
       }
     }
     items.push({

@@ -4,6 +4,7 @@
  * back on 25 Oct 2026, America/New_York on 1 Nov 2026 and springs forward on 8 Mar 2026).
  */
 import { describe, it, expect } from '@jest/globals';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { firstDue, nextOccurrence, parseRecurrence } from '../../../src/domain/items/recurrence.js';
 import { localNow } from '../../../src/domain/time.js';
 import { ValueError } from '../../../src/domain/lists/values.js';
@@ -87,5 +88,69 @@ describe('recurrence rules', () => {
     const lastFriday = parseRecurrence('every month on the last Friday').rule;
     expect(firstDue(lastFriday, null, new Date('2026-11-25T10:00:00Z'), 'America/New_York')).toEqual({ at: new Date('2026-11-27T05:00:00Z'), hasTime: false });
     expect(firstDue(daily, null, new Date('2026-11-25T10:00:00Z'), 'Europe/London')).toEqual({ at: new Date('2026-11-26T09:00:00Z'), hasTime: true });
+  });
+
+  it('reads its own rules back, whatever order their parts come in (RFC 5545)', () => {
+    expect(parseRecurrence('INTERVAL=2;FREQ=WEEKLY;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0')).toEqual({
+      rule: 'INTERVAL=2;FREQ=WEEKLY;BYDAY=MO;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      text: 'every 2 weeks on Monday at 08:00',
+    });
+    expect(parseRecurrence('BYDAY=FR;FREQ=MONTHLY;BYSETPOS=-1').rule).toBe('BYDAY=FR;FREQ=MONTHLY;BYSETPOS=-1');
+    // Every rule the service answers, from words and from RRULE text, is read back as itself.
+    const words = ['every', 'each', 'daily', 'weekly', 'monthly', 'yearly', 'every other'];
+    const periods = ['day', 'week', 'month', 'year', '2 weeks', '3 days', 'weekday'];
+    const tails = ['', ' on monday', ' on monday and friday', ' at 8', ' at 5:30pm', ' on the last friday'];
+    const made = new Set<string>();
+    for (const w of words)
+      for (const p of periods)
+        for (const t of tails) {
+          for (const input of [`${w} ${p}${t}`, `${w}${t}`]) {
+            try {
+              made.add(parseRecurrence(input).rule);
+            } catch (err) {
+              if (!(err instanceof ValueError)) throw err;
+            }
+          }
+        }
+    expect(made.size).toBeGreaterThan(25);
+    for (const rule of made) {
+      expect(parseRecurrence(rule).rule).toBe(rule);
+      expect(parseRecurrence(`RRULE:${rule}`).rule).toBe(rule);
+      expect(parseRecurrence(rule.split(';').reverse().join(';')).text).toBe(parseRecurrence(rule).text);
+    }
+  });
+
+  it.each([
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31',
+    'FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=MINUTELY;BYMONTH=4;BYMONTHDAY=31',
+    'FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=31',
+    'FREQ=YEARLY;BYYEARDAY=366;BYMONTH=2',
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31;UNTIL=20991231T000000Z',
+    'FREQ=HOURLY;INTERVAL=24;BYHOUR=5;BYMINUTE=30',
+  ])('refuses %s, which never comes due, in a bounded time and says why', async (rule) => {
+    await nextTurn();
+    const started = performance.now();
+    expect(() => parseRecurrence(rule)).toThrow(/so the task would never come due; check its BY parts\./);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses a rule that ended, and answers no occurrence, at once, for a stored rule that never meets', async () => {
+    await nextTurn();
+    expect(() => parseRecurrence('FREQ=DAILY;UNTIL=20200101T000000Z')).toThrow(/has ended: its UNTIL comes before its next occurrence/);
+    const due = { at: new Date('2026-11-20T09:00:00Z'), hasTime: true };
+    for (const rule of ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31', 'FREQ=HOURLY;INTERVAL=24;BYHOUR=5;BYMINUTE=0;BYSECOND=0']) {
+      await nextTurn();
+      const started = performance.now();
+      expect(nextOccurrence(rule, due, new Date('2026-11-25T12:00:00Z'), 'Europe/London')).toBeNull();
+      expect(firstDue(rule, null, new Date('2026-11-25T12:00:00Z'), 'Europe/London')).toBeNull();
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    // A rare rule that does meet is found: 29 February falls on a Monday in 2044.
+    await nextTurn();
+    expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2030-03-01T12:00:00Z'), 'UTC')).toBeNull();
+    expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2040-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe(
+      '2044-02-29T00:00:00.000Z',
+    );
   });
 });
