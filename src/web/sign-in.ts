@@ -21,7 +21,7 @@ export function registerSignIn(router: Router, kit: PageKit): void {
   router.post('/signup', submitSignUp);
   router.post('/signout', submitSignOut);
 
-  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string; signedUp?: boolean }): void {
+  function signInPage(ctx: Context, status: number, opts: { next: string; email?: string; error?: string; again?: string }): void {
     const signUpLink = config.allowSignUp
       ? html`<p class="muted">No account yet? <a href="/signup?next=${encodeURIComponent(opts.next)}">Create one</a>.</p>`
       : html``;
@@ -33,7 +33,6 @@ export function registerSignIn(router: Router, kit: PageKit): void {
         html`<div class="card">
 ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
 ${opts.again ? html`<p class="notice">The app asks you to sign in again to continue.</p>` : ''}
-${opts.signedUp ? html`<p class="notice">Sign in with the email and password you chose to continue.</p>` : ''}
 <form method="post" action="/signin">
 <input type="hidden" name="csrf" value="${csrf(ctx)}">
 <input type="hidden" name="next" value="${opts.next}">
@@ -57,9 +56,7 @@ ${signUpLink}
     const again = typeof ctx.query.again === 'string' && ctx.query.again.length <= 100 ? ctx.query.again : undefined;
     const user = await currentUser(ctx, db);
     if (user && !again) return ctx.redirect(next);
-    // Notices come by code, never as text from the link.
-    const signedUp = ctx.query.notice === 'signed-up';
-    signInPage(ctx, 200, { next, signedUp, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
+    signInPage(ctx, 200, { next, ...(again ? { again } : {}), ...(user ? { email: user.email } : {}) });
   }
 
   async function submitSignIn(ctx: Context): Promise<void> {
@@ -161,21 +158,30 @@ ${opts.error ? html`<p class="error">${opts.error}</p>` : ''}
       ctx.set('Retry-After', String(wait));
       return signUpPage(ctx, 429, { next, values, error: `Too many attempts: try again in ${Math.ceil(wait / 60)} minutes.` });
     }
-    // Every sign-up answers alike, whether or not the email has an account: the same work (the
-    // hash is made either way), the same redirect to sign-in, no session. A new email gets its
-    // account; a taken one is left as it is. Each attempt counts against the sign-in throttle.
-    const passwordHash = await hashPassword(password);
+    // A new email gets its account and the browser is signed in to it. A taken one is left as it
+    // is and signs no one in: the page says so and points to sign-in. That tells whether an
+    // email has an account, which a sign-up without email confirmation cannot hide anyway (the
+    // new account works at once); every attempt counts against the sign-in throttle of the email
+    // and of the address, which bounds how fast anyone learns it (SECURITY.md, "Sign-up").
     await throttle.failed(values.email, ctx.ip);
-    if (!(await findUserByEmail(db, values.email))) {
-      try {
-        await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash });
-      } catch (err) {
-        // Made by a parallel sign-up in the meantime: the answer stays the same.
-        if (!(err instanceof ApiError && err.extra.field === 'email')) throw err;
-      }
+    const taken = () =>
+      signUpPage(ctx, 409, {
+        next,
+        values,
+        error: 'That email already has an account: sign in with its password, or sign up with another email.',
+      });
+    if (await findUserByEmail(db, values.email)) return taken();
+    let user: { id: string };
+    try {
+      user = await createUser(db, { email: values.email, name: values.name, timezone: values.timezone, passwordHash: await hashPassword(password) });
+    } catch (err) {
+      // Made by a parallel sign-up in the meantime.
+      if (err instanceof ApiError && err.extra.field === 'email') return taken();
+      throw err;
     }
+    await signIn(ctx, db, user.id);
     ctx.status = 303;
-    ctx.redirect(`/signin?next=${encodeURIComponent(next)}&notice=signed-up`);
+    ctx.redirect(next);
   }
 
   async function submitSignOut(ctx: Context): Promise<void> {
