@@ -27,8 +27,6 @@ export interface ItemPageOptions {
   notice?: string | null;
   /** What the person typed, shown again (after a refusal, or for a preview without JavaScript). */
   draft?: Draft;
-  /** Show the preview of the draft's notes. */
-  preview?: boolean;
 }
 
 export function notFoundPage(kit: PageKit, ctx: Context, user: WebUser): void {
@@ -109,7 +107,8 @@ function editCard(kit: PageKit, ctx: Context, item: Item, clock: Clock, options:
   const draft = options.draft;
   const fields = { ...shown, ...draft?.fields };
   const bodyText = draft?.body ?? item.body ?? '';
-  const preview = options.preview ? new Html(renderMarkdown(bodyText)) : '';
+  // The preview shows the notes as they stand (saved, or the draft) from the start; typing updates it.
+  const preview = bodyText.trim() ? new Html(renderMarkdown(bodyText)) : '';
   // The textarea's first newline is dropped by HTML parsing: one is written so a body that starts with one keeps it.
   return html`<section class="card" aria-labelledby="edit-heading"><h2 id="edit-heading">Edit</h2>
 <form method="post" action="/artifacts/${item.id}" class="item-form">

@@ -74,7 +74,7 @@ async function saveItem(kit: PageKit, ctx: Context): Promise<void> {
     body: form.body ?? item.body ?? '',
     bodyVersion: form.bodyVersion ?? item.bodyVersion,
   };
-  if (form.intent === 'preview') return showItem(kit, ctx, user, item, { draft, preview: true });
+  if (form.intent === 'preview') return showItem(kit, ctx, user, item, { draft });
   const input = updateInput(item, draft);
   if (!input) return kit.redirect(ctx, `/artifacts/${item.id}?notice=unchanged`);
   try {
