@@ -34,7 +34,6 @@ import {
 } from './list-views.js';
 
 export const NOTICES: Record<string, string> = {
-  added: 'Added.',
   deleted: 'Moved to the trash. Restore it from the trash within its retention time.',
 };
 

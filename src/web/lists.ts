@@ -12,7 +12,10 @@ import type Router from '@koa/router';
 import { Html, html } from './html.js';
 import { noticeOf, refusal, type PageKit } from './page-kit.js';
 import type { WebUser } from './sessions.js';
-import { LISTS_PATH, quickAddForm, type List } from './list-views.js';
+import type { OpOutput } from '../core/context.js';
+import { timeZoneOf } from '../domain/accounts/accounts.js';
+import { isUuid } from '../domain/ids.js';
+import { dueText, LISTS_PATH, quickAddForm, type List } from './list-views.js';
 import { addItem, deleteItem, listPage, NOTICES, setLayout, setValue, showList, titleWithDue } from './list-page.js';
 
 export { LISTS_PATH } from './list-views.js';
@@ -52,12 +55,14 @@ async function home(
   kit: PageKit,
   ctx: Context,
   user: WebUser,
-  options: { status?: number; error?: string; notice?: string; form?: Record<string, string> } = {},
+  options: { status?: number; error?: string; form?: Record<string, string> } = {},
 ): Promise<void> {
   const { lists, tasksListId } = await kit.call(user, 'list_lists', {});
   const ordered = [...lists].sort((a, b) => Number(b.id === tasksListId) - Number(a.id === tasksListId));
   const form = options.form ?? {};
-  const body = html`
+  // The new-list form opens from its button; it stays open when a list it sent was refused.
+  const open = form.name !== undefined ? new Html(' open') : '';
+  const body = html`${await addedNotice(kit, user, ctx.query.added)}
 <section class="card" aria-labelledby="quick-h">
 <h2 id="quick-h">Quick add</h2>
 ${quickAddForm(kit, ctx, form.title ?? '')}
@@ -69,16 +74,34 @@ ${quickAddForm(kit, ctx, form.title ?? '')}
       html`<li><a href="${LISTS_PATH}/${list.id}"><strong>${list.icon ? `${list.icon} ` : ''}${list.name}</strong><br><span class="muted">${countText(list)} · ${list.role === 'tasks' ? 'tasks' : list.role === 'notes' ? 'notes' : `${list.properties.length} properties`}</span></a></li>`,
   )}</ul>
 </section>
+<details class="new-list"${open}><summary class="button secondary">New list</summary>
 <section class="card" aria-labelledby="new-h">
 <h2 id="new-h">New list</h2>
 ${newListForm(kit, ctx, form)}
-</section>`;
+</section></details>`;
   kit.show(ctx, user, 'Lists', body, {
     section: 'lists',
     ...(options.status ? { status: options.status } : {}),
     error: options.error ?? null,
-    notice: options.notice ?? noticeOf(NOTICES, ctx.query.done),
+    notice: noticeOf(NOTICES, ctx.query.done),
   });
+}
+
+/**
+ * What quick add just made, named: its title (a link to it), its list and its due date, read
+ * back as the person (an id that is not theirs, or gone, shows nothing).
+ */
+async function addedNotice(kit: PageKit, user: WebUser, added: unknown): Promise<Html | ''> {
+  if (typeof added !== 'string' || !isUuid(added)) return '';
+  let item: OpOutput<'get_item'>;
+  try {
+    item = await kit.call(user, 'get_item', { id: added });
+  } catch (err) {
+    if (refusal(err).status === 404) return '';
+    throw err;
+  }
+  const due = item.dueAt ? `due ${dueText(item, await timeZoneOf(kit.deps.db, user.id))}` : 'with no due date';
+  return html`<p class="notice" role="status">Added <a href="/artifacts/${item.id}">${item.title?.trim() || '(untitled)'}</a> to ${item.listName}, ${due}.</p>`;
 }
 
 function newListForm(kit: PageKit, ctx: Context, form: Record<string, string>): Html {
@@ -153,7 +176,8 @@ async function quickAdd(kit: PageKit, ctx: Context): Promise<void> {
     const made = await kit.call(user, 'create_items', { items: [entry] });
     const failed = made.failed?.[0];
     if (failed) return home(kit, ctx, user, { status: 400, error: failed.reason, form });
-    kit.redirect(ctx, `${LISTS_PATH}?done=added`);
+    const id = made.items[0]?.id;
+    kit.redirect(ctx, id ? `${LISTS_PATH}?added=${id}` : LISTS_PATH);
   } catch (err) {
     const e = refusal(err);
     await home(kit, ctx, user, { status: e.status, error: e.message, form });

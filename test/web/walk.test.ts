@@ -1,10 +1,12 @@
 /**
  * The person's web app in Chromium, scripts on, as one walk: sign in → create a list with
- * properties → add items → edit a value in the table → move an item on the board → complete
- * it → search for it → delete it → restore it from the trash → remove an OAuth app and a
- * webhook subscription. On every page axe-core (WCAG 2 A/AA rules and best practices) finds
- * no serious or critical violation, and the page fits a phone's width. The README's
- * screenshots (docs/screenshots/) are taken here, so they show the pages as they are.
+ * properties → add items → edit a value in the table → move an item on the board → complete it
+ * → search for it → delete it → restore it from the trash → remove an OAuth app and a webhook
+ * subscription; and, in a browser nobody is signed in on, sign up (landing signed in) and
+ * quick add (the page names the task and its due date). On every page axe-core (WCAG 2 A/AA
+ * rules and best practices) finds no serious or critical violation, and the page fits a
+ * phone's width. The README's screenshots (docs/screenshots/) are taken here, so they show the
+ * pages as they are.
  */
 import { readFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -17,6 +19,7 @@ import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, register
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { REACH_LOCAL_SERVERS } from '../support/net.js';
+import { formatTime } from '../../src/web/format.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SCREENSHOTS = path.resolve('docs/screenshots');
@@ -115,7 +118,9 @@ describe('the web app, walked in Chromium', () => {
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the content');
 
-      // Create a list with properties, shown as a table.
+      // Create a list with properties, shown as a table: the form opens from its button.
+      expect(await page.isVisible('#list-name')).toBe(false);
+      await page.click('summary:text("New list")');
       await page.fill('#list-name', 'Reading list');
       await page.fill('#p1-name', 'Pages');
       await page.selectOption('#p1-type', 'number');
@@ -164,7 +169,7 @@ describe('the web app, walked in Chromium', () => {
       // Complete it: Dune's item page, then the Tasks list for a task; here, a task added by quick add.
       await page.goto(`${server.baseUrl}/lists`);
       await page.fill('#quick-title', 'Return Dune to the library friday');
-      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', '**/lists?done=added');
+      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', /\/lists\?added=[0-9a-f-]{36}$/);
       const tasksPath = await page.locator('ul.lists a').first().getAttribute('href');
       await page.goto(`${server.baseUrl}${tasksPath}?view=list`);
       expect(await page.textContent('ul.tasks')).toContain('Return Dune to the library');
@@ -278,4 +283,34 @@ describe('the web app, walked in Chromium', () => {
     const list = (await server.db('lists').where({ name: 'Reading list' }).first()) as { properties: Array<{ id: string; name: string }> };
     return list.properties.find((p) => p.name === name)!.id;
   }
+
+  it(
+    'signs up and lands signed in, and quick add names the task it made and when it is due',
+    async () => {
+      // A browser nobody is signed in on.
+      await chromium.context.clearCookies();
+      const page = await chromium.context.newPage();
+      await page.goto(`${server.baseUrl}/signup`);
+      const email = `grace-${Date.now()}@example.com`;
+      await page.fill('#name', 'Grace');
+      await page.fill('#email', email);
+      await page.fill('#password', PASSWORD);
+      await page.fill('#timezone', 'Europe/Paris');
+      await clickTo(page, 'button[type=submit]', '**/lists');
+      expect(await page.textContent('h1')).toBe('Lists');
+      expect(await page.textContent('nav.top')).toContain(email);
+
+      await page.fill('#quick-title', 'Water the plants tomorrow 6pm');
+      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', /\/lists\?added=[0-9a-f-]{36}$/);
+      const task = (await server.db('items').where({ title: 'Water the plants' }).first()) as { id: string; due_at: Date };
+      const notice = page.locator('p.notice[role=status]');
+      expect(await notice.textContent()).toBe(`Added Water the plants to Tasks, due ${formatTime(task.due_at, 'Europe/Paris')}.`);
+      expect(await notice.locator('a').getAttribute('href')).toBe(`/artifacts/${task.id}`);
+      await accessible(page);
+      await clickTo(page, 'p.notice a', `**/artifacts/${task.id}`);
+      expect(await page.textContent('h1')).toBe('Water the plants');
+      await page.close();
+    },
+    SETUP_MS,
+  );
 });
