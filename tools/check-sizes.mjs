@@ -27,8 +27,6 @@ const TO_SPLIT = new Set([
   'src/cli/admin-workspace.ts#registerWorkspaceCommands',
   'src/cli/item-commands.ts#registerItemCommands',
   'src/domain/items/create.ts#createItems',
-  'src/domain/items/update.ts',
-  'src/domain/items/update.ts#updateOne',
   'src/domain/lists/change.ts#planListChange',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-run.ts#writeList',
