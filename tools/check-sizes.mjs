@@ -26,8 +26,6 @@ const TO_SPLIT = new Set([
   'bench/seed.ts#seedWorkspace',
   'src/cli/admin-workspace.ts#registerWorkspaceCommands',
   'src/cli/item-commands.ts#registerItemCommands',
-  'src/domain/items/create.ts#createItems',
-  'src/domain/lists/change.ts#planListChange',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-run.ts#writeList',
   'src/domain/transfer/import-todoist.ts#planTodoist',
