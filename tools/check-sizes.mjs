@@ -27,7 +27,6 @@ const TO_SPLIT = new Set([
   'src/cli/admin-workspace.ts#registerWorkspaceCommands',
   'src/cli/item-commands.ts#registerItemCommands',
   'src/domain/transfer/import-csv.ts#planCsv',
-  'src/domain/transfer/import-run.ts#writeList',
   'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/connections.ts#registerConnections',
   'src/web/consent.ts#registerConsent',
