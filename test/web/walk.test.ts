@@ -83,6 +83,65 @@ describe('the web app, walked in Chromium', () => {
     await Promise.all([page.waitForURL(url), page.click(selector)]);
   }
 
+  /** Creates the Reading list from the home page's New list form (shown as a table) and adds three items; its path. */
+  async function makeReadingList(page: Page): Promise<string> {
+    // Create a list with properties, shown as a table: the form opens from its button.
+    expect(await page.isVisible('#list-name')).toBe(false);
+    await page.click('summary:text("New list")');
+    await page.fill('#list-name', 'Reading list');
+    await page.fill('#p1-name', 'Pages');
+    await page.selectOption('#p1-type', 'number');
+    await page.fill('#p2-name', 'Shelf');
+    await page.selectOption('#p2-type', 'select');
+    await page.fill('#p2-options', 'To read, Reading, Done');
+    await page.selectOption('#list-layout', 'table');
+    await accessible(page);
+    await shoot(page, 'lists');
+    await clickTo(page, 'form[action="/lists"] button[type=submit]', /\/lists\/[0-9a-f-]{36}$/);
+    const listPath = new URL(page.url()).pathname;
+    expect(await page.textContent('h1')).toBe('Reading list');
+
+    // Add items.
+    for (const title of ['Dune', 'Emma', 'Heat']) {
+      await page.fill('#quick-title', title);
+      await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}\\?view=table$`));
+    }
+    expect(await page.locator('table.items tbody tr').count()).toBe(3);
+    return listPath;
+  }
+
+  /** Edits two values of Dune in the table: htmx sends each cell on change and swaps in the answer. */
+  async function editInTable(page: Page): Promise<{ id: string; values: Record<string, unknown> }> {
+    const pages = page.getByLabel('Pages of Dune');
+    const saved = page.waitForResponse((res) => res.url().endsWith('/value') && res.request().method() === 'POST');
+    await pages.fill('412');
+    await pages.press('Tab');
+    expect((await saved).status()).toBe(200);
+    const shelf = page.getByLabel('Shelf of Dune');
+    const savedShelf = page.waitForResponse((res) => res.url().endsWith('/value'));
+    await shelf.selectOption({ label: 'Reading' });
+    await savedShelf;
+    const dune = (await server.db('items').where({ title: 'Dune' }).first()) as { id: string; values: Record<string, unknown> };
+    expect(Object.values(dune.values)).toContain(412);
+    await accessible(page);
+    await shoot(page, 'table');
+    return dune;
+  }
+
+  /** Removes the OAuth app and the webhook subscription on the Connections page. */
+  async function removeAppAndWebhook(page: Page, receiverUrl: string, subscriptionId: string): Promise<void> {
+    await page.goto(`${server.baseUrl}/settings/connections`);
+    expect(await page.textContent('main')).toContain('Travel Agent');
+    expect(await page.textContent('main')).toContain(receiverUrl);
+    await accessible(page);
+    await shoot(page, 'connections');
+    await clickTo(page, 'form[action="/settings/connections/apps/revoke"] button', '**/settings/connections?done=app-revoked');
+    expect(await page.textContent('main')).not.toContain('Travel Agent');
+    await clickTo(page, 'form[action="/settings/connections/subscriptions/remove"] button', '**/settings/connections?done=subscription-removed');
+    expect(await page.textContent('main')).not.toContain(receiverUrl);
+    expect(await server.db('event_subscriptions').where({ id: subscriptionId }).first()).toBeUndefined();
+  }
+
   it(
     'signs in, makes a list, edits it in the table and on the board, finds, deletes and restores an item, and removes an app and a webhook',
     async () => {
@@ -118,43 +177,9 @@ describe('the web app, walked in Chromium', () => {
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the content');
 
-      // Create a list with properties, shown as a table: the form opens from its button.
-      expect(await page.isVisible('#list-name')).toBe(false);
-      await page.click('summary:text("New list")');
-      await page.fill('#list-name', 'Reading list');
-      await page.fill('#p1-name', 'Pages');
-      await page.selectOption('#p1-type', 'number');
-      await page.fill('#p2-name', 'Shelf');
-      await page.selectOption('#p2-type', 'select');
-      await page.fill('#p2-options', 'To read, Reading, Done');
-      await page.selectOption('#list-layout', 'table');
-      await accessible(page);
-      await shoot(page, 'lists');
-      await clickTo(page, 'form[action="/lists"] button[type=submit]', /\/lists\/[0-9a-f-]{36}$/);
-      const listPath = new URL(page.url()).pathname;
-      expect(await page.textContent('h1')).toBe('Reading list');
+      const listPath = await makeReadingList(page);
 
-      // Add items.
-      for (const title of ['Dune', 'Emma', 'Heat']) {
-        await page.fill('#quick-title', title);
-        await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}\\?view=table$`));
-      }
-      expect(await page.locator('table.items tbody tr').count()).toBe(3);
-
-      // Edit a value in the table: htmx sends the cell on change and swaps in the answer.
-      const pages = page.getByLabel('Pages of Dune');
-      const saved = page.waitForResponse((res) => res.url().endsWith('/value') && res.request().method() === 'POST');
-      await pages.fill('412');
-      await pages.press('Tab');
-      expect((await saved).status()).toBe(200);
-      const shelf = page.getByLabel('Shelf of Dune');
-      const savedShelf = page.waitForResponse((res) => res.url().endsWith('/value'));
-      await shelf.selectOption({ label: 'Reading' });
-      await savedShelf;
-      const dune = (await server.db('items').where({ title: 'Dune' }).first()) as { id: string; values: Record<string, unknown> };
-      expect(Object.values(dune.values)).toContain(412);
-      await accessible(page);
-      await shoot(page, 'table');
+      const dune = await editInTable(page);
 
       // Move an item on the board: Dune from Reading to Done.
       await page.goto(`${server.baseUrl}${listPath}?view=board&groupBy=${await propertyId('Shelf')}`);
@@ -207,17 +232,7 @@ describe('the web app, walked in Chromium', () => {
       expect(await page.textContent('[role=status]')).toContain('back on its list');
       expect(await server.db('items').where({ id: task.id }).whereNull('deleted_at').first()).toBeTruthy();
 
-      // Remove the OAuth app and the webhook subscription.
-      await page.goto(`${server.baseUrl}/settings/connections`);
-      expect(await page.textContent('main')).toContain('Travel Agent');
-      expect(await page.textContent('main')).toContain(receiver.url);
-      await accessible(page);
-      await shoot(page, 'connections');
-      await clickTo(page, 'form[action="/settings/connections/apps/revoke"] button', '**/settings/connections?done=app-revoked');
-      expect(await page.textContent('main')).not.toContain('Travel Agent');
-      await clickTo(page, 'form[action="/settings/connections/subscriptions/remove"] button', '**/settings/connections?done=subscription-removed');
-      expect(await page.textContent('main')).not.toContain(receiver.url);
-      expect(await server.db('event_subscriptions').where({ id: sub.data!.id }).first()).toBeUndefined();
+      await removeAppAndWebhook(page, receiver.url, sub.data!.id);
       expect(consoleErrors).toEqual([]);
       await page.close();
     },
