@@ -31,7 +31,6 @@ const TO_SPLIT = new Set([
   'src/web/connections.ts#registerConnections',
   'src/web/consent.ts#registerConsent',
   'src/web/oauth/provider.ts#createProvider',
-  'src/web/page-kit.ts#pageKit',
   'src/web/settings.ts#registerSettings',
   'src/web/static/app.css',
   'test/domain/query/tallies.test.ts',
