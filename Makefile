@@ -88,9 +88,10 @@ gen-check: gen ## Fail when `make gen` changes a committed file
 	@git diff --exit-code --stat -- $(GENERATED) || { echo "Generated files are stale: run 'make gen' and commit."; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard -- $(GENERATED))" || { echo "make gen wrote untracked files: commit them."; git ls-files --others --exclude-standard -- $(GENERATED); exit 1; }
 
-lint: setup ## Lint the OpenAPI document (strict Redocly), the layering (dependency-cruiser) and the code (Biome: lint and format)
+lint: setup ## Lint the OpenAPI document (strict Redocly), the layering (dependency-cruiser), file and function sizes, and the code (Biome: lint and format)
 	npx redocly lint $(SPEC) --config openapi/redocly.yaml
 	npx depcruise src --config .dependency-cruiser.cjs
+	node tools/check-sizes.mjs
 	npx biome ci --reporter=summary .
 
 format: setup ## Format and apply Biome's safe fixes

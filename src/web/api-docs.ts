@@ -22,6 +22,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>listkeeper API reference</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="icon" href="/icons/icon-192.png" type="image/png">
 </head>
 <body>
 <noscript><p>The reference needs JavaScript. The same content is the OpenAPI document at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript>

@@ -70,6 +70,8 @@ const MANIFEST = {
 const FIXED = new Map<string, Asset & { cache: string }>([
   ['/manifest.webmanifest', { type: 'application/manifest+json', body: Buffer.from(JSON.stringify(MANIFEST)), cache: 'public, max-age=86400' }],
   ['/sw.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(path.join(dir, 'sw.js')), cache: 'no-cache' }],
+  // Asked for by every browser on a page that names no icon (the API reference, a JSON answer); a PNG, as browsers read it.
+  ['/favicon.ico', { type: 'image/png', body: readFileSync(path.join(dir, 'icons', 'icon-192.png')), cache: 'public, max-age=86400' }],
   ...['icon-192.png', 'icon-512.png', 'maskable-512.png', 'apple-touch-icon.png'].map((name): [string, Asset & { cache: string }] => [
     `/icons/${name}`,
     { type: 'image/png', body: readFileSync(path.join(dir, 'icons', name)), cache: 'public, max-age=86400' },

@@ -106,14 +106,18 @@ function readMultipart(ctx: Context, limit: number, tokenOk: (token: string) => 
 
 /** Settings → Your data. */
 export function registerDataPages(router: Router, kit: PageKit): void {
-  const { db, config } = kit.deps;
-  const { asPerson } = kit;
+  router.get(DATA_PATH, (ctx) => showData(kit, ctx));
+  router.get(`${DATA_PATH}/export.json`, (ctx) => exportWorkspace(kit, ctx));
+  router.get(`${DATA_PATH}/list.csv`, (ctx) => exportListCsv(kit, ctx));
+  router.post(`${DATA_PATH}/preview`, (ctx) => previewImport(kit, ctx));
+  router.post(`${DATA_PATH}/import`, (ctx) => startImport(kit, ctx));
+}
 
-  async function overview(ctx: Context, user: WebUser, problem?: string, status = 400): Promise<void> {
-    const lists = await liveLists(db, user.id);
-    const imports = await recentImports(db, user.id);
-    const running = imports.some((i) => i.status === 'queued' || i.status === 'running');
-    const body = html`
+async function overview(kit: PageKit, ctx: Context, user: WebUser, problem?: string, status = 400): Promise<void> {
+  const lists = await liveLists(kit.deps.db, user.id);
+  const imports = await recentImports(kit.deps.db, user.id);
+  const running = imports.some((i) => i.status === 'queued' || i.status === 'running');
+  const body = html`
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <section class="card" aria-labelledby="export-h">
 <h2 id="export-h">Export</h2>
@@ -145,140 +149,140 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <h2 id="imports-h">Recent imports</h2>
 ${imports.length ? html`<ul class="apps">${imports.map(importLine)}</ul>` : html`<p class="muted">None yet.</p>`}
 </section>`;
-    const text = page('Your data', html`${kit.settingsNav('data')}${body}`, { nav: kit.nav(ctx, user, 'settings') });
-    // While an import runs, the page reloads itself every two seconds to show its progress.
+  const text = page('Your data', html`${kit.settingsNav('data')}${body}`, { nav: kit.nav(ctx, user, 'settings') });
+  // While an import runs, the page reloads itself every two seconds to show its progress.
+  sendPage(
+    ctx,
+    problem ? status : 200,
+    running ? text.replace('<meta name="referrer"', '<meta http-equiv="refresh" content="2">\n<meta name="referrer"') : text,
+  );
+}
+
+async function showData(kit: PageKit, ctx: Context): Promise<void> {
+  const user = await kit.signedIn(ctx);
+  if (user) await overview(kit, ctx, user);
+}
+
+async function exportWorkspace(kit: PageKit, ctx: Context): Promise<void> {
+  const user = await kit.signedIn(ctx);
+  if (!user) return;
+  const doc = await invoke(kit.asPerson(user), 'export_workspace', { params: {}, body: undefined });
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Disposition', `attachment; filename="listkeeper-export-${new Date().toISOString().slice(0, 10)}.json"`);
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(doc, null, 2);
+}
+
+async function exportListCsv(kit: PageKit, ctx: Context): Promise<void> {
+  const user = await kit.signedIn(ctx);
+  if (!user) return;
+  try {
+    const csv = await invoke(kit.asPerson(user), 'export_list_csv', { params: { id: String(ctx.query.list ?? '') }, body: undefined });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Disposition', 'attachment; filename="list.csv"');
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = csv;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    await overview(kit, ctx, user, err.message);
+  }
+}
+
+/**
+ * A multipart POST of a signed-in person, from this site with this browser's CSRF token, within
+ * the API's body limit; else answers. The length and the session are checked before any of the
+ * body is read, the token before its file.
+ */
+async function upload(kit: PageKit, ctx: Context): Promise<({ user: WebUser } & Upload) | null> {
+  const limit = kit.deps.config.bodyLimitBytes;
+  const declaredLarge = declaredTooLarge(ctx, limit);
+  // Not read at all: the connection closes after the answer.
+  if (declaredLarge) ctx.set('Connection', 'close');
+  const user = await kit.signedIn(ctx);
+  if (!user) return null;
+  const form = declaredLarge ? 'tooLarge' : await readMultipart(ctx, limit, (token) => kit.fromThisSite(ctx, token));
+  if (typeof form === 'string') {
+    const problem: Record<Refusal, string> = {
+      tooLarge: `The file is too large: send one file of at most ${limit} bytes.`,
+      forged: 'This form expired or was sent from another site; send it again.',
+      unreadable: `The file could not be read: send one file of at most ${limit} bytes.`,
+    };
+    await overview(kit, ctx, user, problem[form], form === 'tooLarge' ? 413 : 400);
+    return null;
+  }
+  return { user, ...form };
+}
+
+/** The import input a form describes: the file (or the text carried over from the preview) and the choices. */
+function inputOf(fields: Record<string, string>, file: { name: string; text: string } | null): Record<string, unknown> {
+  const text = file?.text ?? fields.content ?? '';
+  const name = file?.name ?? fields.fileName ?? 'Imported';
+  const format = (FORMATS as readonly string[]).includes(fields.format ?? '') ? fields.format! : formatOfFile(name, text);
+  if (format === 'listkeeper') {
+    let document: unknown;
+    try {
+      document = JSON.parse(text);
+    } catch (err) {
+      throw new ApiError('invalid', `The file is not JSON: ${(err as Error).message}`);
+    }
+    return { format, document };
+  }
+  const columns = Object.keys(fields)
+    .filter((k) => k.startsWith('to:'))
+    .map((k) => {
+      const column = k.slice(3);
+      const type = fields[`type:${column}`];
+      const property = fields[`property:${column}`]?.trim();
+      return {
+        column,
+        to: fields[k],
+        ...(fields[k] === 'property' && property ? { property } : {}),
+        ...(fields[k] === 'property' && type ? { type } : {}),
+      };
+    });
+  return {
+    format,
+    csv: text,
+    ...(fields.listId && format === 'csv' ? { listId: fields.listId } : { listName: fields.listName?.trim() || name.replace(/\.[^.]+$/, '') || 'Imported' }),
+    ...(columns.length && format === 'csv' ? { columns } : {}),
+  };
+}
+
+async function previewImport(kit: PageKit, ctx: Context): Promise<void> {
+  const got = await upload(kit, ctx);
+  if (!got) return;
+  const { user, fields, file } = got;
+  try {
+    const input = inputOf(fields, file);
+    const preview = (await invoke(kit.asPerson(user), 'preview_import', { params: {}, body: input })) as Preview;
+    const text = file?.text ?? fields.content ?? '';
     sendPage(
       ctx,
-      problem ? status : 200,
-      running ? text.replace('<meta name="referrer"', '<meta http-equiv="refresh" content="2">\n<meta name="referrer"') : text,
+      200,
+      page('Check the import', previewBody(kit, ctx, input, preview, text, file?.name ?? fields.fileName ?? ''), { nav: kit.nav(ctx, user, 'settings') }),
     );
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    await overview(kit, ctx, user, err.message);
   }
+}
 
-  router.get(DATA_PATH, async (ctx) => {
-    const user = await kit.signedIn(ctx);
-    if (user) await overview(ctx, user);
-  });
-
-  router.get(`${DATA_PATH}/export.json`, async (ctx) => {
-    const user = await kit.signedIn(ctx);
-    if (!user) return;
-    const doc = await invoke(asPerson(user), 'export_workspace', { params: {}, body: undefined });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Disposition', `attachment; filename="listkeeper-export-${new Date().toISOString().slice(0, 10)}.json"`);
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(doc, null, 2);
-  });
-
-  router.get(`${DATA_PATH}/list.csv`, async (ctx) => {
-    const user = await kit.signedIn(ctx);
-    if (!user) return;
-    try {
-      const csv = await invoke(asPerson(user), 'export_list_csv', { params: { id: String(ctx.query.list ?? '') }, body: undefined });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('Content-Disposition', 'attachment; filename="list.csv"');
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.body = csv;
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      await overview(ctx, user, err.message);
-    }
-  });
-
-  /**
-   * A multipart POST of a signed-in person, from this site with this browser's CSRF token, within
-   * the API's body limit; else answers. The length and the session are checked before any of the
-   * body is read, the token before its file.
-   */
-  async function upload(ctx: Context): Promise<({ user: WebUser } & Upload) | null> {
-    const limit = config.bodyLimitBytes;
-    const declaredLarge = declaredTooLarge(ctx, limit);
-    // Not read at all: the connection closes after the answer.
-    if (declaredLarge) ctx.set('Connection', 'close');
-    const user = await kit.signedIn(ctx);
-    if (!user) return null;
-    const form = declaredLarge ? 'tooLarge' : await readMultipart(ctx, limit, (token) => kit.fromThisSite(ctx, token));
-    if (typeof form === 'string') {
-      const problem: Record<Refusal, string> = {
-        tooLarge: `The file is too large: send one file of at most ${limit} bytes.`,
-        forged: 'This form expired or was sent from another site; send it again.',
-        unreadable: `The file could not be read: send one file of at most ${limit} bytes.`,
-      };
-      await overview(ctx, user, problem[form], form === 'tooLarge' ? 413 : 400);
-      return null;
-    }
-    return { user, ...form };
+async function startImport(kit: PageKit, ctx: Context): Promise<void> {
+  const got = await upload(kit, ctx);
+  if (!got) return;
+  const { user, fields, file } = got;
+  try {
+    const started = (await invoke(kit.asPerson(user), 'create_import', { params: {}, body: inputOf(fields, file) })) as ImportDto;
+    ctx.redirect(`${DATA_PATH}?import=${started.id}`);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    await overview(kit, ctx, user, err.message);
   }
+}
 
-  /** The import input a form describes: the file (or the text carried over from the preview) and the choices. */
-  function inputOf(fields: Record<string, string>, file: { name: string; text: string } | null): Record<string, unknown> {
-    const text = file?.text ?? fields.content ?? '';
-    const name = file?.name ?? fields.fileName ?? 'Imported';
-    const format = (FORMATS as readonly string[]).includes(fields.format ?? '') ? fields.format! : formatOfFile(name, text);
-    if (format === 'listkeeper') {
-      let document: unknown;
-      try {
-        document = JSON.parse(text);
-      } catch (err) {
-        throw new ApiError('invalid', `The file is not JSON: ${(err as Error).message}`);
-      }
-      return { format, document };
-    }
-    const columns = Object.keys(fields)
-      .filter((k) => k.startsWith('to:'))
-      .map((k) => {
-        const column = k.slice(3);
-        const type = fields[`type:${column}`];
-        const property = fields[`property:${column}`]?.trim();
-        return {
-          column,
-          to: fields[k],
-          ...(fields[k] === 'property' && property ? { property } : {}),
-          ...(fields[k] === 'property' && type ? { type } : {}),
-        };
-      });
-    return {
-      format,
-      csv: text,
-      ...(fields.listId && format === 'csv' ? { listId: fields.listId } : { listName: fields.listName?.trim() || name.replace(/\.[^.]+$/, '') || 'Imported' }),
-      ...(columns.length && format === 'csv' ? { columns } : {}),
-    };
-  }
-
-  router.post(`${DATA_PATH}/preview`, async (ctx) => {
-    const got = await upload(ctx);
-    if (!got) return;
-    const { user, fields, file } = got;
-    try {
-      const input = inputOf(fields, file);
-      const preview = (await invoke(asPerson(user), 'preview_import', { params: {}, body: input })) as Preview;
-      const text = file?.text ?? fields.content ?? '';
-      sendPage(
-        ctx,
-        200,
-        page('Check the import', previewBody(ctx, input, preview, text, file?.name ?? fields.fileName ?? ''), { nav: kit.nav(ctx, user, 'settings') }),
-      );
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      await overview(ctx, user, err.message);
-    }
-  });
-
-  router.post(`${DATA_PATH}/import`, async (ctx) => {
-    const got = await upload(ctx);
-    if (!got) return;
-    const { user, fields, file } = got;
-    try {
-      const started = (await invoke(asPerson(user), 'create_import', { params: {}, body: inputOf(fields, file) })) as ImportDto;
-      ctx.redirect(`${DATA_PATH}?import=${started.id}`);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      await overview(ctx, user, err.message);
-    }
-  });
-
-  function previewBody(ctx: Context, input: Record<string, unknown>, preview: Preview, text: string, fileName: string): Html {
-    const csv = input.format === 'csv';
-    return html`
+function previewBody(kit: PageKit, ctx: Context, input: Record<string, unknown>, preview: Preview, text: string, fileName: string): Html {
+  const csv = input.format === 'csv';
+  return html`
 <form method="post" action="${DATA_PATH}/import" enctype="multipart/form-data">
 <input type="hidden" name="csrf" value="${kit.csrf(ctx)}">
 <input type="hidden" name="format" value="${String(input.format)}">
@@ -325,7 +329,6 @@ ${
 )}
 <button type="submit">Start the import</button> <a href="${DATA_PATH}">Cancel</a>
 </form>`;
-  }
 }
 
 function importLine(i: ImportDto): Html {

@@ -136,16 +136,8 @@ export function pageKit(deps: WebDeps): PageKit {
 
   const csrf = (ctx: Context) => csrfToken(ctx, deps.cookieKeys[0]!);
 
-  function refuseForm(ctx: Context): void {
-    sendPage(
-      ctx,
-      403,
-      page(
-        'Please try again',
-        html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${(ctx.get('referer') && sameSitePath(ctx.get('referer'))) || '/lists'}">Reload the page</a> and send it again.</p></div>`,
-      ),
-    );
-  }
+  const sameSitePath = (url: string) => pathOnSite(ownOrigins, url);
+  const refuseForm = (ctx: Context) => refuseFormPage(ctx, (ctx.get('referer') && sameSitePath(ctx.get('referer'))) || '/lists');
 
   function fromThisSite(ctx: Context, token: unknown): boolean {
     const origin = ctx.get('origin');
@@ -162,11 +154,6 @@ export function pageKit(deps: WebDeps): PageKit {
     return params;
   }
 
-  const answerJson = (ctx: Context, status: number, error: string) => {
-    ctx.status = status;
-    ctx.body = { error };
-  };
-
   async function checkedForm(ctx: Context, limit?: FormLimit): Promise<Record<string, string> | null> {
     const params = await checkedParams(ctx, limit);
     return params ? firstValues(params) : null;
@@ -180,11 +167,6 @@ export function pageKit(deps: WebDeps): PageKit {
       ctx.redirect(`/signin?next=${encodeURIComponent(back)}`);
     }
     return user;
-  }
-
-  function sameSitePath(url: string): string | null {
-    const parsed = URL.parse(url);
-    return parsed && ownOrigins.has(parsed.origin) ? parsed.pathname + parsed.search : null;
   }
 
   async function posted(ctx: Context, limit?: FormLimit): Promise<Posted | null> {
@@ -202,17 +184,7 @@ export function pageKit(deps: WebDeps): PageKit {
     return user ? { user, form: firstValues(params), all: params } : null;
   }
 
-  const nav = (ctx: Context, user: WebUser | null, section?: Section): Html =>
-    user
-      ? html`<nav class="top" aria-label="Main"><span class="links">${SECTIONS.map(
-          ([key, href, label]) => html`<a href="${href}"${key === section ? new Html(' aria-current="page"') : ''}>${label}</a>`,
-        )}</span><span class="muted">${user.email}</span><form method="post" action="/signout" class="inline-form"><input type="hidden" name="csrf" value="${csrf(ctx)}"><button class="secondary small" type="submit">Sign out</button></form></nav>`
-      : html``;
-
-  const settingsNav = (current?: SettingsPage): Html =>
-    html`<nav class="settings-nav" aria-label="Settings"><ul>${SETTINGS_PAGES.map(
-      ({ key, href, label }) => html`<li><a href="${href}"${key === current ? new Html(' aria-current="page"') : ''}>${label}</a></li>`,
-    )}</ul></nav>`;
+  const nav = (ctx: Context, user: WebUser | null, section?: Section): Html => (user ? topBar(csrf(ctx), user, section) : html``);
 
   function show(ctx: Context, user: WebUser, title: string, body: Html, options: ShowOptions = {}): void {
     const section = options.section ?? (options.settings ? 'settings' : undefined);
@@ -225,28 +197,12 @@ export function pageKit(deps: WebDeps): PageKit {
     );
   }
 
-  const asPerson = (user: WebUser): OperationContext => ({
-    principal: { userId: user.id, via: 'web', clientName: null, tokenId: `web:${user.id}` },
-    db,
-    config,
-    services: deps.services,
-    log: deps.log,
-  });
+  const asPerson = (user: WebUser): OperationContext => personContext(deps, user);
 
   const call = <K extends OperationId>(user: WebUser, operationId: K, input: OpInput<K>): Promise<OpOutput<K>> =>
     callOperation(asPerson(user), operationId, input);
 
-  function button(ctx: Context, action: string, label: string, options: { kind?: string; fields?: Record<string, string>; title?: string } = {}): Html {
-    const fields = Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-    return html`<form method="post" action="${action}" class="inline-form"><input type="hidden" name="csrf" value="${csrf(ctx)}">${fields}<button${options.kind ? html` class="${options.kind}"` : ''}${options.title ? html` aria-label="${options.title}"` : ''} type="submit">${label}</button></form>`;
-  }
-
-  const fromHtmx = (ctx: Context) => ctx.get('hx-request') === 'true';
-
-  function redirect(ctx: Context, back: string): void {
-    ctx.status = 303;
-    ctx.redirect(safeNext(back, '/lists'));
-  }
+  const button = (ctx: Context, action: string, label: string, options: ButtonOptions = {}): Html => buttonForm(csrf(ctx), action, label, options);
 
   return {
     deps,
@@ -265,6 +221,70 @@ export function pageKit(deps: WebDeps): PageKit {
     fromHtmx,
     fromThisSite,
     redirect,
+  };
+}
+
+function fromHtmx(ctx: Context): boolean {
+  return ctx.get('hx-request') === 'true';
+}
+
+function redirect(ctx: Context, back: string): void {
+  ctx.status = 303;
+  ctx.redirect(safeNext(back, '/lists'));
+}
+
+/** A JSON refusal for a script's fetch. */
+function answerJson(ctx: Context, status: number, error: string): void {
+  ctx.status = status;
+  ctx.body = { error };
+}
+
+/** The path and query of `url` when it is on one of `origins`, else null. */
+function pathOnSite(origins: ReadonlySet<string>, url: string): string | null {
+  const parsed = URL.parse(url);
+  return parsed && origins.has(parsed.origin) ? parsed.pathname + parsed.search : null;
+}
+
+/** The answer to a form without this browser's CSRF token, or from another site: reload `back` and send again. */
+function refuseFormPage(ctx: Context, back: string): void {
+  sendPage(
+    ctx,
+    403,
+    page(
+      'Please try again',
+      html`<div class="card"><p class="error">This form expired or was sent from another site.</p><p><a href="${back}">Reload the page</a> and send it again.</p></div>`,
+    ),
+  );
+}
+
+/** The signed-in bar: the sections (`section` current), who is signed in, and Sign out. */
+function topBar(token: string, user: WebUser, section?: Section): Html {
+  return html`<nav class="top" aria-label="Main"><span class="links">${SECTIONS.map(
+    ([key, href, label]) => html`<a href="${href}"${key === section ? new Html(' aria-current="page"') : ''}>${label}</a>`,
+  )}</span><span class="muted">${user.email}</span><form method="post" action="/signout" class="inline-form"><input type="hidden" name="csrf" value="${token}"><button class="secondary small" type="submit">Sign out</button></form></nav>`;
+}
+
+function settingsNav(current?: SettingsPage): Html {
+  return html`<nav class="settings-nav" aria-label="Settings"><ul>${SETTINGS_PAGES.map(
+    ({ key, href, label }) => html`<li><a href="${href}"${key === current ? new Html(' aria-current="page"') : ''}>${label}</a></li>`,
+  )}</ul></nav>`;
+}
+
+type ButtonOptions = { kind?: string; fields?: Record<string, string>; title?: string };
+
+function buttonForm(token: string, action: string, label: string, options: ButtonOptions): Html {
+  const fields = Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<form method="post" action="${action}" class="inline-form"><input type="hidden" name="csrf" value="${token}">${fields}<button${options.kind ? html` class="${options.kind}"` : ''}${options.title ? html` aria-label="${options.title}"` : ''} type="submit">${label}</button></form>`;
+}
+
+/** The operation context of the signed-in person, as REST and MCP build one for a token. */
+function personContext(deps: WebDeps, user: WebUser): OperationContext {
+  return {
+    principal: { userId: user.id, via: 'web', clientName: null, tokenId: `web:${user.id}` },
+    db: deps.db,
+    config: deps.config,
+    services: deps.services,
+    log: deps.log,
   };
 }
 

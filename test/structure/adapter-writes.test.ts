@@ -336,7 +336,7 @@ describe('adapters write through operations', () => {
 
   it('finds the imports adapters make from the domain', () => {
     expect(imports.length).toBeGreaterThan(40);
-    expect(imports).toContainEqual({ file: 'src/web/items.ts', module: 'src/domain/chat/chat.ts', name: 'chatForPage' });
+    expect(imports).toContainEqual({ file: 'src/web/item-page.ts', module: 'src/domain/chat/chat.ts', name: 'chatForPage' });
     expect(imports).toContainEqual({ file: 'src/cli/due-dates.ts', module: 'src/domain/items/due-words.ts', name: 'parseDue' });
   });
 

@@ -29,6 +29,18 @@ describe('installable web app', () => {
     expect(JSON.parse(manifest.data)).toMatchObject({ name: 'listkeeper', display: 'standalone', start_url: '/lists' });
   });
 
+  it('answers /favicon.ico with the icon, and the API reference names it too', async () => {
+    const res = await fetch(`${server.baseUrl}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(1, 4)
+        .toString('ascii'),
+    ).toBe('PNG');
+    expect(await (await fetch(`${server.baseUrl}/docs`)).text()).toContain('<link rel="icon" href="/icons/icon-192.png" type="image/png">');
+  });
+
   it('serves every icon the manifest names as a PNG of its size', async () => {
     const manifest = (await (await fetch(`${server.baseUrl}/manifest.webmanifest`)).json()) as { icons: { src: string; sizes: string }[] };
     for (const icon of manifest.icons) {

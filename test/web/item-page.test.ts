@@ -243,6 +243,12 @@ describe('the item page edits the item', () => {
     expect((await get_item(ctx(), { id })).dueAt).toBe(dueBefore);
   });
 
+  it('shows the saved notes in the preview, not the hint to type some', async () => {
+    const id = await book();
+    const page = await (await web.request(`/artifacts/${id}`)).text();
+    expect(page).toContain('<div id="preview" class="markdown" aria-live="polite"><p>A <em>desert</em> planet.</p>');
+  });
+
   it('previews the notes without JavaScript, keeping the draft and writing nothing', async () => {
     const id = await book();
     const form = set(submission(await (await web.request(`/artifacts/${id}`)).text()), 'body', 'Now **bold**');

@@ -11,6 +11,7 @@ import { create_items } from '../../src/operations/create_items.js';
 import { get_item } from '../../src/operations/get_item.js';
 import { list_lists } from '../../src/operations/list_lists.js';
 import { localNow } from '../../src/domain/time.js';
+import { formatTime } from '../../src/web/format.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -83,6 +84,18 @@ describe('the lists pages', () => {
     // 9am tomorrow in the account's time zone (test accounts live in Europe/London).
     const tomorrow = localNow(new Date(Date.now() + 86400_000), 'Europe/London').today;
     expect(localNow(item.due_at, 'Europe/London')).toEqual({ today: tomorrow, localTime: '09:00' });
+    // The page it lands on names the task, links to it and says when it is due, in the person's time zone.
+    const { id } = (await server.db('items').where({ list_id: tasks, title: 'Pay rent' }).first('id')) as { id: string };
+    expect(res.headers.get('location')).toBe(`/lists?added=${id}`);
+    const due = formatTime(item.due_at, 'Europe/London');
+    expect(await page(res.headers.get('location')!)).toContain(
+      `<p class="notice" role="status">Added <a href="/artifacts/${id}">Pay rent</a> to Tasks, due ${due}.</p>`,
+    );
+    // Another person's item, or no item, names nothing.
+    const bea = await server.account('Bea', PASSWORD);
+    const theirs = (await create_items(server.context(bea), { items: [{ title: 'Bea’s secret' }] })).items[0]!.id;
+    for (const added of [theirs, '00000000-0000-4000-8000-000000000000', 'nonsense'])
+      expect(await page(`/lists?added=${added}`)).not.toContain('role="status"');
   });
 
   it('creates a list with typed properties and its layout, and refuses a bad one in the words of the API', async () => {
@@ -197,7 +210,7 @@ describe('the lists pages', () => {
     const res = await post(`/lists/${list.id}/items`, { title: 'Persuasion', view: 'board' });
     expect(res.headers.get('location')).toBe(`/lists/${list.id}?view=board`);
     for (const code of ['constructor', '__proto__', 'toString']) expect(await page(`/lists?done=${code}`)).not.toContain('role="status"');
-    expect(await page('/lists?done=added')).toContain('<p class="notice" role="status">Added.</p>');
+    expect(await page('/lists?done=deleted')).toContain('<p class="notice" role="status">Moved to the trash.');
   });
 
   it('sorts the table by a column and filters it by a value', async () => {

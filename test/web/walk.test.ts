@@ -1,12 +1,13 @@
 /**
  * The person's web app in Chromium, scripts on, as one walk: sign in → create a list with
- * properties → add items → edit a value in the table → move an item on the board → complete
- * it → search for it → delete it → restore it from the trash → remove an OAuth app and a
- * webhook subscription. On every page axe-core (WCAG 2 A/AA rules and best practices) finds
- * no serious or critical violation, and the page fits a phone's width. The README's
- * screenshots are taken here, so they show the pages as they are: under .tmp/screenshots, or
- * into docs/screenshots/ with `make screenshots` (SCREENSHOTS_DIR), so a test run changes no
- * committed file.
+ * properties → add items → edit a value in the table → move an item on the board → complete it
+ * → search for it → delete it → restore it from the trash → remove an OAuth app and a webhook
+ * subscription; and, in a browser nobody is signed in on, sign up (landing signed in) and
+ * quick add (the page names the task and its due date). On every page axe-core (WCAG 2 A/AA
+ * rules and best practices) finds no serious or critical violation, and the page fits a
+ * phone's width. The README's screenshots are taken here, so they show the pages as they are:
+ * under .tmp/screenshots, or into docs/screenshots/ with `make screenshots` (SCREENSHOTS_DIR),
+ * so a test run changes no committed file.
  */
 import { readFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -19,6 +20,7 @@ import { HttpBrowser, authorizeInBrowser, authorizeUrl, codeFrom, pkce, register
 import { startReceiver, type Receiver } from '../support/events.js';
 import { mintSecret } from '../../src/domain/changes/subscriptions.js';
 import { REACH_LOCAL_SERVERS } from '../support/net.js';
+import { formatTime } from '../../src/web/format.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SCREENSHOTS = path.resolve(process.env.SCREENSHOTS_DIR ?? '.tmp/screenshots');
@@ -82,6 +84,65 @@ describe('the web app, walked in Chromium', () => {
     await Promise.all([page.waitForURL(url), page.click(selector)]);
   }
 
+  /** Creates the Reading list from the home page's New list form (shown as a table) and adds three items; its path. */
+  async function makeReadingList(page: Page): Promise<string> {
+    // Create a list with properties, shown as a table: the form opens from its button.
+    expect(await page.isVisible('#list-name')).toBe(false);
+    await page.click('summary:text("New list")');
+    await page.fill('#list-name', 'Reading list');
+    await page.fill('#p1-name', 'Pages');
+    await page.selectOption('#p1-type', 'number');
+    await page.fill('#p2-name', 'Shelf');
+    await page.selectOption('#p2-type', 'select');
+    await page.fill('#p2-options', 'To read, Reading, Done');
+    await page.selectOption('#list-layout', 'table');
+    await accessible(page);
+    await shoot(page, 'lists');
+    await clickTo(page, 'form[action="/lists"] button[type=submit]', /\/lists\/[0-9a-f-]{36}$/);
+    const listPath = new URL(page.url()).pathname;
+    expect(await page.textContent('h1')).toBe('Reading list');
+
+    // Add items.
+    for (const title of ['Dune', 'Emma', 'Heat']) {
+      await page.fill('#quick-title', title);
+      await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}\\?view=table$`));
+    }
+    expect(await page.locator('table.items tbody tr').count()).toBe(3);
+    return listPath;
+  }
+
+  /** Edits two values of Dune in the table: htmx sends each cell on change and swaps in the answer. */
+  async function editInTable(page: Page): Promise<{ id: string; values: Record<string, unknown> }> {
+    const pages = page.getByLabel('Pages of Dune');
+    const saved = page.waitForResponse((res) => res.url().endsWith('/value') && res.request().method() === 'POST');
+    await pages.fill('412');
+    await pages.press('Tab');
+    expect((await saved).status()).toBe(200);
+    const shelf = page.getByLabel('Shelf of Dune');
+    const savedShelf = page.waitForResponse((res) => res.url().endsWith('/value'));
+    await shelf.selectOption({ label: 'Reading' });
+    await savedShelf;
+    const dune = (await server.db('items').where({ title: 'Dune' }).first()) as { id: string; values: Record<string, unknown> };
+    expect(Object.values(dune.values)).toContain(412);
+    await accessible(page);
+    await shoot(page, 'table');
+    return dune;
+  }
+
+  /** Removes the OAuth app and the webhook subscription on the Connections page. */
+  async function removeAppAndWebhook(page: Page, receiverUrl: string, subscriptionId: string): Promise<void> {
+    await page.goto(`${server.baseUrl}/settings/connections`);
+    expect(await page.textContent('main')).toContain('Travel Agent');
+    expect(await page.textContent('main')).toContain(receiverUrl);
+    await accessible(page);
+    await shoot(page, 'connections');
+    await clickTo(page, 'form[action="/settings/connections/apps/revoke"] button', '**/settings/connections?done=app-revoked');
+    expect(await page.textContent('main')).not.toContain('Travel Agent');
+    await clickTo(page, 'form[action="/settings/connections/subscriptions/remove"] button', '**/settings/connections?done=subscription-removed');
+    expect(await page.textContent('main')).not.toContain(receiverUrl);
+    expect(await server.db('event_subscriptions').where({ id: subscriptionId }).first()).toBeUndefined();
+  }
+
   it(
     'signs in, makes a list, edits it in the table and on the board, finds, deletes and restores an item, and removes an app and a webhook',
     async () => {
@@ -117,41 +178,9 @@ describe('the web app, walked in Chromium', () => {
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the content');
 
-      // Create a list with properties, shown as a table.
-      await page.fill('#list-name', 'Reading list');
-      await page.fill('#p1-name', 'Pages');
-      await page.selectOption('#p1-type', 'number');
-      await page.fill('#p2-name', 'Shelf');
-      await page.selectOption('#p2-type', 'select');
-      await page.fill('#p2-options', 'To read, Reading, Done');
-      await page.selectOption('#list-layout', 'table');
-      await accessible(page);
-      await shoot(page, 'lists');
-      await clickTo(page, 'form[action="/lists"] button[type=submit]', /\/lists\/[0-9a-f-]{36}$/);
-      const listPath = new URL(page.url()).pathname;
-      expect(await page.textContent('h1')).toBe('Reading list');
+      const listPath = await makeReadingList(page);
 
-      // Add items.
-      for (const title of ['Dune', 'Emma', 'Heat']) {
-        await page.fill('#quick-title', title);
-        await clickTo(page, `form[action="${listPath}/items"] button[type=submit]`, new RegExp(`${listPath}\\?view=table$`));
-      }
-      expect(await page.locator('table.items tbody tr').count()).toBe(3);
-
-      // Edit a value in the table: htmx sends the cell on change and swaps in the answer.
-      const pages = page.getByLabel('Pages of Dune');
-      const saved = page.waitForResponse((res) => res.url().endsWith('/value') && res.request().method() === 'POST');
-      await pages.fill('412');
-      await pages.press('Tab');
-      expect((await saved).status()).toBe(200);
-      const shelf = page.getByLabel('Shelf of Dune');
-      const savedShelf = page.waitForResponse((res) => res.url().endsWith('/value'));
-      await shelf.selectOption({ label: 'Reading' });
-      await savedShelf;
-      const dune = (await server.db('items').where({ title: 'Dune' }).first()) as { id: string; values: Record<string, unknown> };
-      expect(Object.values(dune.values)).toContain(412);
-      await accessible(page);
-      await shoot(page, 'table');
+      const dune = await editInTable(page);
 
       // Move an item on the board: Dune from Reading to Done.
       await page.goto(`${server.baseUrl}${listPath}?view=board&groupBy=${await propertyId('Shelf')}`);
@@ -166,7 +195,7 @@ describe('the web app, walked in Chromium', () => {
       // Complete it: Dune's item page, then the Tasks list for a task; here, a task added by quick add.
       await page.goto(`${server.baseUrl}/lists`);
       await page.fill('#quick-title', 'Return Dune to the library friday');
-      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', '**/lists?done=added');
+      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', /\/lists\?added=[0-9a-f-]{36}$/);
       const tasksPath = await page.locator('ul.lists a').first().getAttribute('href');
       await page.goto(`${server.baseUrl}${tasksPath}?view=list`);
       expect(await page.textContent('ul.tasks')).toContain('Return Dune to the library');
@@ -204,17 +233,7 @@ describe('the web app, walked in Chromium', () => {
       expect(await page.textContent('[role=status]')).toContain('back on its list');
       expect(await server.db('items').where({ id: task.id }).whereNull('deleted_at').first()).toBeTruthy();
 
-      // Remove the OAuth app and the webhook subscription.
-      await page.goto(`${server.baseUrl}/settings/connections`);
-      expect(await page.textContent('main')).toContain('Travel Agent');
-      expect(await page.textContent('main')).toContain(receiver.url);
-      await accessible(page);
-      await shoot(page, 'connections');
-      await clickTo(page, 'form[action="/settings/connections/apps/revoke"] button', '**/settings/connections?done=app-revoked');
-      expect(await page.textContent('main')).not.toContain('Travel Agent');
-      await clickTo(page, 'form[action="/settings/connections/subscriptions/remove"] button', '**/settings/connections?done=subscription-removed');
-      expect(await page.textContent('main')).not.toContain(receiver.url);
-      expect(await server.db('event_subscriptions').where({ id: sub.data!.id }).first()).toBeUndefined();
+      await removeAppAndWebhook(page, receiver.url, sub.data!.id);
       expect(consoleErrors).toEqual([]);
       await page.close();
     },
@@ -280,4 +299,34 @@ describe('the web app, walked in Chromium', () => {
     const list = (await server.db('lists').where({ name: 'Reading list' }).first()) as { properties: Array<{ id: string; name: string }> };
     return list.properties.find((p) => p.name === name)!.id;
   }
+
+  it(
+    'signs up and lands signed in, and quick add names the task it made and when it is due',
+    async () => {
+      // A browser nobody is signed in on.
+      await chromium.context.clearCookies();
+      const page = await chromium.context.newPage();
+      await page.goto(`${server.baseUrl}/signup`);
+      const email = `grace-${Date.now()}@example.com`;
+      await page.fill('#name', 'Grace');
+      await page.fill('#email', email);
+      await page.fill('#password', PASSWORD);
+      await page.fill('#timezone', 'Europe/Paris');
+      await clickTo(page, 'button[type=submit]', '**/lists');
+      expect(await page.textContent('h1')).toBe('Lists');
+      expect(await page.textContent('nav.top')).toContain(email);
+
+      await page.fill('#quick-title', 'Water the plants tomorrow 6pm');
+      await clickTo(page, 'form[action="/quick-add"] button[type=submit]', /\/lists\?added=[0-9a-f-]{36}$/);
+      const task = (await server.db('items').where({ title: 'Water the plants' }).first()) as { id: string; due_at: Date };
+      const notice = page.locator('p.notice[role=status]');
+      expect(await notice.textContent()).toBe(`Added Water the plants to Tasks, due ${formatTime(task.due_at, 'Europe/Paris')}.`);
+      expect(await notice.locator('a').getAttribute('href')).toBe(`/artifacts/${task.id}`);
+      await accessible(page);
+      await clickTo(page, 'p.notice a', `**/artifacts/${task.id}`);
+      expect(await page.textContent('h1')).toBe('Water the plants');
+      await page.close();
+    },
+    SETUP_MS,
+  );
 });

@@ -66,23 +66,7 @@ export async function createItems(
 
   // Labels take the spelling the person already uses: one read for the call, when any entry has labels.
   const spellings = input.items.some((e) => e.labels?.length) ? await labelSpellings(trx, principal.userId) : new Map<string, string>();
-  // A parent must be a live top-level item of the same list: checked before the entries are prepared.
-  // Each parent is read once, however many entries name it.
-  const parentChecks = new Map<string, string | null>();
-  for (const parentId of new Set(input.items.flatMap((e) => (e.parentId ? [e.parentId] : [])))) {
-    try {
-      await checkParent(trx, principal.userId, parentId, list.id, null);
-      parentChecks.set(parentId, null);
-    } catch (err) {
-      if (!(err instanceof ValueError)) throw err;
-      parentChecks.set(parentId, err.message);
-    }
-  }
-  const badParents = new Map<number, string>();
-  input.items.forEach((entry, index) => {
-    const reason = entry.parentId ? parentChecks.get(entry.parentId) : null;
-    if (reason) badParents.set(index, reason);
-  });
+  const badParents = await badParentsOf(trx, principal.userId, list.id, input.items);
   input.items.forEach((entry, index) => {
     for (const key of Object.keys(entry)) if (!KNOWN_KEYS.has(key)) unknownKeys.add(key);
     const badParent = badParents.get(index);
@@ -106,25 +90,8 @@ export async function createItems(
     principal.userId,
     prepared.map((p) => p.externalId).filter((x): x is string => x !== null),
   );
-  const existing: ItemDbRow[] = [];
-  const seenExternal = new Set<string>();
-  const toInsert: Prepared[] = [];
-  const merges: { target: ItemDbRow; entry: Prepared }[] = [];
   const matchTargets = matchOn.length ? await findMatches(trx, list.id, matchOn, prepared) : new Map<number, ItemDbRow>();
-  for (const entry of prepared) {
-    if (entry.externalId !== null) {
-      const found = existingRows.get(entry.externalId);
-      if (found) {
-        existing.push(found);
-        continue;
-      }
-      if (seenExternal.has(entry.externalId)) continue;
-      seenExternal.add(entry.externalId);
-    }
-    const target = matchTargets.get(entry.index);
-    if (target) merges.push({ target, entry });
-    else toInsert.push(entry);
-  }
+  const { existing, toInsert, merges } = sortEntries(prepared, existingRows, matchTargets);
 
   if (properties !== list.properties) {
     await trx('lists')
@@ -177,6 +144,59 @@ export async function createItems(
     imagesAttached: imageResult.attached,
     imageFailures: imageResult.failures,
   };
+}
+
+/**
+ * The entries whose parent cannot take them, by index, with the reason: a parent must be a live
+ * top-level item of the same list. Each parent is read once, however many entries name it.
+ */
+async function badParentsOf(trx: Knex, userId: string, listId: string, items: OpInput<'create_items'>['items']): Promise<Map<number, string>> {
+  const parentChecks = new Map<string, string | null>();
+  for (const parentId of new Set(items.flatMap((e) => (e.parentId ? [e.parentId] : [])))) {
+    try {
+      await checkParent(trx, userId, parentId, listId, null);
+      parentChecks.set(parentId, null);
+    } catch (err) {
+      if (!(err instanceof ValueError)) throw err;
+      parentChecks.set(parentId, err.message);
+    }
+  }
+  const badParents = new Map<number, string>();
+  items.forEach((entry, index) => {
+    const reason = entry.parentId ? parentChecks.get(entry.parentId) : null;
+    if (reason) badParents.set(index, reason);
+  });
+  return badParents;
+}
+
+/**
+ * Where each prepared entry goes: the item its externalId already made (also earlier in this
+ * batch: then it is skipped), the item its matchOn values name (a merge), or a new row.
+ */
+function sortEntries(
+  prepared: Prepared[],
+  existingRows: Map<string, ItemDbRow>,
+  matchTargets: Map<number, ItemDbRow>,
+): { existing: ItemDbRow[]; toInsert: Prepared[]; merges: { target: ItemDbRow; entry: Prepared }[] } {
+  const existing: ItemDbRow[] = [];
+  const seenExternal = new Set<string>();
+  const toInsert: Prepared[] = [];
+  const merges: { target: ItemDbRow; entry: Prepared }[] = [];
+  for (const entry of prepared) {
+    if (entry.externalId !== null) {
+      const found = existingRows.get(entry.externalId);
+      if (found) {
+        existing.push(found);
+        continue;
+      }
+      if (seenExternal.has(entry.externalId)) continue;
+      seenExternal.add(entry.externalId);
+    }
+    const target = matchTargets.get(entry.index);
+    if (target) merges.push({ target, entry });
+    else toInsert.push(entry);
+  }
+  return { existing, toInsert, merges };
 }
 
 /** The target list, locked so concurrent batches adding options to it do not lose each other's. */

@@ -81,63 +81,15 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
 
   let properties = list.properties.map((p) => ({ ...p, ...(p.options ? { options: p.options.map((o) => ({ ...o })) } : {}) }));
   const migrations: PropertyMigration[] = [];
-  const validIds = () => `valid ids: ${list.properties.map((p) => `${p.id} ('${p.name}')`).join(', ') || '(this list has no properties)'}`;
 
   const update = input.updateProperty;
-  if (update) {
-    if (update.id.trim().toLowerCase() === 'title') throw toolError(TITLE_REFUSAL);
-    const index = properties.findIndex((p) => p.id === update.id);
-    const before = properties[index];
-    if (!before) throw toolError(`updateProperty.id '${update.id}' is not a property of list '${list.name}'; ${validIds()}.`);
-    const after: Property = { ...before, ...(before.options ? { options: before.options.map((o) => ({ ...o })) } : {}) };
-    if (update.name !== undefined && update.name !== null) {
-      const name = update.name.trim();
-      if (!name) throw invalid(`updateProperty.name is blank; send the new name, or leave it out to keep '${before.name}'.`, 'updateProperty.name');
-      checkName(
-        name,
-        properties.filter((p) => p.id !== before.id),
-        titleLabel,
-        'updateProperty.name',
-      );
-      if (name !== before.name) summary.push(`property '${before.name}' renamed to '${name}'`);
-      after.name = name;
-    }
-    const retype = update.type !== undefined && update.type !== null && update.type !== before.type;
-    const reoption = update.options !== undefined && update.options !== null;
-    if (isReserved(before.id) && retype) {
-      throw toolError(`'${before.name}' is the reserved ${before.id} task column: it can be renamed, never retyped; leave out updateProperty.type.`);
-    }
-    if (before.type === 'status' && reoption) {
-      throw toolError(
-        `'${before.name}' is the reserved status task column: its options (todo, inProgress, completed) are fixed; leave out updateProperty.options.`,
-      );
-    }
-    const type = retype ? update.type! : before.type;
-    if (reoption && !isSelectType(type)) {
-      throw toolError(
-        `updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`,
-      );
-    }
-    if (retype || reoption) {
-      after.type = type;
-      if (!isSelectType(type)) delete after.options;
-      else if (reoption) after.options = buildOptions(update.options, before.options ?? []);
-      else if (!isSelectType(before.type)) after.options = [];
-      const migration = new ValueMigration(before as Property & { type: OwnType }, after as Property & { type: OwnType });
-      const count = after.options ? `${after.options.length} option${after.options.length === 1 ? '' : 's'}` : '';
-      const retyping = `retyping '${before.name}' from ${before.type} to ${type}`;
-      const change = retype && reoption ? `${retyping} with ${count}` : retype ? retyping : `re-optioning '${before.name}' to ${count}`;
-      migrations.push({ propertyId: before.id, propertyName: before.name, change, migrate: (v) => migration.migrate(v) });
-      summary.push(change);
-    }
-    properties[index] = after;
-  }
+  if (update) changeProperty(list, properties, update, titleLabel, migrations, summary);
 
   const deleteIds = [...new Set(input.deletePropertyIds ?? [])];
   for (const id of deleteIds) {
     if (id.trim().toLowerCase() === 'title') throw toolError(TITLE_REFUSAL);
     const property = properties.find((p) => p.id === id);
-    if (!property) throw toolError(`deletePropertyIds names '${id}', which is not a property of list '${list.name}'; ${validIds()}.`);
+    if (!property) throw toolError(`deletePropertyIds names '${id}', which is not a property of list '${list.name}'; ${validIds(list)}.`);
     if (isReserved(id))
       throw toolError(`'${property.name}' is the reserved ${id} task column: it can be renamed, never removed; take '${id}' out of deletePropertyIds.`);
     if (id === update?.id) throw toolError(`'${id}' is both in updateProperty and in deletePropertyIds; either change it or delete it.`);
@@ -164,6 +116,71 @@ export function planListChange(list: ListRow, input: ListChangeInput): ListChang
   }
   checkTitleLabel(titleLabel, properties);
   return { columns, properties, migrations, summary };
+}
+
+/** The ids a refusal lists, so the caller can correct the call. */
+function validIds(list: ListRow): string {
+  return `valid ids: ${list.properties.map((p) => `${p.id} ('${p.name}')`).join(', ') || '(this list has no properties)'}`;
+}
+
+/**
+ * Applies `updateProperty` to `properties` in place: a new name (unique, not the title
+ * column's), type or options; a retype or new options adds the migration of its values.
+ */
+function changeProperty(
+  list: ListRow,
+  properties: Property[],
+  update: NonNullable<ListChangeInput['updateProperty']>,
+  titleLabel: string | null,
+  migrations: PropertyMigration[],
+  summary: string[],
+): void {
+  if (update.id.trim().toLowerCase() === 'title') throw toolError(TITLE_REFUSAL);
+  const index = properties.findIndex((p) => p.id === update.id);
+  const before = properties[index];
+  if (!before) throw toolError(`updateProperty.id '${update.id}' is not a property of list '${list.name}'; ${validIds(list)}.`);
+  const after: Property = { ...before, ...(before.options ? { options: before.options.map((o) => ({ ...o })) } : {}) };
+  if (update.name !== undefined && update.name !== null) {
+    const name = update.name.trim();
+    if (!name) throw invalid(`updateProperty.name is blank; send the new name, or leave it out to keep '${before.name}'.`, 'updateProperty.name');
+    checkName(
+      name,
+      properties.filter((p) => p.id !== before.id),
+      titleLabel,
+      'updateProperty.name',
+    );
+    if (name !== before.name) summary.push(`property '${before.name}' renamed to '${name}'`);
+    after.name = name;
+  }
+  const retype = update.type !== undefined && update.type !== null && update.type !== before.type;
+  const reoption = update.options !== undefined && update.options !== null;
+  if (isReserved(before.id) && retype) {
+    throw toolError(`'${before.name}' is the reserved ${before.id} task column: it can be renamed, never retyped; leave out updateProperty.type.`);
+  }
+  if (before.type === 'status' && reoption) {
+    throw toolError(
+      `'${before.name}' is the reserved status task column: its options (todo, inProgress, completed) are fixed; leave out updateProperty.options.`,
+    );
+  }
+  const type = retype ? update.type! : before.type;
+  if (reoption && !isSelectType(type)) {
+    throw toolError(
+      `updateProperty.options apply only to select and multiSelect properties; '${after.name}' is ${type}: leave out options, or retype it to select or multiSelect.`,
+    );
+  }
+  if (retype || reoption) {
+    after.type = type;
+    if (!isSelectType(type)) delete after.options;
+    else if (reoption) after.options = buildOptions(update.options, before.options ?? []);
+    else if (!isSelectType(before.type)) after.options = [];
+    const migration = new ValueMigration(before as Property & { type: OwnType }, after as Property & { type: OwnType });
+    const count = after.options ? `${after.options.length} option${after.options.length === 1 ? '' : 's'}` : '';
+    const retyping = `retyping '${before.name}' from ${before.type} to ${type}`;
+    const change = retype && reoption ? `${retyping} with ${count}` : retype ? retyping : `re-optioning '${before.name}' to ${count}`;
+    migrations.push({ propertyId: before.id, propertyName: before.name, change, migrate: (v) => migration.migrate(v) });
+    summary.push(change);
+  }
+  properties[index] = after;
 }
 
 /** A property name must be unique in the list and must not be the title column's. */

@@ -14,16 +14,15 @@ import { timeZoneOf } from '../accounts/accounts.js';
 import { recordActivity } from '../changes/activity.js';
 import { attachImages, discardUnattached, type Downloads, type ImageContext } from '../media/images.js';
 import { MAX_WARNINGS, type ImportFormat, type ImportPlan, type PlanItem, type PlanList } from './import-plan.js';
-import { fetchAttachments, rewriteBody } from './import-attachments.js';
+import { fetchAttachments } from './import-attachments.js';
 import { writeChats } from './import-chats.js';
-import { isUuid, shortId } from '../ids.js';
-import { parseDueAt, TASK_STATUSES, type ItemDbRow } from '../items/items.js';
+import { itemColumns, linkSubtasks, matchProperties } from './import-columns.js';
+import { isUuid } from '../ids.js';
+import type { ItemDbRow } from '../items/items.js';
 import { keepsDueDate, keepsStatus, type ListRow } from '../lists/lists.js';
-import { buildOptions, isSelectType, taskColumns, type Property } from '../lists/properties.js';
-import { parseRecurrence } from '../items/recurrence.js';
-import { readReminder } from '../items/reminders.js';
-import { labelSpellings, normalizeLabels } from '../items/labels.js';
-import { resolveValues, ValueError, withNewOptions, type StoredValues } from '../lists/values.js';
+import { taskColumns, type Property } from '../lists/properties.js';
+import { labelSpellings } from '../items/labels.js';
+import { ValueError, type StoredValues } from '../lists/values.js';
 
 export type Outcome = components['schemas']['ImportListOutcome'];
 type ImportStatus = components['schemas']['Import']['status'];
@@ -156,14 +155,6 @@ function capped(warnings: string[]): string[] {
     : warnings;
 }
 
-/** A plan property's match among a list's properties: the same id and type, else the same name and type. */
-export function matchProperty(have: Property[], p: { id?: string; name: string; type: string }): Property | undefined {
-  return (
-    have.find((h) => p.id !== undefined && h.id === p.id && h.type === p.type) ??
-    have.find((h) => h.name.toLowerCase() === p.name.toLowerCase() && h.type === p.type)
-  );
-}
-
 interface WriteContext {
   timeZone: string;
   now: Date;
@@ -189,42 +180,9 @@ async function writeList(
     );
   if (!target) target = await createTarget(trx, ownerId, list, w.now);
 
-  // Properties: each plan property matched (by id and type, then name and type) or added; select options added by label.
-  let properties = [...target.properties];
-  const idOf = new Map<string, string>();
-  for (const p of list.properties) {
-    let found = matchProperty(properties, p);
-    if (!found) {
-      let name = p.name;
-      if (
-        properties.some((h) => h.name.toLowerCase() === name.toLowerCase()) ||
-        ['title', (target.title_label ?? 'title').toLowerCase()].includes(name.toLowerCase())
-      ) {
-        name = `${p.name} (imported)`;
-        w.warnings.push(`'${list.name}': a property '${p.name}' of another type is there already; the imported one is '${name}'.`);
-      }
-      const free = p.id && !properties.some((h) => h.id === p.id) ? p.id : shortId('p_');
-      found = { id: free, name, type: p.type, ...(isSelectType(p.type) ? { options: [] } : {}) };
-      properties.push(found);
-    }
-    if (isSelectType(found.type) && p.options?.length) {
-      const have = found.options ?? [];
-      const missing = p.options.filter((o) => !have.some((h) => h.label.toLowerCase() === o.label.toLowerCase()));
-      if (missing.length) {
-        const added = buildOptions(
-          missing.map((o) => ({ label: o.label, ...(o.color !== undefined ? { color: o.color } : {}) })),
-          [],
-        ).map((o, i) => {
-          const wanted = missing[i]!.id;
-          return wanted && !have.some((h) => h.id === wanted) ? { ...o, id: wanted } : o;
-        });
-        const updated: Property = { ...found, options: [...have, ...added] };
-        properties = properties.map((h) => (h.id === found!.id ? updated : h));
-        found = updated;
-      }
-    }
-    idOf.set(p.key, found.id);
-  }
+  const matched = matchProperties(target, list, w.warnings);
+  let properties = matched.properties;
+  const idOf = matched.idOf;
   const withStatus = keepsStatus({ properties });
   const withDue = keepsDueDate({ properties });
 
@@ -249,54 +207,10 @@ async function writeList(
         }
         seen.add(item.externalId);
       }
-      const values: StoredValues = {};
-      for (const [key, value] of Object.entries(item.values)) {
-        const id = idOf.get(key);
-        if (!id) continue;
-        try {
-          const resolved = resolveValues(properties, { [id]: value });
-          properties = withNewOptions(properties, resolved.newOptions);
-          const v = resolved.set[id];
-          if (v !== undefined && v !== null) values[id] = v;
-        } catch (err) {
-          if (!(err instanceof ValueError)) throw err;
-          w.warnings.push(`'${list.name}', '${label}': ${err.message} The value was left out.`);
-        }
-      }
-      const record: Record<string, unknown> = {
-        title: item.title,
-        body: rewriteBody(item, w.downloads),
-        favorited: item.favorited,
-        archived_at: item.archivedAt,
-      };
-      if (item.labels.length) {
-        try {
-          record.labels = normalizeLabels(item.labels, spellings);
-        } catch (err) {
-          if (!(err instanceof ValueError)) throw err;
-          w.warnings.push(`'${list.name}', '${label}': ${err.message} Its labels were left out.`);
-        }
-      }
-      if (withStatus) {
-        const status = item.taskStatus && TASK_STATUSES.includes(item.taskStatus) ? item.taskStatus : 'todo';
-        record.task_status = status;
-        record.completed_at = status === 'completed' ? (item.completedAt ?? w.now) : null;
-        record.assigned_agent = item.assignedAgent;
-      } else if (item.taskStatus || item.due) droppedStatus = true;
-      if (withDue) {
-        const due = item.due ? ('at' in item.due ? { dueAt: new Date(item.due.at), hasDueTime: true } : parseDueAt(item.due.date, w.timeZone)) : null;
-        record.due_at = due?.dueAt ?? null;
-        record.has_due_time = due ? due.hasDueTime : null;
-        if (item.reminderAt) Object.assign(record, readReminder(item.reminderAt, (record.due_at as Date | null) ?? null, w.timeZone, w.now));
-        if (item.recurrence) {
-          try {
-            record.recurrence = parseRecurrence(item.recurrence).rule;
-          } catch (err) {
-            if (!(err instanceof ValueError)) throw err;
-            w.warnings.push(`'${list.name}', '${label}': ${err.message} It does not repeat.`);
-          }
-        }
-      }
+      const columns = itemColumns(item, label, { listName: list.name, properties, idOf, spellings, withStatus, withDue, w });
+      properties = columns.properties;
+      if (columns.droppedStatus) droppedStatus = true;
+      const { values, record } = columns;
       const match = matches.get(item.externalId ?? '') ?? matches.get(`id:${sourceIdOf(item)}`);
       if (match) {
         if (match.list_id !== target.id || match.deleted_at) {
@@ -312,19 +226,7 @@ async function writeList(
         chats.push({ itemId: match.id, item, isNew: false });
         if (item.key) written.set(item.key, match.id);
       } else {
-        inserts.push({
-          item,
-          record: {
-            ...record,
-            owner_id: ownerId,
-            list_id: target.id,
-            external_id: item.externalId,
-            values: JSON.stringify(values),
-            created_at: item.createdAt ? new Date(item.createdAt) : w.now,
-            updated_at: w.now,
-            edited_at: w.now,
-          },
-        });
+        inserts.push({ item, record: newRow(record, values, item, { ownerId, listId: target.id, now: w.now }) });
       }
     }
     if (inserts.length) {
@@ -338,32 +240,10 @@ async function writeList(
       created += rows.length;
     }
     await writeChats(trx, ownerId, chats);
-    const attached = await attachImages(
-      ctx,
-      trx,
-      chats.map((c, i) => ({ index: i, itemId: c.itemId, urls: c.item.attachments.map((a) => a.url).filter((u) => w.downloads.has(u)) })),
-      w.downloads,
-    );
-    for (const path of attached.downloadedPaths) w.kept.add(path);
-    for (const f of attached.failures) w.warnings.push(`'${list.name}': an attachment was not brought over: ${f.reason}`);
+    await attachChunk(trx, ctx, list, chats, w);
     await progress(start + chunk.length);
   }
-  // Subtasks: linked to their parent's new id, one level deep (a parent that is itself a subtask is not followed).
-  const parentKeys = new Set(list.items.filter((i) => i.parentKey).map((i) => i.parentKey!));
-  for (const item of list.items) {
-    if (!item.parentKey || !item.key) continue;
-    const child = written.get(item.key);
-    const parent = written.get(item.parentKey);
-    const nested = list.items.find((i) => i.key === item.parentKey)?.parentKey;
-    if (!child || !parent || nested || parentKeys.has(item.key)) {
-      if (child)
-        w.warnings.push(
-          `'${list.name}': '${item.title ?? item.key}' was a subtask of an item that is not a top-level item of this list; it is an item of its own.`,
-        );
-      continue;
-    }
-    await trx('items').where({ id: child }).update({ parent_id: parent });
-  }
+  await linkSubtasks(trx, list, written, w.warnings);
   if (droppedStatus) w.warnings.push(`'${target.name}' keeps no status or due date, so the statuses and due dates of '${list.name}' were left out.`);
   await trx('lists')
     .where({ id: target.id })
@@ -374,6 +254,43 @@ async function writeList(
     { action: 'list.imported', summary: `Imported ${created} new and ${updated} updated items into '${target.name}'`, listId: target.id },
   );
   return { name: list.name, listId: target.id, status: 'imported', created, updated, error: null };
+}
+
+/** A new item's row: its columns, owner, list, values and times (its own creation time, when the file has one). */
+function newRow(
+  record: Record<string, unknown>,
+  values: StoredValues,
+  item: PlanItem,
+  at: { ownerId: string; listId: string; now: Date },
+): Record<string, unknown> {
+  return {
+    ...record,
+    owner_id: at.ownerId,
+    list_id: at.listId,
+    external_id: item.externalId,
+    values: JSON.stringify(values),
+    created_at: item.createdAt ? new Date(item.createdAt) : at.now,
+    updated_at: at.now,
+    edited_at: at.now,
+  };
+}
+
+/** The attachments of a chunk's items that were downloaded, attached; the rest named in the warnings. */
+async function attachChunk(
+  trx: Knex.Transaction,
+  ctx: ImageContext,
+  list: PlanList,
+  chats: { itemId: string; item: PlanItem }[],
+  w: WriteContext,
+): Promise<void> {
+  const attached = await attachImages(
+    ctx,
+    trx,
+    chats.map((c, i) => ({ index: i, itemId: c.itemId, urls: c.item.attachments.map((a) => a.url).filter((u) => w.downloads.has(u)) })),
+    w.downloads,
+  );
+  for (const path of attached.downloadedPaths) w.kept.add(path);
+  for (const f of attached.failures) w.warnings.push(`'${list.name}': an attachment was not brought over: ${f.reason}`);
 }
 
 /** A new list for a plan list: the hub list it stands for, or one of the person's own. */

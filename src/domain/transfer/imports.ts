@@ -13,7 +13,8 @@ import { refuse, type ExistingList, type ImportInput, type ImportPlan } from './
 import { planDocument } from './import-document.js';
 import { planCsv } from './import-csv.js';
 import { planTodoist } from './import-todoist.js';
-import { existingTarget, matchProperty, type ImportRow, type Outcome } from './import-run.js';
+import { existingTarget, type ImportRow, type Outcome } from './import-run.js';
+import { matchProperty } from './import-columns.js';
 import { isTimeZone, timeZoneOf } from '../accounts/accounts.js';
 import { liveLists, resolveList } from '../lists/lists.js';
 
