@@ -3,7 +3,7 @@ import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '.
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections } from './query-words.js';
-import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
+import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
 
@@ -68,7 +68,7 @@ export class MeiliSearchIndex implements SearchIndex {
   ) {
     this.uid = options.indexUid ?? 'search_passages';
     this.semanticRatio = options.semanticRatio ?? 0.2;
-    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.fusion = options.fusion ?? fusionOf(embedder);
     this.candidatesPerResult = options.candidatesPerResult ?? 3;
   }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
+import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
@@ -57,7 +57,7 @@ export class PostgresSearchIndex implements SearchIndex {
     private readonly embedder: Embedder | null,
     options: PostgresSearchOptions = {},
   ) {
-    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.fusion = options.fusion ?? fusionOf(embedder);
     this.semanticCandidates = options.semanticCandidates ?? 300;
     this.keywordCandidates = options.keywordCandidates ?? 100;
   }
