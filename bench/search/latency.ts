@@ -245,8 +245,13 @@ async function insertGenerated(knex: Knex, rows: ReturnType<typeof generated>[])
        from jsonb_to_recordset(?::jsonb) as r(item_id uuid, owner uuid, title text, content text, embedding real[], code text, bits text)`,
     [JSON.stringify(rows)],
   );
-  const words = [...new Set(rows.flatMap((r) => vocabularyWords(r.content)))];
-  await knex.raw('insert into search_words (word) select unnest(?::text[]) on conflict do nothing', [words]);
+  // The vocabulary is kept per reader (search_words.reader_id), as the index writes it.
+  const pairs = [...new Set(rows.flatMap((r) => vocabularyWords(r.content).map((w) => `${r.owner} ${w}`)))];
+  await knex.raw(
+    `insert into search_words (reader_id, word)
+     select split_part(pair, ' ', 1)::uuid, split_part(pair, ' ', 2) from unnest(?::text[]) as pair on conflict do nothing`,
+    [pairs],
+  );
 }
 
 function flagValue(args: string[], flag: string): string | undefined {
