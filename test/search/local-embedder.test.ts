@@ -63,6 +63,16 @@ describe.each(models)('LocalEmbedder with %s', (_, model) => {
     expect(longestGap).toBeLessThan(took / 2);
   });
 
+  it('ends a warm-up under way at close, without starting the worker again', async () => {
+    const warming = new LocalEmbedder(model);
+    const warmUp = warming.warmUp();
+    await warming.embed(['loaded']);
+    await warming.close();
+    await expect(warmUp).resolves.toBeUndefined();
+    // A worker started after close() would be loading the model while the process exits (shutdown closes search last).
+    expect(Reflect.get(warming, 'worker')).toBeNull();
+  });
+
   it('starts a new worker after close', async () => {
     await embedder.close();
     expect(await embedder.embed(['again'])).toHaveLength(1);

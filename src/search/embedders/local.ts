@@ -34,6 +34,8 @@ export class LocalEmbedder implements Embedder {
   private exited: Promise<void> = Promise.resolve();
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
   private nextId = 1;
+  /** Counts close() calls, so a warm-up under way stops at the next one. */
+  private closes = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
   /** @param batchSize texts per model call (see above for why 4). */
@@ -61,7 +63,14 @@ export class LocalEmbedder implements Embedder {
    */
   async warmUp(): Promise<void> {
     const words = WARM_UP_WORDS.split(' ');
-    for (let n = 1; n <= words.length; n++) await this.embed([words.slice(0, n).join(' ')]);
+    const closes = this.closes;
+    try {
+      for (let n = 1; n <= words.length && this.closes === closes; n++) await this.embed([words.slice(0, n).join(' ')]);
+    } catch (err) {
+      // A close() in the middle ends the warm-up; it must not start the worker again either, or the process would
+      // exit in the middle of that new worker's load.
+      if (this.closes === closes) throw err;
+    }
   }
 
   /**
@@ -69,6 +78,7 @@ export class LocalEmbedder implements Embedder {
    * in the middle of its load aborts the whole process. A later call starts a new worker.
    */
   async close(): Promise<void> {
+    this.closes++;
     const worker = this.worker;
     this.worker = null;
     if (!worker) return this.exited;
