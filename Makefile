@@ -37,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-search
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-search models
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -201,7 +201,12 @@ contract-deep: build $(SCHEMATHESIS_STAMP) ## The same, 1000 examples an operati
 
 # Latency at 100,000 items takes Meilisearch minutes to load on 2 cores; e.g. SEARCH_LATENCY_ARGS="--items 20000 --mine 5000".
 SEARCH_LATENCY_ARGS ?=
-bench-search: setup ## Search relevance and latency on Postgres and Meilisearch (bench/search/README.md)
+models: ## Fetch the default search model into models/ (npm install does it too; --all: every candidate)
+	node tools/fetch-models.mjs
+
+bench-search: setup ## Search models side by side, relevance and latency on Postgres and Meilisearch (bench/search/README.md)
+	node tools/fetch-models.mjs --all
+	npx tsx bench/search/candidates.ts
 	npx tsx bench/search/relevance.ts --backends postgres,meilisearch
 	npx tsx bench/search/latency.ts --backends postgres,meilisearch $(SEARCH_LATENCY_ARGS)
 

@@ -108,6 +108,9 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
     await sequencer.stop();
     await reminders.stop();
     await services.jobs?.stop();
+    // Before the database, once nothing indexes any more: the model's worker finishes the batch (or the load) in
+    // hand and releases the model; a process that exits in the middle of a native model's load aborts.
+    await search.close();
     await database.close();
     log.info('stopped');
     await options.onStop?.().catch((err: unknown) => log.warn({ err }, 'flushing traces failed'));

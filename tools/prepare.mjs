@@ -1,4 +1,5 @@
-// `npm install` in a clone builds the SDK's sdk/dist/ and the service's dist/ (the `prepare` script); in an installed package, which
+// `npm install` in a clone builds the SDK's sdk/dist/ and the service's dist/ (the `prepare` script), then fetches the
+// default search model into models/ (tools/fetch-models.mjs: never fails the install); in an installed package, which
 // ships dist/ and no sources, there is nothing to build and no compiler: it does nothing.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 for (const [script, args] of [
   ['sdk/build.mjs', []],
   [tsc, ['-p', 'tsconfig.build.json']],
+  ['tools/fetch-models.mjs', []],
 ]) {
   if (!existsSync(script)) continue;
   const result = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit' });

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { Meilisearch } from 'meilisearch';
+import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
 import { PostgresSearchIndex, signBits } from '../../src/search/postgres.js';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   const backends = (flagValue(args, '--backends') ?? 'postgres').split(',');
   const set = JSON.parse(await fs.readFile(path.join(here, 'labeled.json'), 'utf8')) as LabeledSet;
   const reader = randomUUID();
-  const embedder = new LocalEmbedder();
+  const embedder = new LocalEmbedder(defaultLocalModel());
   const lists = new Map(set.lists.map((l) => [l.id, l.name]));
   const labeled: SearchDoc[] = set.items.map((it) => ({
     itemId: randomUUID(),
@@ -68,7 +69,9 @@ async function main(): Promise<void> {
   /** The generated items in chunks of 2,000, the first `mine` of them (after the labeled ones) the searcher's. */
   const chunks = function* () {
     for (let done = set.items.length; done < total; done += 2000) {
-      yield Array.from({ length: Math.min(2000, total - done) }, (_, i) => generated(done + i < mine ? reader : others[(done + i) % others.length]!));
+      yield Array.from({ length: Math.min(2000, total - done) }, (_, i) =>
+        generated(done + i < mine ? reader : others[(done + i) % others.length]!, embedder.dimensions),
+      );
     }
   };
   const report: Record<string, unknown> = { date: new Date().toISOString(), items: total, readable: mine };
@@ -218,10 +221,10 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
 }
 
 /** A task-like item with a random unit vector. */
-function generated(owner: string) {
+function generated(owner: string, dimensions: number) {
   const words = Array.from({ length: 3 + Math.floor(Math.random() * 4) }, () => WORDS[Math.floor(Math.random() * WORDS.length)]!);
   const title = words.slice(0, 3).join(' ');
-  const vector = normalize(Float32Array.from({ length: 512 }, () => Math.random() - 0.5));
+  const vector = normalize(Float32Array.from({ length: dimensions }, () => Math.random() - 0.5));
   return {
     item_id: randomUUID(),
     owner,
@@ -242,8 +245,13 @@ async function insertGenerated(knex: Knex, rows: ReturnType<typeof generated>[])
        from jsonb_to_recordset(?::jsonb) as r(item_id uuid, owner uuid, title text, content text, embedding real[], code text, bits text)`,
     [JSON.stringify(rows)],
   );
-  const words = [...new Set(rows.flatMap((r) => vocabularyWords(r.content)))];
-  await knex.raw('insert into search_words (word) select unnest(?::text[]) on conflict do nothing', [words]);
+  // The vocabulary is kept per reader (search_words.reader_id), as the index writes it.
+  const pairs = [...new Set(rows.flatMap((r) => vocabularyWords(r.content).map((w) => `${r.owner} ${w}`)))];
+  await knex.raw(
+    `insert into search_words (reader_id, word)
+     select split_part(pair, ' ', 1)::uuid, split_part(pair, ' ', 2) from unnest(?::text[]) as pair on conflict do nothing`,
+    [pairs],
+  );
 }
 
 function flagValue(args: string[], flag: string): string | undefined {

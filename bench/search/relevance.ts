@@ -16,10 +16,11 @@ import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { Meilisearch } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchIndex } from '../../src/core/search-index.js';
+import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
-import { DEFAULT_FUSION, type FusionParams } from '../../src/search/fusion.js';
+import { fusionOf, type FusionParams } from '../../src/search/fusion.js';
 import { migrate } from '../../src/store/db.js';
 import { startMeilisearch } from '../../test/support/meili.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
@@ -31,8 +32,8 @@ interface LabeledSet {
   queries: Judged[];
 }
 
-/** The default fusion without any floor: ranking quality alone. */
-const NO_FLOOR: FusionParams = { ...DEFAULT_FUSION, floor: -1, keywordFloor: 0 };
+/** The model's fusion without any floor: ranking quality alone. */
+const noFloor = (embedder: Embedder): FusionParams => ({ ...fusionOf(embedder), floor: -1, keywordFloor: 0 });
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 
@@ -40,6 +41,7 @@ const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 class CachingEmbedder implements Embedder {
   readonly name: string;
   readonly dimensions: number;
+  readonly fusion: FusionParams;
   private readonly cache = new Map<string, Float32Array>();
   /** Milliseconds spent in the wrapped embedder, and texts sent to it. */
   spentMs = 0;
@@ -48,6 +50,7 @@ class CachingEmbedder implements Embedder {
   constructor(private readonly inner: Embedder) {
     this.name = inner.name;
     this.dimensions = inner.dimensions;
+    this.fusion = fusionOf(inner);
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
   const docs = toDocs(set, readerId);
   const ids = new Map(docs.map((d, i) => [d.itemId, set.items[i]!.id]));
 
-  const local = new LocalEmbedder();
+  const local = new LocalEmbedder(defaultLocalModel());
   const embedStats = await measureEmbedder(
     local,
     set.queries.map((q) => q.text),
@@ -158,8 +161,8 @@ async function openBackend(name: string, embedder: Embedder): Promise<BackendEnv
     return {
       index: new PostgresSearchIndex(knex, embedder),
       baselines: {
-        'hybrid-no-floor': new PostgresSearchIndex(knex, embedder, { fusion: NO_FLOOR }),
-        'rrf-naive': new RrfIndex(new PostgresSearchIndex(knex, embedder, { fusion: NO_FLOOR })),
+        'hybrid-no-floor': new PostgresSearchIndex(knex, embedder, { fusion: noFloor(embedder) }),
+        'rrf-naive': new RrfIndex(new PostgresSearchIndex(knex, embedder, { fusion: noFloor(embedder) })),
       },
       sweep: (queries, readerId, ids) => sweepPostgres(knex, embedder, queries, readerId, ids),
       async close() {
@@ -177,7 +180,7 @@ async function openBackend(name: string, embedder: Embedder): Promise<BackendEnv
     return {
       index: new MeiliSearchIndex(client, embedder),
       baselines: {
-        'hybrid-no-floor': new MeiliSearchIndex(client, embedder, { fusion: NO_FLOOR }),
+        'hybrid-no-floor': new MeiliSearchIndex(client, embedder, { fusion: noFloor(embedder) }),
         'meili-native': new MeiliNativeIndex(client, embedder),
       },
       sweep: (queries, readerId, ids) => sweepMeili(client, embedder, queries, readerId, ids),
@@ -228,13 +231,13 @@ async function sweepPostgres(knex: Knex, embedder: Embedder, queries: Judged[], 
     for (const alpha of [0.4, 0.5, 0.6, 0.7, 0.8]) {
       for (const floor of [0.25, 0.3, 0.35, 0.4, 0.45]) {
         // Each setting with the look-up weights of the defaults, and with none (look-ups weighted as every query).
-        grid.push({ ...DEFAULT_FUSION, keywordExponent, alpha, floor });
-        grid.push({ ...DEFAULT_FUSION, keywordExponent, alpha, floor, allWords: { alpha, keywordExponent } });
+        grid.push({ ...fusionOf(embedder), keywordExponent, alpha, floor });
+        grid.push({ ...fusionOf(embedder), keywordExponent, alpha, floor, allWords: { alpha, keywordExponent } });
       }
     }
   }
   for (const alpha of [0.5, 0.6, 0.7]) {
-    for (const keywordExponent of [1, 1.5, 2]) grid.push({ ...DEFAULT_FUSION, allWords: { alpha, keywordExponent } });
+    for (const keywordExponent of [1, 1.5, 2]) grid.push({ ...fusionOf(embedder), allWords: { alpha, keywordExponent } });
   }
   return sweepGrid(grid, (p) => new PostgresSearchIndex(knex, embedder, { fusion: p }), queries, readerId, ids);
 }
@@ -243,7 +246,7 @@ async function sweepMeili(client: Meilisearch, embedder: Embedder, queries: Judg
   const grid: { semanticRatio: number; fusion: FusionParams }[] = [];
   for (const semanticRatio of [0.2, 0.5, 0.8]) {
     for (const alpha of [0.5, 0.6, 0.7]) {
-      for (const floor of [0.3, 0.35, 0.4]) grid.push({ semanticRatio, fusion: { ...DEFAULT_FUSION, alpha, floor } });
+      for (const floor of [0.3, 0.35, 0.4]) grid.push({ semanticRatio, fusion: { ...fusionOf(embedder), alpha, floor } });
     }
   }
   return sweepGrid(grid, (p) => new MeiliSearchIndex(client, embedder, p), queries, readerId, ids);

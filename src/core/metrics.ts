@@ -58,6 +58,14 @@ const queueDepth = new Gauge({
 });
 const embeddingBacklog = new Gauge({ name: 'listkeeper_embedding_backlog', help: 'Item changes waiting to be indexed for search.', registers: [registry] });
 
+/** The background rebuild of the search index (a model change re-embeds every item): items done and to do. */
+export const searchReindexItems = new Gauge({
+  name: 'listkeeper_search_reindex_items',
+  help: 'The running rebuild of the search index: items done (state="done") of all to do (state="total"); 0 when none runs.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
+
 let readSystem: (() => Promise<SystemReadings>) | null = null;
 
 /** Installs the function that reads the database-backed gauges at scrape time. */

@@ -1,6 +1,7 @@
 /** The background rebuild of the search index (src/search/reindex.ts does the work). */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { searchReindexItems } from '../core/metrics.js';
 import type { SearchIndex } from '../core/search-index.js';
 import { continueReindex, planReindex, type IndexIdentity } from '../search/reindex.js';
 
@@ -25,6 +26,8 @@ export function startBackgroundReindex(db: Knex, index: SearchIndex, identity: I
         const result = await continueReindex(db, index, identity, {
           signal: controller.signal,
           onProgress: (p) => {
+            searchReindexItems.set({ state: 'done' }, p.done);
+            searchReindexItems.set({ state: 'total' }, p.total);
             if (p.total > 0 && Math.floor((10 * p.done) / p.total) > decile) {
               decile = Math.floor((10 * p.done) / p.total);
               log.info(p, 'search index rebuild progress');
@@ -32,6 +35,7 @@ export function startBackgroundReindex(db: Knex, index: SearchIndex, identity: I
           },
         });
         if (result && !controller.signal.aborted) log.info(result, 'search index rebuilt');
+        searchReindexItems.reset();
       } catch (err) {
         if (controller.signal.aborted) return;
         const seconds = Math.min(300, 5 * 2 ** n);

@@ -56,6 +56,15 @@ export const DEFAULT_FUSION: FusionParams = {
   allWords: { alpha: 0.6, keywordExponent: 1.5 },
 };
 
+/**
+ * The fusion an embedder's vectors were fitted with: cosines of one model are on another scale than another's
+ * (USE-lite gives unrelated text ~0.2, BGE ~0.5), so a local model carries the weights and cut-off fitted for it
+ * (models/models.json, bench/search/candidates.ts); any other embedder gets the defaults.
+ */
+export function fusionOf(embedder: object | null): FusionParams {
+  return (embedder as { fusion?: FusionParams } | null)?.fusion ?? DEFAULT_FUSION;
+}
+
 /** Evidence for one passage. */
 export interface PassageEvidence {
   /** Cosine similarity to the query, or null when there is no vector. */

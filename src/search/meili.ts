@@ -2,8 +2,8 @@ import type { Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections } from './query-words.js';
-import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
+import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections, topicOf } from './query-words.js';
+import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
 
@@ -68,7 +68,7 @@ export class MeiliSearchIndex implements SearchIndex {
   ) {
     this.uid = options.indexUid ?? 'search_passages';
     this.semanticRatio = options.semanticRatio ?? 0.2;
-    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.fusion = options.fusion ?? fusionOf(embedder);
     this.candidatesPerResult = options.candidatesPerResult ?? 3;
   }
 
@@ -160,7 +160,7 @@ export class MeiliSearchIndex implements SearchIndex {
     };
     let vector: Float32Array | null = null;
     if (mode !== 'keyword' && this.embedder) {
-      vector = (await this.embedder.embed([q.text]))[0] ?? null;
+      vector = (await this.embedder.embed([topicOf(q.text)]))[0] ?? null;
       params.vector = vector ? Array.from(vector) : undefined;
       params.retrieveVectors = true;
       params.hybrid = { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : this.semanticRatio };
@@ -174,8 +174,9 @@ export class MeiliSearchIndex implements SearchIndex {
     if (vector && mode === 'hybrid') {
       // A word no hit matched, even through a typo, is taken as one no indexed text uses (see checkCorrections).
       const unmatched = (word: string) => !matched.some((m) => m.has(word));
-      const corrected = correctedText(q.text, checkCorrections(typoCorrections(words, matched), unmatched, await knownWords()));
-      if (corrected !== q.text) vectors.push(...(await this.embedder!.embed([corrected])));
+      const topic = topicOf(q.text);
+      const corrected = correctedText(topic, checkCorrections(typoCorrections(words, matched), unmatched, await knownWords()));
+      if (corrected !== topic) vectors.push(...(await this.embedder!.embed([corrected])));
     }
     const evidence = result.hits.map((hit, i) => {
       const stored = vectors.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;

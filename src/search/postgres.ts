@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { DEFAULT_FUSION, fusedScores, type FusionParams } from './fusion.js';
+import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
-import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, vocabularyWords } from './query-words.js';
+import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, topicOf, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
 /** Knobs of the Postgres index; defaults are what the benchmark chose. */
@@ -57,7 +57,7 @@ export class PostgresSearchIndex implements SearchIndex {
     private readonly embedder: Embedder | null,
     options: PostgresSearchOptions = {},
   ) {
-    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.fusion = options.fusion ?? fusionOf(embedder);
     this.semanticCandidates = options.semanticCandidates ?? 300;
     this.keywordCandidates = options.keywordCandidates ?? 100;
   }
@@ -149,7 +149,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const words = contentWords(q.text);
     if (words.length === 0) return [];
     // The query as typed is embedded (in the model's worker thread) while typos are looked up in the database.
-    const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([q.text]) : null;
+    const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([topicOf(q.text)]) : null;
     typed?.catch(() => undefined);
     const { groups, unknown } =
       mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(q.readerId, words, await knownWords());
@@ -158,8 +158,8 @@ export class PostgresSearchIndex implements SearchIndex {
     // typed and as corrected and keeps the better cosine.
     let vectors: Float32Array[] = [];
     if (typed && this.embedder) {
-      const corrected = correctedText(q.text, groups);
-      vectors = corrected === q.text ? await typed : [...(await typed), ...(await this.embedder.embed([corrected]))];
+      const corrected = correctedText(topicOf(q.text), groups);
+      vectors = corrected === topicOf(q.text) ? await typed : [...(await typed), ...(await this.embedder.embed([corrected]))];
     }
     const rows = await this.candidates(q, mode, groups, unknown, vectors);
     return bestPerItem(rows, mode, this.fusion).slice(0, q.limit);

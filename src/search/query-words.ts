@@ -121,3 +121,20 @@ export function checkCorrections(groups: string[][], unindexed: (word: string) =
     return fix ? [word, fix] : group;
   });
 }
+
+/**
+ * How an agent or a person opens a request ("Find the note about", "Does the user have anything saved about", "where
+ * did I put the notes on"): words about searching, not about the topic. Embedded, they pull every query towards every
+ * note alike, so a real paraphrase scores less against the cut-off; the keyword side drops them as filler already.
+ */
+const REQUEST =
+  /^\s*(?:(?:please|can you|could you)\s+)?(?:find|search(?: for)?|look(?: up| for)?|show(?: me)?|where(?:'s| is| are| did i (?:put|save|write))|do i have|does the user have|is there|are there|have i (?:got|saved|written))\s+(?:(?:any|anything|something|everything)\s+)?(?:(?:saved|written|noted|stored)\s+)?(?:(?:the|my|a|an|any|our)\s+)?(?:(?:notes?|items?|entry|entries|tasks?|lists?|things?)\s+)?(?:(?:about|on|for|regarding|where|that|with|of)\s+)?(?:(?:the|my|a|an|our)\s+)?/i;
+
+/** The query without its request words and closing punctuation: what is embedded (the whole query when that is all). */
+export function topicOf(text: string): string {
+  const topic = text
+    .replace(REQUEST, '')
+    .replace(/[?!.]+\s*$/, '')
+    .trim();
+  return topic || text;
+}

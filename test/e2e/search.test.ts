@@ -98,7 +98,7 @@ describe('search in the running service', () => {
   it("rebuilds one account's index with listkeeper search reindex, showing progress on stderr", async () => {
     const { stdout, stderr } = await run(process.execPath, [cli, 'search', 'reindex', '--email', 'ada@example.com', '--batch-size', '1'], { env });
     expect(stdout).toBe('Indexed 2 items.\n');
-    expect(stderr).toContain('Indexing into postgres with the local:use-lite embedder.');
+    expect(stderr).toContain('Indexing into postgres with the local:bge-small-en-v1.5 embedder.');
     expect(stderr).toMatch(/^2\/2 items 100%/m);
     expect(await searchTitles('car insurance')).toEqual(['Vehicle policy renewal']);
   }, 120_000);
@@ -108,7 +108,7 @@ describe('search in the running service', () => {
     const output = await start({ ...env, EMBEDDINGS: 'none', LOG_LEVEL: 'info' });
     for (let i = 0; i < 300 && !output.text.includes('search index rebuilt'); i++) await sleep(100);
     expect(output.text).toContain(
-      'rebuilding the search index in the background: the index was built with postgres and the local:use-lite embedder (512 dimensions) and this process uses postgres and the none embedder',
+      'rebuilding the search index in the background: the index was built with postgres and the local:bge-small-en-v1.5 embedder (384 dimensions) and this process uses postgres and the none embedder',
     );
     expect(output.text).toContain('search index rebuilt');
     // Keyword search now: the words are found, the paraphrase is not.

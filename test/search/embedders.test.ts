@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEmbedder } from '../../src/search/embedders/index.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbedder, defaultLocalModel } from '../../src/search/embedders/index.js';
+import { modelsDir, onnxCatalogue, onnxModel } from '../../src/search/embedders/onnx.js';
+import { USE_LITE } from '../../src/search/embedders/use-lite.js';
 import { OpenAIEmbedder } from '../../src/search/embedders/openai.js';
 
 /** What the fake /v1/embeddings server saw. */
@@ -76,5 +81,27 @@ describe('OpenAI-compatible embedder against a local fake server', () => {
 
   it('means keyword-only search for kind none', async () => {
     expect(await createEmbedder({ kind: 'none' })).toBeNull();
+  });
+});
+
+describe('the local model', () => {
+  const [spec] = onnxCatalogue();
+
+  it('is the catalogue first model when its files were fetched, with the fusion fitted for it', () => {
+    const model = onnxModel(spec!, path.join(modelsDir(), spec!.id));
+    expect(model?.name).toBe(`local:${spec!.id}`);
+    expect(defaultLocalModel()).toMatchObject({ name: model!.name, dimensions: spec!.dimensions, fusion: spec!.fusion });
+  });
+
+  it('falls back to USE-lite when the files are missing or do not match the catalogue', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lk-model-'));
+    try {
+      expect(onnxModel(spec!, dir)).toBeNull();
+      await writeFile(path.join(dir, '.sha256'), '0'.repeat(64));
+      expect(onnxModel(spec!, dir)).toBeNull();
+      expect(USE_LITE.name).toBe('local:use-lite');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Meilisearch } from 'meilisearch';
 import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';
+import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
 import { MeiliSearchIndex } from '../../src/search/meili.js';
@@ -16,7 +17,7 @@ interface Backend {
 }
 
 // One model for the whole file: loading it is the slow part, and both backends must see the same vectors.
-const embedder = new LocalEmbedder();
+const embedder = new LocalEmbedder(defaultLocalModel());
 
 const backends: [string, () => Promise<Backend>][] = [
   [

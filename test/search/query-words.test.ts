@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import '../support/fastcheck.js';
-import { closestKnownWord, correctedText, editDistance, checkCorrections } from '../../src/search/query-words.js';
+import { closestKnownWord, correctedText, editDistance, checkCorrections, topicOf } from '../../src/search/query-words.js';
 
 /** The whole optimal-string-alignment table, as a reference for the bounded, row-by-row editDistance. */
 function referenceDistance(a: string, b: string): number {
@@ -91,5 +91,18 @@ describe('checkCorrections', () => {
   it('changes nothing without known words', () => {
     const groups = [['insurnace']];
     expect(checkCorrections(groups, () => true, null)).toBe(groups);
+  });
+});
+
+describe('topicOf', () => {
+  it('drops the words of a request, keeping its topic', () => {
+    expect(topicOf('Find the note about the car insurance')).toBe('car insurance');
+    expect(topicOf('where did I put the notes on the piano tuner')).toBe('piano tuner');
+    expect(topicOf('Does the user have anything saved about who teaches me Chinese?')).toBe('who teaches me Chinese');
+    expect(topicOf('Is there anything saved about a tattoo appointment?')).toBe('tattoo appointment');
+  });
+
+  it('leaves a query that is all topic as it is, tasks that start with a verb too', () => {
+    for (const text of ['car insurance', 'Get the chimney swept', 'how do visitors get online', 'find']) expect(topicOf(text)).toBe(text);
   });
 });

@@ -9,6 +9,7 @@ import { useTestServer, startTestServer } from '../support/server.js';
 import { startBackgroundReindex } from '../../src/jobs/search-reindex.js';
 import { continueReindex, planReindex, reindex, storedIdentity, ReindexBusyError, type IndexIdentity, type ReindexProgress } from '../../src/search/reindex.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
+import { metricsText } from '../../src/core/metrics.js';
 import type { SearchDoc, SearchHit, SearchIndex } from '../../src/core/search-index.js';
 import { create_items } from '../../src/operations/create_items.js';
 import { delete_items } from '../../src/operations/delete_items.js';
@@ -195,5 +196,32 @@ describe('search reindex', () => {
     await again.stop();
     expect(await server.db('search_state').where({ key: 'reindex:all' })).toEqual([]);
     expect(await indexedIds()).toEqual([...adaIds, ...beaIds].sort());
+  });
+
+  it("shows the background rebuild's progress in /metrics while it runs, and none after", async () => {
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const slow = new CountingIndex(pg);
+    const upsert = slow.upsert.bind(slow);
+    slow.upsert = async (docs) => {
+      entered();
+      await holding;
+      await upsert(docs);
+    };
+    await planReindex(server.db, { ...IDENTITY, embedder: 'local:another-model', dimensions: 384 });
+    const background = startBackgroundReindex(server.db, slow, IDENTITY, pino({ level: 'silent' }));
+    await inside;
+    const during = (await metricsText()).body;
+    expect(during).toContain('listkeeper_search_reindex_items{state="done"} 0');
+    // Every row of items is visited (a trashed one to drop its passages).
+    const { n } = (await server.db('items').count({ n: '*' }).first()) as { n: string };
+    expect(during).toContain(`listkeeper_search_reindex_items{state="total"} ${n}`);
+    release();
+    for (let i = 0; i < 400 && (await server.db('search_state').where({ key: 'reindex:all' }).first()) !== undefined; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    await background.stop();
+    expect((await metricsText()).body).not.toContain('listkeeper_search_reindex_items{');
   });
 });
