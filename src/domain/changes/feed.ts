@@ -119,12 +119,17 @@ export async function readFeed<Row>(db: Knex, scope: FeedScope, cursor: Cursor, 
 }
 
 /**
- * One page as of one snapshot, and whether any change then waited for a position (the
- * page is then read again after positioning them: a reader sees its own writes).
+ * One page as of one snapshot, and whether a change in its scope then waited for a position
+ * (the page is then read again after positioning them: a reader sees its own writes). Changes
+ * elsewhere do not matter to this reader: they get later positions than any it has read. Asked
+ * of every account's changes, nearly every poll would find some once many agents write, and run
+ * the sequencer under its one lock.
  */
 async function readPage<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: number): Promise<{ page: FeedPage<Row>; pending: boolean }> {
+  const inScope = (q: Knex.QueryBuilder) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds));
+  const waiting = db('items').whereNull('feed_seq').where(inScope).select(db.raw('1'));
   const query = db('items')
-    .where((q) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds)))
+    .where(inScope)
     .whereNotNull('feed_seq')
     .select('*', db.raw(`${STAMP} AS feed_stamp`))
     .orderBy('feed_seq')
@@ -138,10 +143,10 @@ async function readPage<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: 
   const result = (await db.raw(
     `SELECT to_char(c.last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS feed_clock_stamp,
             to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS feed_clock_now,
-            EXISTS (SELECT 1 FROM items WHERE feed_seq IS NULL) AS feed_pending, page.*
+            EXISTS (?) AS feed_pending, page.*
        FROM feed_clock c LEFT JOIN LATERAL (?) page ON true
       WHERE c.id = 1`,
-    [query],
+    [waiting, query],
   )) as {
     rows: (FeedPage<Row>['rows'][number] & { feed_clock_stamp: string; feed_clock_now: string; feed_pending: boolean; feed_seq: number | null })[];
   };
