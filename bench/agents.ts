@@ -12,6 +12,8 @@
  *
  * Without --agents it searches, for each target, the largest N whose p99 stays under 200 ms
  * with no error and no 429 (doubling from --from, then halving the gap --steps times).
+ * `--waits` samples what the database's active statements wait on during each run.
+ * `--memory M` then makes M agents in all and reports the process's memory with every one active.
  * Each run stops by itself: at most --seconds a round and --max-requests requests.
  * `--baseline DIR` adds a target: another build of listkeeper (e.g. `make build` of the commit
  * before a change, copied to .tmp/dist-base), one process, measured in the same rounds.
@@ -43,6 +45,9 @@ const FROM = Number(arg('from', '25'));
 const STEPS = Number(arg('steps', '2'));
 const ITEMS = Number(arg('items', '30'));
 const WARMUP = Number(arg('warmup', '4'));
+/** `--memory M`: after the runs, make M agents in all and measure the process's memory with all of them active. */
+const MEMORY = arg('memory', '') ? Number(arg('memory', '')) : null;
+const WAITS = process.argv.includes('--waits');
 const P99_LIMIT_MS = 200;
 const say = (line: string) => process.stderr.write(`[agents] ${line}\n`);
 
@@ -59,6 +64,78 @@ interface Measured extends LoadResult {
 }
 
 const passes = (m: Measured) => m.p99 < P99_LIMIT_MS && m.errors === 0 && m.rateLimited === 0;
+
+/** CPU ms a second of each process, and of the database, with no load (listkeeper's jobs still run). */
+async function idleRates(listkeeperPid: number, ceilingPid: number, pgDir: string): Promise<{ listkeeper: number; ceiling: number; db: number }> {
+  const seconds = 6;
+  const [l0, c0, d0] = [await cpuMsOf(listkeeperPid), await cpuMsOf(ceilingPid), await databaseCpu(pgDir)];
+  await sleep(seconds * 1000);
+  const [l1, c1, d1] = [await cpuMsOf(listkeeperPid), await cpuMsOf(ceilingPid), await databaseCpu(pgDir)];
+  const rates = { listkeeper: (l1 - l0) / seconds, ceiling: (c1 - c0) / seconds, db: databaseCpuSpent(d0, d1) / seconds };
+  say(`idle CPU: listkeeper ${rates.listkeeper.toFixed(1)} ms/s, ceiling ${rates.ceiling.toFixed(1)} ms/s, database ${rates.db.toFixed(1)} ms/s`);
+  return rates;
+}
+
+/** One line of progress: the run's figures and its three slowest operations. */
+function describe(m: Measured): string {
+  const slowest = Object.entries(m.perOperation)
+    .sort(([, a], [, b]) => b.p99 - a.p99)
+    .slice(0, 3)
+    .map(([op, st]) => `${op} ${st.p99}`)
+    .join(', ');
+  return (
+    `${m.target} N=${m.agents} round ${m.round}: slowest p99 ${slowest}; ${m.throughput} req/s p50 ${m.p50} p95 ${m.p95} p99 ${m.p99} ms, ${m.errors} errors, ${m.rateLimited} 429, ` +
+    `CPU ${m.cpuMsPerRequest} ms/req (db ${m.dbCpuMsPerRequest}; less idle ${m.netCpuMsPerRequest}, db ${m.netDbCpuMsPerRequest}), ${m.rssMb} MB, load ${m.load.join(' → ')}${m.samples.length ? `; ${m.samples.join(' | ')}` : ''}`
+  );
+}
+
+/** Each target's largest passing N: doubling from FROM until one fails, then halving the gap STEPS times, targets alternating at each step. */
+async function searchCapacity(
+  targets: Target[],
+  measure: (t: Target, n: number, round: number) => Promise<Measured>,
+): Promise<Partial<Record<Target, number>>> {
+  const state = new Map<Target, { pass: number; fail: number | null; steps: number }>(targets.map((t) => [t, { pass: 0, fail: null, steps: 0 }]));
+  let round = 0;
+  const next = (s: { pass: number; fail: number | null }) => (s.fail === null ? Math.max(FROM, s.pass * 2) : Math.round((s.pass + s.fail) / 2));
+  while ([...state.values()].some((s) => s.fail === null || s.steps < STEPS)) {
+    round++;
+    for (const t of targets) {
+      const s = state.get(t)!;
+      if (s.fail !== null && s.steps >= STEPS) continue;
+      const n = next(s);
+      if (s.fail !== null) s.steps++;
+      const m = await measure(t, n, round);
+      if (passes(m)) s.pass = n;
+      else s.fail = n;
+      if (s.fail !== null && s.fail - s.pass <= Math.max(2, s.pass * 0.1)) s.steps = STEPS;
+    }
+  }
+  return Object.fromEntries([...state].map(([t, s]) => [t, s.pass]));
+}
+
+/**
+ * What a process keeps per agent: accounts up to `total`, each of them sending a couple of
+ * requests of the mix within 30 s (so every token has its rate-limit row, its list read and
+ * remembered), then the process's RSS against what it had before.
+ */
+async function memoryPerAgents(opts: {
+  maker: ReturnType<typeof accountMaker>;
+  ready: (n: number) => Promise<void>;
+  server: Running;
+  before: number;
+  total: number;
+}) {
+  const { maker, server, before, total } = opts;
+  const from = maker.accounts.length;
+  await opts.ready(total);
+  const agents = maker.accounts.map((a) => listkeeperAgent(a));
+  const run = await runLoad({ agents, ratePerAgent: 2 / 30, seconds: 30, maxRequests: MAX_REQUESTS, ports: [server.port], pids: [server.pid] });
+  const afterAll = await rss(server.pid);
+  const perThousand = Math.round(((afterAll - before) / Math.max(1, total - from)) * 1000);
+  const line = `Memory: ${afterAll} MB after ${total} agents' ${run.requests} requests (${run.errors} errors, ${run.rateLimited} 429), against ${before} MB with ${from}: about ${perThousand} MB per 1,000 agents`;
+  say(line);
+  return { line, before, after: afterAll, from, to: total, perThousand };
+}
 
 async function main(): Promise<void> {
   const database = await openBenchDatabase('agents_bench', 10);
@@ -86,17 +163,6 @@ async function main(): Promise<void> {
     const maker = accountMaker(database.knex, ITEMS);
     const idleRss = await rss(first.pid);
     let idle: { listkeeper: number; ceiling: number; db: number } | undefined;
-    /** CPU ms a second of each process, and of the database, with no load (listkeeper's jobs still run). */
-    const idleRates = async () => {
-      const seconds = 6;
-      const [l0, c0, d0] = [await cpuMsOf(first.pid), await cpuMsOf(ceiling.pid), await databaseCpu(pgDir)];
-      await sleep(seconds * 1000);
-      const [l1, c1, d1] = [await cpuMsOf(first.pid), await cpuMsOf(ceiling.pid), await databaseCpu(pgDir)];
-      const rates = { listkeeper: (l1 - l0) / seconds, ceiling: (c1 - c0) / seconds, db: databaseCpuSpent(d0, d1) / seconds };
-      say(`idle CPU: listkeeper ${rates.listkeeper.toFixed(1)} ms/s, ceiling ${rates.ceiling.toFixed(1)} ms/s, database ${rates.db.toFixed(1)} ms/s`);
-      return rates;
-    };
-
     const ready = async (n: number) => {
       await maker.grow(n, baseUrl);
       // Writes of the seeding wait in the outbox for search: let them be indexed first.
@@ -109,7 +175,7 @@ async function main(): Promise<void> {
 
     const measure = async (target: Target, n: number, round: number): Promise<Measured> => {
       await ready(Math.min(n, target === 'ceiling' ? Math.max(maker.accounts.length, 1) : n));
-      idle ??= await idleRates();
+      idle ??= await idleRates(first.pid, ceiling.pid, pgDir);
       let second: Running | undefined;
       // The baseline runs beside the first process, idle then, as the ceiling does.
       if (target === 'baseline ×1') second = await startListkeeper({ databaseUrl: database.url, port: ports[1]!, baseUrl, dist: path.resolve(BASELINE!) });
@@ -122,7 +188,9 @@ async function main(): Promise<void> {
       // Unmeasured first: a process's first requests run cold code, and the schedule needs a few seconds to reach its rate.
       await runLoad({ agents, ratePerAgent: RATE, seconds: WARMUP, maxRequests: MAX_REQUESTS, ports: targetPorts, pids });
       const dbBefore = await databaseCpu(pgDir);
+      const sampling = WAITS ? sampleWaits(database.knex, SECONDS) : undefined;
       const result = await runLoad({ agents, ratePerAgent: RATE, seconds: SECONDS, maxRequests: MAX_REQUESTS, ports: targetPorts, pids });
+      if (sampling) say(`${target}: what active statements waited on (samples every 100 ms): ${await sampling}`);
       const dbSpent = databaseCpuSpent(dbBefore, await databaseCpu(pgDir));
       await second?.stop();
       const perRequest = (ms: number) => Math.round((ms / Math.max(1, result.requests)) * 100) / 100;
@@ -136,15 +204,7 @@ async function main(): Promise<void> {
         netCpuMsPerRequest: perRequest(result.cpuMs - idleServer),
         netDbCpuMsPerRequest: perRequest(dbSpent - idle.db * result.seconds),
       };
-      const slowest = Object.entries(m.perOperation)
-        .sort(([, a], [, b]) => b.p99 - a.p99)
-        .slice(0, 3)
-        .map(([op, st]) => `${op} ${st.p99}`)
-        .join(', ');
-      say(
-        `${target} N=${n} round ${round}: slowest p99 ${slowest}; ${m.throughput} req/s p50 ${m.p50} p95 ${m.p95} p99 ${m.p99} ms, ${m.errors} errors, ${m.rateLimited} 429, ` +
-          `CPU ${m.cpuMsPerRequest} ms/req (db ${m.dbCpuMsPerRequest}; less idle ${m.netCpuMsPerRequest}, db ${m.netDbCpuMsPerRequest}), ${m.rssMb} MB, load ${m.load.join(' → ')}${m.samples.length ? `; ${m.samples.join(' | ')}` : ''}`,
-      );
+      say(describe(m));
       results.push(m);
       return m;
     };
@@ -156,38 +216,47 @@ async function main(): Promise<void> {
       await ready(AGENTS);
       for (let round = 1; round <= ROUNDS; round++) for (const t of targets) await measure(t, AGENTS, round);
     } else {
-      // Search each target's largest passing N, alternating targets at each step.
-      const state = new Map<Target, { pass: number; fail: number | null; steps: number }>(targets.map((t) => [t, { pass: 0, fail: null, steps: 0 }]));
-      let round = 0;
-      const next = (s: { pass: number; fail: number | null }) => (s.fail === null ? Math.max(FROM, s.pass * 2) : Math.round((s.pass + s.fail) / 2));
-      while ([...state.values()].some((s) => s.fail === null || s.steps < STEPS)) {
-        round++;
-        for (const t of targets) {
-          const s = state.get(t)!;
-          if (s.fail !== null && s.steps >= STEPS) continue;
-          const n = next(s);
-          if (s.fail !== null) s.steps++;
-          const m = await measure(t, n, round);
-          if (passes(m)) s.pass = n;
-          else s.fail = n;
-          if (s.fail !== null && s.fail - s.pass <= Math.max(2, s.pass * 0.1)) s.steps = STEPS;
-        }
-      }
-      for (const [t, s] of state) capacity[t] = s.pass;
+      Object.assign(capacity, await searchCapacity(targets, measure));
     }
-    const sizes = await databaseSizes(database.knex);
     const after = await rss(first.pid);
-    print(results, capacity, { idleRss, afterRss: after, accounts: maker.accounts.length, ...sizes });
+    const accountsRun = maker.accounts.length;
+    const memory = MEMORY ? await memoryPerAgents({ maker, ready, server: first, before: after, total: MEMORY }) : undefined;
+    const sizes = await databaseSizes(database.knex);
+    print(results, capacity, { idleRss, afterRss: after, accounts: accountsRun, ...sizes });
+    if (memory) process.stdout.write(`${memory.line}\n`);
     await mkdir(path.join(root, 'bench', 'out'), { recursive: true });
     await writeFile(
       path.join(root, 'bench', 'out', 'agents.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), node: process.version, rate: RATE, seconds: SECONDS, mix: MIX, capacity, sizes, idleRss, afterRss: after, results }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), node: process.version, rate: RATE, seconds: SECONDS, mix: MIX, capacity, sizes, idleRss, afterRss: after, memory, results }, null, 2)}\n`,
     );
     process.stdout.write('\nwrote bench/out/agents.json\n');
   } finally {
     for (const s of stops.reverse()) await s.stop();
     await database.close();
   }
+}
+
+/**
+ * `--waits`: samples pg_stat_activity every 100 ms over a run and counts what the active
+ * statements of this database were waiting on (a lock, the client, nothing: on the CPU), by
+ * the statement's first words.
+ */
+async function sampleWaits(knex: import('knex').Knex, seconds: number): Promise<string> {
+  const counts = new Map<string, number>();
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const { rows } = (await knex.raw(
+      `select coalesce(wait_event_type || ':' || wait_event, 'cpu') as w, left(regexp_replace(query, '\\s+', ' ', 'g'), 48) as q
+         from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+    )) as { rows: { w: string; q: string }[] };
+    for (const r of rows) counts.set(`${r.w} ${r.q}`, (counts.get(`${r.w} ${r.q}`) ?? 0) + 1);
+    await sleep(100);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([k, n]) => `${n}× ${k}`)
+    .join(' | ');
 }
 
 /** The database's size per 10,000 items, and the per-token state: rate-limit rows. */

@@ -125,7 +125,9 @@ export async function runLoad(opts: {
   ports: number[];
   pids: number[];
 }): Promise<LoadResult> {
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  // Idle sockets close after 4 s, before the servers' 5 s keep-alive timeout: else a request
+  // now and then goes out on a socket the server is closing, and fails with ECONNRESET.
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 });
   const latencies = new Map<string, number[]>();
   const errors = new Map<string, number>();
   const limited = new Map<string, number>();
