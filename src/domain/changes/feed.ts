@@ -1,8 +1,9 @@
 /**
  * The changes feed. A write does not take its feed position when it happens (a transaction
  * that writes early and commits late would then land behind a position a reader has already
- * passed); the trigger only clears the position. The sequencer, run before every feed read
- * under one advisory lock, gives each committed, unpositioned row the next position
+ * passed); the trigger only clears the position. The sequencer, run every half second and
+ * before a feed read whose scope has a change waiting, under one advisory lock, gives each
+ * committed, unpositioned row the next position
  * (`feed_seq`) and a strictly increasing time (`feed_at`). Rows a still-running transaction
  * writes are invisible to it and get a later position once committed, so positions follow
  * commit order and a reader's cursor never skips or repeats a change.
