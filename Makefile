@@ -37,7 +37,7 @@ JEST_REPORT := .tmp/results/jest.json
 CONTRACT_LOG := .tmp/contract/schemathesis.log
 STAGE_LOG := .tmp/results/stages.tsv
 
-.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-search models
+.PHONY: help setup hooks stage-clock mcp-tools gen gen-check lint format typecheck build browser pg-tools python-client caldav-venv caldav-wheels test test-unit test-install test-mcp conformance-authorization conformance-cli contract contract-deep sdk-build screenshots inspect run dev clean bench bench-mcp bench-agents bench-search models
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -187,6 +187,9 @@ bench: build ## Benchmarks: seeded 10k/100k workspaces, load vs the bare-SQL cei
 
 bench-mcp: build ## Benchmark MCP tools/call against REST on the same data (get_item, list_lists, list_items, create_items)
 	npx tsx bench/mcp/tools-call.ts
+
+bench-agents: build ## Many agents at once: capacity (p99 < 200 ms) of 1 and 2 processes beside the bare-SQL ceiling (AGENTS=N for one N: bench/agents.ts)
+	npx tsx bench/agents.ts $(if $(AGENTS),--agents $(AGENTS)) $(BENCH_AGENTS_ARGS)
 
 $(SCHEMATHESIS_STAMP):
 	python3 -m venv $(VENV)

@@ -24,6 +24,10 @@ router.get('/items/:id', async (ctx) => {
 });
 router.get('/items', async (ctx) => {
   const limit = Number(ctx.query.limit ?? 50);
+  if (ctx.query.changedSince !== undefined && ctx.query.changedSince !== 'x') {
+    ctx.body = (await pool.query(SQL.feedSince, [ctx.query.listId, ctx.query.changedSince, limit + 1])).rows;
+    return;
+  }
   if (ctx.query.changedSince !== undefined) {
     ctx.body = (await pool.query(SQL.feed, [ctx.query.listId, limit + 1])).rows;
     return;
@@ -32,6 +36,10 @@ router.get('/items', async (ctx) => {
 });
 router.post('/items/query', async (ctx) => {
   const body = await readBody(ctx);
+  if (body.mode === 'status') {
+    ctx.body = (await pool.query(SQL.statusCount, [body.listId, body.status])).rows[0];
+    return;
+  }
   const sql = body.mode === 'sum' ? SQL.querySum : SQL.queryCount;
   ctx.body = (await pool.query(sql, [body.listId, body.optionId])).rows[0];
 });
@@ -55,6 +63,15 @@ router.patch('/items', async (ctx) => {
       [ids, titles],
     )
   ).rows;
+});
+
+router.get('/search', async (ctx) => {
+  ctx.body = (await pool.query(SQL.search, [ctx.query.reader, ctx.query.q])).rows;
+});
+router.post('/items/:id/messages', async (ctx) => {
+  const body = await readBody(ctx);
+  ctx.status = 201;
+  ctx.body = (await pool.query(SQL.chat, [ctx.params.id, body.message])).rows[0];
 });
 
 app.use(router.routes());

@@ -1,8 +1,9 @@
 /**
  * The changes feed. A write does not take its feed position when it happens (a transaction
  * that writes early and commits late would then land behind a position a reader has already
- * passed); the trigger only clears the position. The sequencer, run before every feed read
- * under one advisory lock, gives each committed, unpositioned row the next position
+ * passed); the trigger only clears the position. The sequencer, run every half second and
+ * before a feed read whose scope has a change waiting, under one advisory lock, gives each
+ * committed, unpositioned row the next position
  * (`feed_seq`) and a strictly increasing time (`feed_at`). Rows a still-running transaction
  * writes are invisible to it and get a later position once committed, so positions follow
  * commit order and a reader's cursor never skips or repeats a change.
@@ -120,12 +121,17 @@ export async function readFeed<Row>(db: Knex, scope: FeedScope, cursor: Cursor, 
 }
 
 /**
- * One page as of one snapshot, and whether any change then waited for a position (the
- * page is then read again after positioning them: a reader sees its own writes).
+ * One page as of one snapshot, and whether a change in its scope then waited for a position
+ * (the page is then read again after positioning them: a reader sees its own writes). Changes
+ * elsewhere do not matter to this reader: they get later positions than any it has read. Asked
+ * of every account's changes, nearly every poll would find some once many agents write, and run
+ * the sequencer under its one lock.
  */
 async function readPage<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: number): Promise<{ page: FeedPage<Row>; pending: boolean }> {
+  const inScope = (q: Knex.QueryBuilder) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds));
+  const waiting = db('items').whereNull('feed_seq').where(inScope).select(db.raw('1'));
   const query = db('items')
-    .where((q) => ('ownerId' in scope ? q.where('owner_id', scope.ownerId) : q.whereIn('list_id', scope.listIds)))
+    .where(inScope)
     .modify((q) => whereInReach(q, 'list_id'))
     .whereNotNull('feed_seq')
     .select('*', db.raw(`${STAMP} AS feed_stamp`))
@@ -140,10 +146,10 @@ async function readPage<Row>(db: Knex, scope: FeedScope, cursor: Cursor, limit: 
   const result = (await db.raw(
     `SELECT to_char(c.last_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS feed_clock_stamp,
             to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS feed_clock_now,
-            EXISTS (SELECT 1 FROM items WHERE feed_seq IS NULL) AS feed_pending, page.*
+            EXISTS (?) AS feed_pending, page.*
        FROM feed_clock c LEFT JOIN LATERAL (?) page ON true
       WHERE c.id = 1`,
-    [query],
+    [waiting, query],
   )) as {
     rows: (FeedPage<Row>['rows'][number] & { feed_clock_stamp: string; feed_clock_now: string; feed_pending: boolean; feed_seq: number | null })[];
   };

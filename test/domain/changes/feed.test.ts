@@ -87,6 +87,19 @@ describe('changes feed', () => {
     }
   });
 
+  it("leaves another account's waiting change to the sequencer: a reader positions only its own", async () => {
+    const eve = await server.account('Eve');
+    await sequencePending(server.db);
+    const id = (await create_items(server.context(eve), { items: [{ title: 'elsewhere' }] })).items[0]!.id;
+    await list_items(ctx(), { listId: 'tasks', changedSince: '2000-01-01T00:00:00Z' } as never);
+    await list_items(ctx(), { changedSince: '2000-01-01T00:00:00Z' });
+    expect((await server.db('items').where({ id }).first()).feed_seq).toBeNull();
+    // Eve's own read positions it, and she sees her write.
+    const page = await list_items(server.context(eve), { changedSince: '2000-01-01T00:00:00Z' });
+    expect(page.items.map((i) => i.id)).toContain(id);
+    expect((await server.db('items').where({ id }).first()).feed_seq).not.toBeNull();
+  });
+
   it('the background sequencer positions writes without any reader', async () => {
     const sequencer = startSequencer(server.db, { warn: () => undefined }, 50);
     try {
