@@ -5,6 +5,7 @@
  */
 import { describe, it, expect } from '@jest/globals';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { MAX_STEPS } from '../../../src/domain/items/occurrence-search.js';
 import { firstDue, nextOccurrence, parseRecurrence } from '../../../src/domain/items/recurrence.js';
 import { localNow } from '../../../src/domain/time.js';
 import { ValueError } from '../../../src/domain/lists/values.js';
@@ -152,5 +153,22 @@ describe('recurrence rules', () => {
     expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2040-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe(
       '2044-02-29T00:00:00.000Z',
     );
+  });
+
+  it('bounds a search by rrule periods, not by time: a minutely rule looks MAX_STEPS periods ahead', () => {
+    // 29 February is a Monday in 2044: 2,921 days after 1 March 2036, 1,460 after 1 March 2040.
+    const rule = 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO';
+    expect(() => parseRecurrence(rule, new Date('2036-03-01T12:00:00Z'))).toThrow(
+      `recurrence '${rule}' has no occurrence in its next ${MAX_STEPS} periods (FREQ times INTERVAL, as far as listkeeper looks;`,
+    );
+    expect(firstDue(rule, null, new Date('2036-03-01T12:00:00Z'), 'UTC')).toBeNull();
+    expect(firstDue(rule, null, new Date('2040-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe('2044-02-29T00:00:00.000Z');
+    // A yearly rule steps a year a period, so the same days are within its ten years.
+    expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2036-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe(
+      '2044-02-29T00:00:00.000Z',
+    );
+    // An overdue task's past periods are not counted: years of hours since its due date.
+    const due = { at: new Date('2020-06-01T09:00:00Z'), hasTime: true };
+    expect(nextOccurrence('FREQ=HOURLY;BYMONTH=6', due, new Date('2026-12-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe('2027-06-01T00:00:00.000Z');
   });
 });
