@@ -7,7 +7,7 @@
  * every search here is bounded by steps, not by time, and answers the same on any machine:
  *   - it looks no further than a horizon: HORIZON_YEARS from where it starts, and at most
  *     MAX_STEPS of rrule's periods (FREQ × INTERVAL), fewer when BYSETPOS picks from many
- *     times a period; rrule reads INTERVAL once per period, which is where the steps are counted;
+ *     times a period; rrule reads INTERVAL twice per period, which is where the steps are counted;
  *   - a rule with a fixed period starts counting at the last period before `from` (its
  *     occurrences are the same, and an overdue task does not spend its steps on the past).
  * Two checks answer the usual never-meeting rules before any search: days that no year has
