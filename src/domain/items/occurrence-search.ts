@@ -23,8 +23,19 @@ export const HORIZON_YEARS = 10;
 /** rrule periods one search steps through at most (bench/README.md: what a step costs). */
 export const MAX_STEPS = 2000;
 
-/** An occurrence, or why there is none: the rule ended (UNTIL), none within HORIZON_YEARS, or within MAX_STEPS. */
-export type NoOccurrence = 'ended' | 'horizon' | 'steps';
+/**
+ * Steps that the searches of one event-loop turn share beyond their first FREE_STEPS each: a
+ * call that sends a hundred rules each costing MAX_STEPS holds the loop for one TURN_STEPS'
+ * worth, and the rules past it are refused as too many to search at once. A rule that meets
+ * soon (every rule an import of thousands of weekly tasks carries) takes none of the share.
+ */
+export const TURN_STEPS = 5000;
+const FREE_STEPS = 16;
+let turnSteps = TURN_STEPS;
+let turnReset = false;
+
+/** An occurrence, or why there is none: the rule ended (UNTIL), none within HORIZON_YEARS, within MAX_STEPS, or the turn's steps ran out. */
+export type NoOccurrence = 'ended' | 'horizon' | 'steps' | 'busy';
 export type Found = { at: Date } | { none: NoOccurrence };
 
 const PERIOD_MS: Partial<Record<number, number>> = {
@@ -60,9 +71,12 @@ export function occurrenceAfter(rule: string, dtstart: Date, from: Date, inclusi
     if (!dayVerdicts.get(days)) return { none: 'horizon' };
   }
   const horizon = horizonAfter(from).getTime();
-  const next = stepped(rule, dtstart, from, inclusive, horizon);
+  const own = stepLimit(RRule.parseString(rule));
+  const limit = Math.min(own, turnSteps + FREE_STEPS);
+  const next = stepped(rule, dtstart, from, inclusive, horizon, limit);
   if (next instanceof Date) return { at: next };
-  if (next === OUT_OF_STEPS && stepLimit(RRule.parseString(rule)) === MAX_STEPS) return { none: 'steps' };
+  if (next === OUT_OF_STEPS && limit < own) return { none: 'busy' };
+  if (next === OUT_OF_STEPS && own === MAX_STEPS) return { none: 'steps' };
   const until = /(?:^|;)UNTIL=([0-9TZ]+)/i.exec(rule);
   return { none: until && untilTime(until[1]!) < horizon ? 'ended' : 'horizon' };
 }
@@ -94,12 +108,27 @@ function stepped(rule: string, dtstart: Date, from: Date, inclusive: boolean, ho
       return interval;
     },
   });
+  const reads0 = reads;
   try {
     return r.after(from, inclusive);
   } catch (err) {
     if (err === OUT_OF_STEPS) return OUT_OF_STEPS;
     throw err;
+  } finally {
+    spend(Math.ceil((reads0 - Math.max(reads, 0)) / 2) - FREE_STEPS);
   }
+}
+
+/** Takes `steps` from this turn's share; the share is whole again once the event loop turns. */
+function spend(steps: number): void {
+  if (steps <= 0) return;
+  turnSteps = Math.max(0, turnSteps - steps);
+  if (turnReset) return;
+  turnReset = true;
+  setImmediate(() => {
+    turnSteps = TURN_STEPS;
+    turnReset = false;
+  });
 }
 
 /** Whether day parts meet in some year (each set of day parts is asked once per process). */
