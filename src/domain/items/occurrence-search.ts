@@ -1,75 +1,52 @@
 /**
  * Bounded occurrence search for repeating rules. rrule scans a rule period by period until
  * year 9999 when its parts never meet (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31 scans every day of
- * eight thousand years, UNTIL does not stop it), and never returns when an interval cannot
- * reach its BYHOUR, BYMINUTE or BYSECOND (FREQ=HOURLY;INTERVAL=24;BYHOUR=5 from 09:00); it has
- * no iteration count of its own. So every search here:
- *   - looks no further than a horizon (HORIZON_YEARS from where it starts);
- *   - runs in a V8 context of its own, whose run node:vm interrupts after SEARCH_MS;
- *   - shares a budget with the other searches of the same turn of the event loop: once
- *     searches that found nothing have spent TURN_MS in one turn, the rest of that turn's
- *     searches answer 'budget' without running (a batch of a hundred hostile rules holds the
- *     loop no longer than a few of them).
- * Two checks answer the usual never-meeting rules before any search, in well under a
- * millisecond: days that no year has (the rule's day parts asked of a yearly rule over 28
- * years, which hold every kind of year), and a time of day its interval never reaches. A rule
- * that has an occurrence soon answers in microseconds, so the budget only ever stops rules
- * whose parts almost never meet.
+ * eight thousand years: its UNTIL is only looked at once a period yields a date), and never
+ * returns when an interval cannot reach its BYHOUR, BYMINUTE or BYSECOND
+ * (FREQ=HOURLY;INTERVAL=24;BYHOUR=5 from 09:00); it has no iteration count of its own. So
+ * every search here is bounded by steps, not by time, and answers the same on any machine:
+ *   - it looks no further than a horizon: HORIZON_YEARS from where it starts, and at most
+ *     MAX_STEPS of rrule's periods (FREQ × INTERVAL), fewer when BYSETPOS picks from many
+ *     times a period; rrule reads INTERVAL twice per period, which is where the steps are counted;
+ *   - a rule with a fixed period starts counting at the last period before `from` (its
+ *     occurrences are the same, and an overdue task does not spend its steps on the past).
+ * Two checks answer the usual never-meeting rules before any search: days that no year has
+ * (the rule's day parts asked of a yearly rule over 28 years, which hold every kind of year),
+ * and a time of day its interval never reaches (rrule's inner loop for that is not a period).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import vm from 'node:vm';
+import * as rrule from 'rrule';
+
+// rrule is CommonJS: Node's ESM loader offers its exports as the default export only.
+const { RRule } = (rrule as unknown as { default?: typeof rrule }).default ?? rrule;
 
 export const HORIZON_YEARS = 10;
-const SEARCH_MS = 30;
-const TURN_MS = 60;
-const TURN_WINDOW_MS = 500;
+/** rrule periods one search steps through at most (bench/README.md: what a step costs). */
+export const MAX_STEPS = 2000;
 
-/** An occurrence, or why there is none: the rule ended (UNTIL), none within the horizon, or out of time. */
-export type NoOccurrence = 'ended' | 'horizon' | 'budget';
+/**
+ * Steps that the searches of one event-loop turn share beyond their first FREE_STEPS each: a
+ * call that sends a hundred rules each costing MAX_STEPS holds the loop for one TURN_STEPS'
+ * worth, and the rules past it are refused as too many to search at once. A rule that meets
+ * soon (every rule an import of thousands of weekly tasks carries) takes none of the share.
+ */
+export const TURN_STEPS = 5000;
+const FREE_STEPS = 16;
+let turnSteps = TURN_STEPS;
+let turnReset = false;
+
+/** An occurrence, or why there is none: the rule ended (UNTIL), none within HORIZON_YEARS, within MAX_STEPS, or the turn's steps ran out. */
+export type NoOccurrence = 'ended' | 'horizon' | 'steps' | 'busy';
 export type Found = { at: Date } | { none: NoOccurrence };
 
-const context = vm.createContext({});
-// rrule's UMD bundle defines `rrule` on the context's global object.
-new vm.Script(readFileSync(createRequire(import.meta.url).resolve('rrule'), 'utf8'), { filename: 'rrule.js' }).runInContext(context);
-// Dates cross into the context as numbers: rrule checks `instanceof Date` against its own realm.
-const search = new vm.Script(
-  `(() => {
-    const o = rrule.RRule.parseString(args.rule);
-    o.dtstart = new Date(args.dtstart);
-    o.until = o.until && o.until.getTime() < args.horizon ? o.until : new Date(args.horizon);
-    const next = new rrule.RRule(o).after(new Date(args.from), args.inclusive);
-    return next ? next.getTime() : null;
-  })()`,
-  { filename: 'occurrence-search.js' },
-);
-
-// The first run of each of rrule's paths compiles it, which alone can take longer than a
-// search's time: every frequency and part is run once here, when the module loads.
-const WARM_PARTS = [
-  '',
-  ';INTERVAL=2;BYHOUR=10,16;BYMINUTE=30;BYSECOND=0',
-  ';BYMONTH=2;BYMONTHDAY=29,-1',
-  ';BYDAY=MO,FR;BYSETPOS=1,-1',
-  ';BYDAY=-1FR,2MO',
-  ';BYYEARDAY=100,-1;WKST=SU;UNTIL=20300101T000000Z',
-  ';BYWEEKNO=20,-1',
-];
-for (const freq of ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY'])
-  for (const parts of WARM_PARTS) {
-    context.args = { rule: `FREQ=${freq}${parts}`, dtstart: Date.UTC(2026, 0, 1), from: Date.UTC(2026, 0, 1), inclusive: true, horizon: Date.UTC(2028, 0, 1) };
-    // A warm-up that ran out of time leaves that path to compile on its first real search.
-    try {
-      search.runInContext(context, { timeout: 1000 });
-      // The check of day parts, over the years before rrule's last.
-      context.args = { ...(context.args as object), dtstart: Date.UTC(9972, 0, 1), from: Date.UTC(9972, 0, 1), horizon: Date.UTC(10000, 0, 1) };
-      if (freq === 'YEARLY') search.runInContext(context, { timeout: 1000 });
-    } catch {}
-  }
-
-let spent = 0;
-let resetting = false;
-let windowStart = 0;
+const PERIOD_MS: Partial<Record<number, number>> = {
+  [RRule.WEEKLY]: 7 * 86_400_000,
+  [RRule.DAILY]: 86_400_000,
+  [RRule.HOURLY]: 3_600_000,
+  [RRule.MINUTELY]: 60_000,
+  [RRule.SECONDLY]: 1000,
+};
+const YEAR_MS = 365.25 * 86_400_000;
+const OUT_OF_STEPS = Symbol('out of steps');
 
 /** The horizon of a search that starts at `from`. */
 export function horizonAfter(from: Date): Date {
@@ -80,68 +57,82 @@ export function horizonAfter(from: Date): Date {
 
 /**
  * The first occurrence of `rule` (RRULE text, floating times) counted from `dtstart`, after
- * `from` (or at it, when `inclusive`), within the horizon of `from`.
+ * `from` (or at it, when `inclusive`), within its horizon.
  */
 export function occurrenceAfter(rule: string, dtstart: Date, from: Date, inclusive: boolean): Found {
-  // The budget is the turn's; a turn is also taken to end after TURN_WINDOW_MS, for callers
-  // that chain promises without giving the loop a turn.
-  if (!resetting || performance.now() - windowStart > TURN_WINDOW_MS) {
-    resetting = true;
-    spent = 0;
-    windowStart = performance.now();
-    setImmediate(() => {
-      resetting = false;
-    });
-  }
   if (!reachesItsTime(rule, dtstart)) return { none: 'horizon' };
   const days = dayParts(rule);
-  if (days && dayVerdicts.get(days) !== true) {
-    if (dayVerdicts.get(days) === false) return { none: 'horizon' };
-    const any = run({
-      rule: `FREQ=YEARLY;${days}`,
-      dtstart: Date.UTC(9972, 0, 1),
-      from: Date.UTC(9972, 0, 1),
-      inclusive: true,
-      horizon: Date.UTC(10000, 0, 1),
-    });
-    if (any === 'budget') return { none: 'budget' };
-    if (dayVerdicts.size > 1000) dayVerdicts.clear();
-    dayVerdicts.set(days, any !== null);
-    if (any === null) return { none: 'horizon' };
+  if (days) {
+    if (!dayVerdicts.has(days)) {
+      if (dayVerdicts.size > 1000) dayVerdicts.clear();
+      const any = stepped(`FREQ=YEARLY;${days}`, new Date(Date.UTC(9972, 0, 1)), new Date(Date.UTC(9972, 0, 1)), true, Date.UTC(10000, 0, 1), 29);
+      dayVerdicts.set(days, any !== null);
+    }
+    if (!dayVerdicts.get(days)) return { none: 'horizon' };
   }
   const horizon = horizonAfter(from).getTime();
-  const next = run({ rule, dtstart: dtstart.getTime(), from: from.getTime(), inclusive, horizon });
-  if (next === 'budget') return { none: 'budget' };
-  if (next !== null) return { at: new Date(next) };
+  const own = stepLimit(RRule.parseString(rule));
+  const limit = Math.min(own, turnSteps + FREE_STEPS);
+  const next = stepped(rule, dtstart, from, inclusive, horizon, limit);
+  if (next instanceof Date) return { at: next };
+  if (next === OUT_OF_STEPS && limit < own) return { none: 'busy' };
+  if (next === OUT_OF_STEPS && own === MAX_STEPS) return { none: 'steps' };
   const until = /(?:^|;)UNTIL=([0-9TZ]+)/i.exec(rule);
   return { none: until && untilTime(until[1]!) < horizon ? 'ended' : 'horizon' };
 }
 
-/**
- * One search in the context, within what is left of the turn's budget. The time of a search
- * that found nothing counts against the budget (one that found an occurrence does not: that is
- * every sane rule); one that ran out of time is tried once more while budget is left (a busy
- * machine can hold a short search past its time).
- */
-function run(args: { rule: string; dtstart: number; from: number; inclusive: boolean; horizon: number }): number | null | 'budget' {
-  context.args = args;
-  while (spent < TURN_MS) {
-    const started = performance.now();
-    try {
-      const next = search.runInContext(context, { timeout: Math.max(1, Math.min(SEARCH_MS, Math.ceil(TURN_MS - spent))) }) as number | null;
-      if (next === null) spent += performance.now() - started;
-      return next;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
-      spent += performance.now() - started;
-    }
+/** Periods a search of this rule steps through: MAX_STEPS, HORIZON_YEARS' worth if fewer, divided among BYSETPOS's times. */
+function stepLimit(o: Partial<rrule.Options>): number {
+  const interval = o.interval ?? 1;
+  const period = PERIOD_MS[o.freq!] ?? (o.freq === RRule.MONTHLY ? YEAR_MS / 12 : YEAR_MS);
+  const inHorizon = Math.ceil((HORIZON_YEARS * YEAR_MS) / (period * interval)) + 1;
+  const count = (v: unknown) => (Array.isArray(v) ? v.length : 1);
+  const times = o.bysetpos !== undefined && o.bysetpos !== null && o.freq! <= RRule.DAILY ? count(o.byhour) * count(o.byminute) * count(o.bysecond) : 1;
+  return Math.min(inHorizon, Math.max(1, Math.floor(MAX_STEPS / times)));
+}
+
+/** rrule's first occurrence within `horizon` and `limit` periods (the rule's step limit), or null, or OUT_OF_STEPS. */
+function stepped(rule: string, dtstart: Date, from: Date, inclusive: boolean, horizon: number, limit?: number): Date | null | typeof OUT_OF_STEPS {
+  const o = RRule.parseString(rule);
+  const period = PERIOD_MS[o.freq!] !== undefined ? PERIOD_MS[o.freq!]! * (o.interval ?? 1) : 0;
+  const skipped = period && from > dtstart ? Math.floor((from.getTime() - dtstart.getTime()) / period) : 0;
+  o.dtstart = new Date(dtstart.getTime() + skipped * period);
+  o.until = o.until && o.until.getTime() < horizon ? o.until : new Date(horizon);
+  const r = new RRule(o, true);
+  const interval = r.options.interval;
+  // rrule reads INTERVAL when it starts and twice per period.
+  let reads = 2 * (limit ?? stepLimit(o)) + 1;
+  Object.defineProperty(r.options, 'interval', {
+    get() {
+      if (--reads < 0) throw OUT_OF_STEPS;
+      return interval;
+    },
+  });
+  const reads0 = reads;
+  try {
+    return r.after(from, inclusive);
+  } catch (err) {
+    if (err === OUT_OF_STEPS) return OUT_OF_STEPS;
+    throw err;
+  } finally {
+    spend(Math.ceil((reads0 - Math.max(reads, 0)) / 2) - FREE_STEPS);
   }
-  return 'budget';
+}
+
+/** Takes `steps` from this turn's share; the share is whole again once the event loop turns. */
+function spend(steps: number): void {
+  if (steps <= 0) return;
+  turnSteps = Math.max(0, turnSteps - steps);
+  if (turnReset) return;
+  turnReset = true;
+  setImmediate(() => {
+    turnSteps = TURN_STEPS;
+    turnReset = false;
+  });
 }
 
 /** Whether day parts meet in some year (each set of day parts is asked once per process). */
 const dayVerdicts = new Map<string, boolean>();
-
 /**
  * The parts that choose days, for a yearly rule: each of them only narrows the days a rule
  * takes, and a weekday's position or BYSETPOS narrows them further, so they are left out (the

@@ -15,7 +15,7 @@
 import * as rrule from 'rrule';
 import { ValueError } from '../lists/values.js';
 import { localParts, localToUtc } from '../time.js';
-import { HORIZON_YEARS, occurrenceAfter, type Found, type NoOccurrence } from './occurrence-search.js';
+import { HORIZON_YEARS, MAX_STEPS, occurrenceAfter, TURN_STEPS, type Found, type NoOccurrence } from './occurrence-search.js';
 
 // rrule is CommonJS: Node's ESM loader offers its exports as the default export only.
 const { RRule } = (rrule as unknown as { default?: typeof rrule }).default ?? rrule;
@@ -109,7 +109,8 @@ export function parseRecurrence(input: string, now: Date = new Date()): Recurren
 const NO_OCCURRENCE: Record<NoOccurrence, string> = {
   ended: 'has ended: its UNTIL comes before its next occurrence, so the task would never come due; give a later UNTIL or leave it out.',
   horizon: `has no occurrence in the next ${HORIZON_YEARS} years (its parts never meet, like BYMONTH=2;BYMONTHDAY=31), so the task would never come due; check its BY parts.`,
-  budget: `has no occurrence listkeeper finds in the time it gives one rule (its parts never or almost never meet, like BYMONTH=2;BYMONTHDAY=31), so the task would never come due; check its BY parts.`,
+  busy: `could not be searched: this call sends more repeating rules that almost never meet than listkeeper searches at once (${TURN_STEPS} periods in all); send them in smaller batches, or check their BY parts.`,
+  steps: `has no occurrence in its next ${MAX_STEPS} periods (FREQ times INTERVAL, as far as listkeeper looks; its parts never or almost never meet, like BYMONTH=2;BYMONTHDAY=31), so the task would never come due; check its BY parts.`,
 };
 
 /** The occurrence found, or null when there is none to move to. */

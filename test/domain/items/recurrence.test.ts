@@ -5,6 +5,7 @@
  */
 import { describe, it, expect } from '@jest/globals';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { MAX_STEPS, TURN_STEPS } from '../../../src/domain/items/occurrence-search.js';
 import { firstDue, nextOccurrence, parseRecurrence } from '../../../src/domain/items/recurrence.js';
 import { localNow } from '../../../src/domain/time.js';
 import { ValueError } from '../../../src/domain/lists/values.js';
@@ -152,5 +153,49 @@ describe('recurrence rules', () => {
     expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2040-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe(
       '2044-02-29T00:00:00.000Z',
     );
+  });
+
+  it('bounds a search by rrule periods, not by time: a minutely rule looks MAX_STEPS periods ahead', async () => {
+    // 29 February is a Monday in 2044: 2,921 days after 1 March 2036, 1,460 after 1 March 2040.
+    // Each search in a turn of its own, so none runs on what another left of the turn's share.
+    const rule = 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO';
+    await nextTurn();
+    expect(() => parseRecurrence(rule, new Date('2036-03-01T12:00:00Z'))).toThrow(
+      `recurrence '${rule}' has no occurrence in its next ${MAX_STEPS} periods (FREQ times INTERVAL, as far as listkeeper looks;`,
+    );
+    await nextTurn();
+    expect(firstDue(rule, null, new Date('2036-03-01T12:00:00Z'), 'UTC')).toBeNull();
+    await nextTurn();
+    expect(firstDue(rule, null, new Date('2040-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe('2044-02-29T00:00:00.000Z');
+    await nextTurn();
+    // A yearly rule steps a year a period, so the same days are within its ten years.
+    expect(firstDue('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', null, new Date('2036-03-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe(
+      '2044-02-29T00:00:00.000Z',
+    );
+    // An overdue task's past periods are not counted: years of hours since its due date.
+    const due = { at: new Date('2020-06-01T09:00:00Z'), hasTime: true };
+    expect(nextOccurrence('FREQ=HOURLY;BYMONTH=6', due, new Date('2026-12-01T12:00:00Z'), 'UTC')!.at.toISOString()).toBe('2027-06-01T00:00:00.000Z');
+  });
+
+  it("shares a turn's steps among its searches: past TURN_STEPS a rule is refused as too many at once, searched again next turn", async () => {
+    await nextTurn();
+    const hostile = 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO';
+    const from = new Date('2036-03-01T12:00:00Z');
+    const reason = (rule: string) => {
+      try {
+        parseRecurrence(rule, from);
+        return 'meets';
+      } catch (err) {
+        return (err as Error).message.includes('could not be searched') ? 'busy' : 'none';
+      }
+    };
+    // A rule that meets soon takes none of the share, however many there are.
+    expect(Array.from({ length: 1000 }, () => reason('FREQ=WEEKLY;BYDAY=MO'))).toEqual(Array(1000).fill('meets'));
+    const answers = Array.from({ length: Math.ceil(TURN_STEPS / MAX_STEPS) + 2 }, () => reason(hostile));
+    expect(answers.filter((a) => a === 'none').length).toBeGreaterThanOrEqual(Math.floor(TURN_STEPS / MAX_STEPS) - 1);
+    expect(answers.slice(-2)).toEqual(['busy', 'busy']);
+    expect(reason('FREQ=WEEKLY;BYDAY=MO')).toBe('meets');
+    await nextTurn();
+    expect(reason(hostile)).toBe('none');
   });
 });
