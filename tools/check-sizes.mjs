@@ -31,7 +31,6 @@ const TO_SPLIT = new Set([
   'src/cli/item-commands.ts#registerItemCommands',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
-  'src/web/consent.ts#registerConsent',
   'src/web/oauth/provider.ts#createProvider',
   'src/web/settings.ts#registerSettings',
   'src/web/static/app.css',
