@@ -32,7 +32,6 @@ const TO_SPLIT = new Set([
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/oauth/provider.ts#createProvider',
-  'src/web/settings.ts#registerSettings',
   'src/web/static/app.css',
 ]);
 /**
