@@ -28,7 +28,6 @@ const TO_SPLIT = new Set([
   'codegen/gen.ts',
   'src/cli/admin-accounts.ts#registerAccountCommands',
   'src/cli/admin-workspace.ts#registerWorkspaceCommands',
-  'src/cli/item-commands.ts#registerItemCommands',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/oauth/provider.ts#createProvider',
