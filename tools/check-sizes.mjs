@@ -27,7 +27,6 @@ const TO_SPLIT = new Set([
   'bench/seed.ts#seedWorkspace',
   'codegen/gen.ts',
   'src/cli/admin-accounts.ts#registerAccountCommands',
-  'src/cli/admin-workspace.ts#registerWorkspaceCommands',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/oauth/provider.ts#createProvider',
