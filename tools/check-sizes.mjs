@@ -26,7 +26,6 @@ const TO_SPLIT = new Set([
   'bench/run.ts#main',
   'bench/seed.ts#seedWorkspace',
   'codegen/gen.ts',
-  'src/cli/admin-accounts.ts#registerAccountCommands',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/oauth/provider.ts#createProvider',
