@@ -28,7 +28,6 @@ const TO_SPLIT = new Set([
   'codegen/gen.ts',
   'src/domain/transfer/import-csv.ts#planCsv',
   'src/domain/transfer/import-todoist.ts#planTodoist',
-  'src/web/oauth/provider.ts#createProvider',
   'src/web/static/app.css',
 ]);
 /**
