@@ -26,7 +26,6 @@ const TO_SPLIT = new Set([
   'bench/run.ts#main',
   'bench/seed.ts#seedWorkspace',
   'codegen/gen.ts',
-  'src/domain/transfer/import-todoist.ts#planTodoist',
   'src/web/static/app.css',
 ]);
 /**
