@@ -25,7 +25,6 @@ const TO_SPLIT = new Set([
   'bench/run.ts',
   'bench/run.ts#main',
   'bench/seed.ts#seedWorkspace',
-  'codegen/gen.ts',
   'src/web/static/app.css',
 ]);
 /**
