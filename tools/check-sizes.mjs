@@ -25,16 +25,6 @@ const TO_SPLIT = new Set([
   'bench/run.ts',
   'bench/run.ts#main',
   'bench/seed.ts#seedWorkspace',
-  'codegen/gen.ts',
-  'src/cli/admin-accounts.ts#registerAccountCommands',
-  'src/cli/admin-workspace.ts#registerWorkspaceCommands',
-  'src/cli/item-commands.ts#registerItemCommands',
-  'src/domain/transfer/import-csv.ts#planCsv',
-  'src/domain/transfer/import-todoist.ts#planTodoist',
-  'src/web/connections.ts#registerConnections',
-  'src/web/consent.ts#registerConsent',
-  'src/web/oauth/provider.ts#createProvider',
-  'src/web/settings.ts#registerSettings',
   'src/web/static/app.css',
 ]);
 /**

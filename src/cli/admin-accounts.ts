@@ -23,6 +23,14 @@ export async function accountId(db: Knex, email: string): Promise<string> {
 
 /** Adds `user`, `apikey`, `oauth` and `share`. */
 export function registerAccountCommands(program: Command): void {
+  registerUserCommands(program);
+  registerApiKeyCommands(program);
+  registerOAuthCommands(program);
+  registerShareCommands(program);
+}
+
+/** `user create|set-password`. */
+function registerUserCommands(program: Command): void {
   const user = program.command('user').description('Accounts.');
   user
     .command('create')
@@ -49,7 +57,10 @@ export function registerAccountCommands(program: Command): void {
         process.stdout.write(`Password set for ${found.email}; its other web sessions were signed out.\n`);
       });
     });
+}
 
+/** `apikey create|revoke`. */
+function registerApiKeyCommands(program: Command): void {
   const apikey = program.command('apikey').description('API keys (one per person; a new key replaces the old).');
   apikey
     .command('create')
@@ -84,7 +95,10 @@ export function registerAccountCommands(program: Command): void {
         process.stdout.write(revoked ? 'Key revoked.\n' : 'This account had no key.\n');
       });
     });
+}
 
+/** `oauth rotate-keys|retire-keys`. */
+function registerOAuthCommands(program: Command): void {
   const oauth = program.command('oauth').description("The OAuth authorization server's keys (docs/auth.md: Key rotation).");
   oauth
     .command('rotate-keys')
@@ -104,7 +118,10 @@ export function registerAccountCommands(program: Command): void {
         process.stdout.write(retired.length > 0 ? `Retired ${retired.join(', ')}.\n` : 'Nothing to retire.\n');
       });
     });
+}
 
+/** `share add|remove`. */
+function registerShareCommands(program: Command): void {
   const share = program.command('share').description('Share items and lists with another account.');
   share
     .command('add')

@@ -14,6 +14,12 @@ import { printJson } from './output.js';
 
 /** Adds `automation` and `memory`. */
 export function registerWorkspaceCommands(program: Command): void {
+  registerAutomationCommands(program);
+  registerMemoryCommands(program);
+}
+
+/** `automation create|list|pause|resume|delete`. */
+function registerAutomationCommands(program: Command): void {
   const automation = program.command('automation').description('Automations: standing orders the service runs on a schedule or on demand.');
   automation
     .command('create')
@@ -84,7 +90,10 @@ export function registerWorkspaceCommands(program: Command): void {
         process.stdout.write(`Deleted automation '${row.name}'.\n`);
       });
     });
+}
 
+/** `memory add|list|remove`. */
+function registerMemoryCommands(program: Command): void {
   const memory = program.command('memory').description('What the person asked the AI to remember (agents read it in get_context).');
   memory
     .command('add')

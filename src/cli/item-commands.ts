@@ -36,6 +36,18 @@ function displayZone(connection: Connection): string {
 
 /** Adds the item and list commands; returns `search`, which the admin `search reindex` hangs under. */
 export function registerItemCommands(program: Command): Command {
+  addCommand(program);
+  lsCommand(program);
+  doneCommand(program);
+  editCommand(program);
+  rmCommand(program);
+  const search = searchCommand(program);
+  listsCommand(program);
+  openCommand(program);
+  return search;
+}
+
+function addCommand(program: Command): void {
   program
     .command('add')
     .description('Add an item: to your Tasks list, or to --list.')
@@ -59,7 +71,9 @@ export function registerItemCommands(program: Command): Command {
       const repeats = item.recurrence ? `, repeats ${item.recurrence.text}` : '';
       say(`Added ${named(item)} to ${made.listName} (${item.id})${timeZone ? `, ${dueSentence(item, timeZone)}` : ''}${repeats}.`);
     });
+}
 
+function lsCommand(program: Command): void {
   program
     .command('ls')
     .description('Show the open items on your task lists, or on one list.')
@@ -89,7 +103,9 @@ export function registerItemCommands(program: Command): Command {
         { header: 'title', value: (i) => i.title ?? '' },
       ]);
     });
+}
 
+function doneCommand(program: Command): void {
   program
     .command('done')
     .description('Mark a task completed.')
@@ -107,7 +123,9 @@ export function registerItemCommands(program: Command): Command {
         return say(`Done: ${named(updated)}; it repeats ${updated.recurrence.text}, next ${dueSentence(updated, await timeZoneOf(service))}.`);
       say(`Done: ${named(updated)}.`);
     });
+}
 
+function editCommand(program: Command): void {
   program
     .command('edit')
     .description('Change the title, due date, repetition or status of an item.')
@@ -144,7 +162,9 @@ export function registerItemCommands(program: Command): Command {
       ];
       say(`Updated ${named(item)}: ${changes.join(', ')}.`);
     });
+}
 
+function rmCommand(program: Command): void {
   program
     .command('rm')
     .description('Move an item to the trash (it can be restored for about 30 days).')
@@ -159,8 +179,10 @@ export function registerItemCommands(program: Command): Command {
       if (opts.json) return printJson(result);
       say(`Moved ${named(item)} to the trash.`);
     });
+}
 
-  const search = program
+function searchCommand(program: Command): Command {
+  return program
     .command('search')
     .description('Search your items by meaning and words, best first.')
     .argument('[query...]', 'what to look for')
@@ -179,7 +201,9 @@ export function registerItemCommands(program: Command): Command {
         { header: 'title', value: (r) => r.title ?? r.passage.split('\n')[0] ?? '' },
       ]);
     });
+}
 
+function listsCommand(program: Command): void {
   program
     .command('lists')
     .description('Show your lists, with their open items.')
@@ -195,7 +219,9 @@ export function registerItemCommands(program: Command): Command {
         { header: 'name', value: (l) => (l.icon ? `${l.icon} ${l.name}` : l.name) },
       ]);
     });
+}
 
+function openCommand(program: Command): void {
   program
     .command('open')
     .description("Print an item's web page, and open it in the browser when run in a terminal.")
@@ -210,8 +236,6 @@ export function registerItemCommands(program: Command): Command {
       say(webUrl);
       if (opts.browser && process.stdout.isTTY) openInBrowser(webUrl);
     });
-
-  return search;
 }
 
 /** List names by id, for the list column of the task lists' table. */

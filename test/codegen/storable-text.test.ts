@@ -11,7 +11,7 @@ import { useTestServer } from '../support/server.js';
 
 type Schema = Record<string, unknown>;
 const STORABLE = '^[^\\x00]*$';
-/** Formats whose grammar has no U+0000 (codegen/gen.ts leaves strings with one of them as they are). */
+/** Formats whose grammar has no U+0000 (codegen/storable-text.ts leaves strings with one of them as they are). */
 const FORMATS_WITHOUT_NUL = ['date', 'date-time', 'time', 'uuid', 'uri', 'email'];
 const doc = openapiDocument as {
   paths: Record<string, Record<string, Schema>>;

@@ -94,12 +94,7 @@ export function planCsv(
   const rows = read.rows.map((row) => row.map(fromCsvCell));
   const warnings = new Warnings();
   const { existing } = context;
-  for (const [i, c] of columns.entries()) {
-    if (!header.includes(c.column))
-      throw refuse(`columns[${i}] names the column '${c.column}', which the file does not have; its columns: ${header.join(', ')}.`, `columns[${i}].column`);
-    if (c.to !== 'property' && (c.property !== undefined || c.type !== undefined))
-      throw refuse(`columns[${i}]: 'property' and 'type' go with to: property only.`, `columns[${i}]`);
-  }
+  checkColumns(columns, header);
   const given = new Map(columns.map((c) => [c.column, c]));
   const taken = new Set<ColumnTarget>(columns.map((c) => c.to).filter((t) => t !== 'property' && t !== 'skip'));
   for (const target of ['title', 'body', 'dueAt', 'taskStatus', 'externalId'] as const)
@@ -158,72 +153,9 @@ export function planCsv(
       `The CSV would give ${existing ? `'${existing.name}'` : 'the new list'} ${(existing?.properties.length ?? 0) + newColumns.length} properties; a list holds at most ${MAX_PROPERTIES}: skip some columns (to: skip) or map them to the list's properties.`,
       'columns',
     );
-  for (const column of newColumns) {
-    const p = column.property!;
-    if (p.type === 'select' || p.type === 'multiSelect') {
-      const labels = new Set<string>();
-      for (const v of column.samples) for (const part of p.type === 'multiSelect' ? v.split(',') : [v]) if (part.trim()) labels.add(part.trim());
-      p.options = [...labels].map((label) => ({ label }));
-    }
-  }
+  for (const column of newColumns) fillOptions(column);
 
-  const items = rows.map((row, r): PlanItem => {
-    const item: PlanItem = {
-      externalId: null,
-      title: null,
-      body: null,
-      taskStatus: null,
-      due: null,
-      completedAt: null,
-      archivedAt: null,
-      favorited: false,
-      assignedAgent: null,
-      recurrence: null,
-      labels: [],
-      reminderAt: null,
-      values: {},
-      createdAt: null,
-      chat: [],
-      attachments: [],
-    };
-    if (idColumn && row[idColumn.index]!.trim()) item.externalId = row[idColumn.index]!.trim();
-    for (const m of mapped) {
-      const cell = row[m.index]!;
-      if (cell.trim() === '') continue;
-      switch (m.to) {
-        case 'title':
-          item.title = cell;
-          break;
-        case 'body':
-          item.body = cell;
-          break;
-        case 'externalId':
-          item.externalId = cell.trim();
-          break;
-        case 'taskStatus': {
-          const status = statusFromText(cell);
-          if (status) item.taskStatus = status;
-          else
-            warnings.add(
-              `Row ${r + 2}: status '${quoteCell(cell)}' is not one of todo, inProgress, completed (or To do, In progress, Done); the task is open.`,
-            );
-          break;
-        }
-        case 'dueAt': {
-          const due = dueFromText(cell, context.timeZone, context.now);
-          if (due) item.due = due;
-          else warnings.add(`Row ${r + 2}: '${quoteCell(cell)}' is not a date; the task has no due date.`);
-          break;
-        }
-        case 'property':
-          item.values[m.property!.key] = cell;
-          break;
-        case 'skip':
-          break;
-      }
-    }
-    return item;
-  });
+  const items = rows.map((row, r) => rowItem(row, r, mapped, idColumn, warnings, context));
   const list: PlanList = {
     name: existing?.name ?? listName,
     target: existing ? { kind: 'existing', listId: existing.id } : { kind: 'new' },
@@ -247,4 +179,90 @@ export function planCsv(
       samples: [...new Set(m.samples.filter((s) => s.trim() !== ''))].slice(0, 3),
     })),
   };
+}
+
+type Mapped = { column: string; index: number; to: ColumnTarget; property: PlanProperty | null; samples: string[] };
+
+/** Refuses a mapping that names a column the file lacks, or gives property and type to a column that is not a property. */
+function checkColumns(columns: NonNullable<ImportInput['columns']>, header: string[]): void {
+  for (const [i, c] of columns.entries()) {
+    if (!header.includes(c.column))
+      throw refuse(`columns[${i}] names the column '${c.column}', which the file does not have; its columns: ${header.join(', ')}.`, `columns[${i}].column`);
+    if (c.to !== 'property' && (c.property !== undefined || c.type !== undefined))
+      throw refuse(`columns[${i}]: 'property' and 'type' go with to: property only.`, `columns[${i}]`);
+  }
+}
+
+/** A new choice property's options: the distinct values of its column (each part of a multiSelect's). */
+function fillOptions(column: Mapped): void {
+  const p = column.property!;
+  if (p.type === 'select' || p.type === 'multiSelect') {
+    const labels = new Set<string>();
+    for (const v of column.samples) for (const part of p.type === 'multiSelect' ? v.split(',') : [v]) if (part.trim()) labels.add(part.trim());
+    p.options = [...labels].map((label) => ({ label }));
+  }
+}
+
+/** One row of the file as an item: its cells by their mapping; a status or date that cannot be read is a warning. */
+function rowItem(
+  row: string[],
+  r: number,
+  mapped: Mapped[],
+  idColumn: Mapped | undefined,
+  warnings: Warnings,
+  context: { timeZone: string; now: Date },
+): PlanItem {
+  const item: PlanItem = {
+    externalId: null,
+    title: null,
+    body: null,
+    taskStatus: null,
+    due: null,
+    completedAt: null,
+    archivedAt: null,
+    favorited: false,
+    assignedAgent: null,
+    recurrence: null,
+    labels: [],
+    reminderAt: null,
+    values: {},
+    createdAt: null,
+    chat: [],
+    attachments: [],
+  };
+  if (idColumn && row[idColumn.index]!.trim()) item.externalId = row[idColumn.index]!.trim();
+  for (const m of mapped) {
+    const cell = row[m.index]!;
+    if (cell.trim() === '') continue;
+    switch (m.to) {
+      case 'title':
+        item.title = cell;
+        break;
+      case 'body':
+        item.body = cell;
+        break;
+      case 'externalId':
+        item.externalId = cell.trim();
+        break;
+      case 'taskStatus': {
+        const status = statusFromText(cell);
+        if (status) item.taskStatus = status;
+        else
+          warnings.add(`Row ${r + 2}: status '${quoteCell(cell)}' is not one of todo, inProgress, completed (or To do, In progress, Done); the task is open.`);
+        break;
+      }
+      case 'dueAt': {
+        const due = dueFromText(cell, context.timeZone, context.now);
+        if (due) item.due = due;
+        else warnings.add(`Row ${r + 2}: '${quoteCell(cell)}' is not a date; the task has no due date.`);
+        break;
+      }
+      case 'property':
+        item.values[m.property!.key] = cell;
+        break;
+      case 'skip':
+        break;
+    }
+  }
+  return item;
 }

@@ -58,6 +58,8 @@ export const GRANT_TTL_SECONDS = 365 * 24 * 3600;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+type Documents = ReturnType<typeof clientMetadataDocuments>;
+
 /** Builds the provider on the given keys and database. */
 export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys; log: Logger }): Provider {
   const { db, config, keys, log } = deps;
@@ -68,43 +70,7 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     onRefused: (clientId, reason) => log.info({ clientId, reason }, 'client metadata document refused'),
   });
 
-  const policy = interactionPolicy.base();
-  // The web pages are where a person signs in and out: when the browser's web session names
-  // someone else than the provider's session (or nobody), ask for sign-in again.
-  policy.get('login')!.checks.add(
-    new interactionPolicy.Check('web_session_mismatch', 'the web session and the authorization session name different people', async (ctx) => {
-      const user = await currentUser(ctx, db);
-      return user?.id !== ctx.oidc.session?.accountId ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    }),
-  );
-  // Consent is for an app returning to one address: a client may register several (one of
-  // them an attacker's), and a code sent to an address the person never saw must take a new
-  // consent, naming that address.
-  policy.get('consent')!.checks.add(
-    new interactionPolicy.Check(
-      'redirect_uri_not_approved',
-      'the person has not allowed this app to return to this address',
-      (ctx) =>
-        approvedRedirectUris(ctx.oidc.grant).includes(String(ctx.oidc.params?.redirect_uri))
-          ? interactionPolicy.Check.NO_NEED_TO_PROMPT
-          : interactionPolicy.Check.REQUEST_PROMPT,
-      (ctx) => ({ redirectUri: String(ctx.oidc.params?.redirect_uri) }),
-    ),
-  );
-
-  // A connection whose grant is narrower than what the app asks now (a step-up to write, more
-  // lists, or the whole person) is asked for again, showing what is added; a request the
-  // person already answered as it stands is not asked twice.
-  policy.get('consent')!.checks.add(
-    new interactionPolicy.Check('grant_narrower_than_request', 'the app asks for more than the person allowed it', (ctx) => {
-      const grant = ctx.oidc.grant;
-      if (!grant) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-      const scope = String(ctx.oidc.params?.scope ?? '');
-      const held = connectionGrantOf(grant);
-      if (covers(held, grantFromScopes(scope)) || answeredScope(grant) === scope) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-      return interactionPolicy.Check.REQUEST_PROMPT;
-    }),
-  );
+  const policy = interactionPolicyFor(db);
 
   const configuration: Configuration = {
     adapter: postgresAdapter(db),
@@ -133,42 +99,7 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      clientIdMetadataDocument: {
-        enabled: true,
-        ack: 'draft-02',
-        allowFetch: documents.allowFetch,
-        allowClient: documents.allowClient as never,
-        cacheDuration: CACHE_SECONDS,
-      },
-      // A client revokes its own tokens only ("removing the connector in the client deletes its token").
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      introspection: { enabled: false },
-      userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
-      // Bearer tokens only: the resource side does not check DPoP proofs, so it must not issue bound tokens.
-      dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async () => issuer,
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, indicator) => {
-          if (!isServiceResource(indicator, issuer)) {
-            throw new errors.InvalidTarget(`resource must be this service (${issuer}) or an address below it`);
-          }
-          return {
-            scope: '',
-            audience: issuer,
-            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
-          };
-        },
-      },
-    },
+    features: features(documents, issuer),
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       AuthorizationCode: 60,
@@ -210,19 +141,7 @@ export function createProvider(deps: { db: Knex; config: Config; keys: AuthKeys;
       policy,
       url: async (_ctx, interaction) => `${CONSENT_PATH}?interaction=${encodeURIComponent(interaction.uid)}`,
     },
-    renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('X-Frame-Options', 'DENY');
-      const clientId = String(ctx.oidc?.params?.client_id ?? '');
-      const refusal = isMetadataDocumentId(clientId) ? documents.refusal(clientId) : undefined;
-      ctx.body = page(
-        'This sign-in cannot continue',
-        html`<div class="card"><p class="error">${out.error_description ?? out.error}</p>
-${refusal ? html`<p>The app's description at <code>${clientId}</code> cannot be used: ${refusal}.</p>` : html``}
-<p>The app that sent you here made a request listkeeper refuses (<code>${out.error}</code>). Go back to the app and connect again; if this keeps happening, the app is misconfigured.</p></div>`,
-      );
-    },
+    renderError: errorPage(documents),
   };
 
   const provider = new Provider(issuer, configuration);
@@ -230,6 +149,105 @@ ${refusal ? html`<p>The app's description at <code>${clientId}</code> cannot be 
   provider.use(defaultScope);
   provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'oauth server error'));
   return provider;
+}
+
+/** The prompts: the provider's own, with the web session, the return address and the grant's reach checked too. */
+function interactionPolicyFor(db: Knex): ReturnType<typeof interactionPolicy.base> {
+  const policy = interactionPolicy.base();
+  // The web pages are where a person signs in and out: when the browser's web session names
+  // someone else than the provider's session (or nobody), ask for sign-in again.
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('web_session_mismatch', 'the web session and the authorization session name different people', async (ctx) => {
+      const user = await currentUser(ctx, db);
+      return user?.id !== ctx.oidc.session?.accountId ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  // Consent is for an app returning to one address: a client may register several (one of
+  // them an attacker's), and a code sent to an address the person never saw must take a new
+  // consent, naming that address.
+  policy.get('consent')!.checks.add(
+    new interactionPolicy.Check(
+      'redirect_uri_not_approved',
+      'the person has not allowed this app to return to this address',
+      (ctx) =>
+        approvedRedirectUris(ctx.oidc.grant).includes(String(ctx.oidc.params?.redirect_uri))
+          ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+          : interactionPolicy.Check.REQUEST_PROMPT,
+      (ctx) => ({ redirectUri: String(ctx.oidc.params?.redirect_uri) }),
+    ),
+  );
+
+  // A connection whose grant is narrower than what the app asks now (a step-up to write, more
+  // lists, or the whole person) is asked for again, showing what is added; a request the
+  // person already answered as it stands is not asked twice.
+  policy.get('consent')!.checks.add(
+    new interactionPolicy.Check('grant_narrower_than_request', 'the app asks for more than the person allowed it', (ctx) => {
+      const grant = ctx.oidc.grant;
+      if (!grant) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const scope = String(ctx.oidc.params?.scope ?? '');
+      const held = connectionGrantOf(grant);
+      if (covers(held, grantFromScopes(scope)) || answeredScope(grant) === scope) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return interactionPolicy.Check.REQUEST_PROMPT;
+    }),
+  );
+  return policy;
+}
+
+/** What the provider does: code flow for public clients, metadata documents and registration, this service as the one resource. */
+function features(documents: Documents, issuer: string): Configuration['features'] {
+  return {
+    devInteractions: { enabled: false },
+    registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+    clientIdMetadataDocument: {
+      enabled: true,
+      ack: 'draft-02',
+      allowFetch: documents.allowFetch,
+      allowClient: documents.allowClient as never,
+      cacheDuration: CACHE_SECONDS,
+    },
+    // A client revokes its own tokens only ("removing the connector in the client deletes its token").
+    revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+    introspection: { enabled: false },
+    userinfo: { enabled: false },
+    rpInitiatedLogout: { enabled: false },
+    // Bearer tokens only: the resource side does not check DPoP proofs, so it must not issue bound tokens.
+    dPoP: { enabled: false },
+    pushedAuthorizationRequests: { enabled: false },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: async () => issuer,
+      useGrantedResource: async () => true,
+      getResourceServerInfo: async (_ctx, indicator) => {
+        if (!isServiceResource(indicator, issuer)) {
+          throw new errors.InvalidTarget(`resource must be this service (${issuer}) or an address below it`);
+        }
+        return {
+          scope: '',
+          audience: issuer,
+          accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'ES256' } },
+        };
+      },
+    },
+  };
+}
+
+/** The page a refused request shows: why, and what the app's description lacks when that is the cause. */
+function errorPage(documents: Documents): NonNullable<Configuration['renderError']> {
+  return async (ctx, out) => {
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Frame-Options', 'DENY');
+    const clientId = String(ctx.oidc?.params?.client_id ?? '');
+    const refusal = isMetadataDocumentId(clientId) ? documents.refusal(clientId) : undefined;
+    ctx.body = page(
+      'This sign-in cannot continue',
+      html`<div class="card"><p class="error">${out.error_description ?? out.error}</p>
+${refusal ? html`<p>The app's description at <code>${clientId}</code> cannot be used: ${refusal}.</p>` : html``}
+<p>The app that sent you here made a request listkeeper refuses (<code>${out.error}</code>). Go back to the app and connect again; if this keeps happening, the app is misconfigured.</p></div>`,
+    );
+  };
 }
 
 /** True when `indicator` names this service: the same origin and a path at or below BASE_URL's. */
