@@ -21,6 +21,7 @@ import { EVENT_TOPIC, type EventOccurrence } from '../domain/changes/events.js';
 import { itemSnapshot } from '../domain/items/items.js';
 import { VERIFY_TOPIC, type SubscriptionRow } from '../domain/changes/subscriptions.js';
 import { readersOf } from '../domain/lists/shares.js';
+import { reachOfCredential } from '../domain/accounts/grants.js';
 import { literalHostBlocked } from '../core/outbound.js';
 import { webhookFailures } from '../core/metrics.js';
 import { guardedLookup } from '../core/outbound.js';
@@ -71,14 +72,15 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
         const { audience, ...occurrence } = row.payload as unknown as EventOccurrence & { audience?: string[] };
         const type = occurrence.type ?? occurrence.name;
         const readers = audience ?? (await readersOf(db, [row.subject_id])).get(row.subject_id) ?? [];
-        const subscriptions = readers.length
+        const subscribed = readers.length
           ? ((await db('event_subscriptions')
               .whereIn('user_id', readers)
               .whereIn('status', ['pending', 'active'])
               .whereRaw('? = ANY(events)', [type])
               .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
-              .select('id', 'include_item')) as { id: string; include_item: boolean }[])
+              .select('id', 'user_id', 'credential', 'include_item')) as Subscribed[])
           : [];
+        const subscriptions = await withinReach(db, subscribed, occurrence.data, row.subject_id);
         if (subscriptions.length) {
           const wantsItem = type.startsWith('item.') && subscriptions.some((s) => s.include_item);
           const item = wantsItem ? await itemSnapshot(db, row.subject_id) : null;
@@ -131,6 +133,30 @@ export function webhookConsumers(deps: { db: Knex; jobs: Jobs; settings: Webhook
       }
     },
   };
+}
+
+type Subscribed = Pick<SubscriptionRow, 'id' | 'user_id' | 'credential' | 'include_item'>;
+
+/**
+ * The subscriptions whose credential reaches the event's list (data.listId, else its item's),
+ * read at fan-out, so a grant narrowed in Settings holds from the next event on; a subscription
+ * made by a connection of chosen lists gets no event of another list (docs/auth.md "Grants").
+ */
+async function withinReach(db: Knex, subscriptions: Subscribed[], data: Record<string, unknown>, subjectId: string): Promise<Subscribed[]> {
+  let listId: string | null | undefined;
+  const kept: Subscribed[] = [];
+  for (const s of subscriptions) {
+    const reach = await reachOfCredential(db, s.user_id, s.credential);
+    if (reach) {
+      listId ??=
+        typeof data.listId === 'string'
+          ? data.listId
+          : (((await db('items').where({ id: subjectId }).first('list_id')) as { list_id: string } | undefined)?.list_id ?? null);
+      if (!listId || !reach.includes(listId)) continue;
+    }
+    kept.push(s);
+  }
+  return kept;
 }
 
 /**

@@ -80,12 +80,6 @@ function subscribe(ctx: OperationContext): McpMethod {
   return method(SubscribeRequest, async (request) => {
     const params = parse(SubscribeParams, request.params);
     knownEvent(params.name);
-    // Events carry every list's changes: a connection that reaches chosen lists is refused rather than shown others.
-    if (ctx.principal.grant?.lists)
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        'This connection reaches only chosen lists, and events carry every list; ask the person for every list (Settings → Connections).',
-      );
     const { arguments: args } = parse(z.object({ arguments: params.name.startsWith('item.') ? ItemArguments : Arguments }), { arguments: params.arguments });
     try {
       await checkCallbackUrl(params.delivery.url, ctx.config.outboundAllowPrivate);

@@ -12,7 +12,7 @@ import { onPersonSurface, type OperationContext, type OperationId, type OpInput,
 import { handlers, personHandlers } from './index.js';
 import { type ApiError, insufficientScope, invalid, notFound, shown } from '../core/errors.js';
 import type { Principal } from '../core/context.js';
-import { allows, LATER_SCOPE, LEVEL_SCOPES, reachOf, scopesOf } from '../domain/accounts/grants.js';
+import { allows, LATER_SCOPE, reachOf, scopesOf } from '../domain/accounts/grants.js';
 import { withReach } from '../domain/reach.js';
 import { canonicalInstant } from '../domain/time.js';
 import { outputValuesByName } from '../domain/lists/values.js';
@@ -82,9 +82,6 @@ export function takesBody(operationId: string): boolean {
 
 /** Operations that make lists: a grant of chosen lists allows them only with "and lists I make later". */
 const MAKES_LISTS = new Set(['create_list', 'create_import']);
-/** Operations that serve every list from outside any call (webhook deliveries, the calendar feed's URL): no grant of chosen lists makes them. */
-const SERVES_EVERY_LIST = new Set(['create_event_subscription', 'create_calendar_feed', 'get_calendar_feed']);
-
 /**
  * The refusal of an operation the principal's grant does not allow (its x-grant level, or a
  * new list on a grant of chosen lists), naming the scope to ask for; null when allowed. The
@@ -99,14 +96,6 @@ export function grantRefusal(principal: Principal, operationId: string, baseUrl:
     const held = { read: 'may only read', write: 'may read and write but not delete', delete: '' }[grant.level];
     const scope = scopesOf({ ...grant, level: need });
     return insufficientScope(`This connection ${held}; ${operationId} needs the ${scope.split(' ')[0]} scope. Ask the person to allow it.`, scope, baseUrl);
-  }
-  if (SERVES_EVERY_LIST.has(operationId) && grant.lists) {
-    const scope = LEVEL_SCOPES[grant.level];
-    return insufficientScope(
-      `This connection reaches only chosen lists, and ${operationId} would serve every list; it needs every list (${scope} alone).`,
-      scope,
-      baseUrl,
-    );
   }
   if (MAKES_LISTS.has(operationId) && grant.lists && !grant.later) {
     const scope = `${scopesOf(grant)} ${LATER_SCOPE}`;

@@ -165,7 +165,10 @@ describe('a one-list grant', () => {
   beforeAll(async () => {
     ids.groceries = String((await post(lola, '/lists', { name: 'Groceries' })).id);
     ids.journal = String((await post(lola, '/lists', { name: `Journal ${MARKER}` })).id);
-    const note = (await post(lola, '/items', { listId: ids.journal, items: [{ title: `Entry ${MARKER}`, body: `Dear ${MARKER}`, labels: [MARKER] }] })) as {
+    const note = (await post(lola, '/items', {
+      listId: ids.journal,
+      items: [{ title: `Entry ${MARKER}`, body: `Dear ${MARKER}`, labels: [MARKER], externalId: 'journal-entry' }],
+    })) as {
       items: { id: string }[];
     };
     ids.note = note.items[0]!.id;
@@ -265,8 +268,7 @@ describe('a one-list grant', () => {
     expect(answer.text).not.toContain(MARKER);
     unsentIdsAbsent(answer.text, input);
     expect(await outside()).toEqual(before);
-    if (['create_list', 'create_event_subscription', 'create_calendar_feed', 'get_calendar_feed', 'create_import'].includes(op.operationId))
-      expect(answer.status).toBe(403);
+    if (['create_list', 'create_import'].includes(op.operationId)) expect(answer.status).toBe(403);
   });
 
   it.each(served.filter((op) => op.tool).map((op) => ({ name: op.operationId, op })))(
@@ -287,25 +289,21 @@ describe('a one-list grant', () => {
     },
   );
 
-  it('refuses MCP event subscriptions, which carry every list', async () => {
-    const res = await fetch(`${server.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${key.key}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': '2025-06-18',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'events/subscribe',
-        params: { name: 'item.created', arguments: {}, delivery: { mode: 'webhook', url: 'http://127.0.0.1:9/hook', secret: 'a'.repeat(32) } },
-      }),
+  it("finds no externalId of another list's item: the entry fails, and nothing of that item is shown", async () => {
+    const made = await restCall(operationTable.find((o) => o.operationId === 'create_items')!, {
+      listId: ids.groceries,
+      items: [
+        { title: 'Copy', externalId: 'journal-entry' },
+        { title: 'Bread', externalId: 'groceries-bread' },
+      ],
     });
-    const body = (await res.json()) as { error?: { message: string } };
-    expect(body.error?.message).toMatch(/reaches only chosen lists/);
-    expect(Number(((await server.db('event_subscriptions').where({ user_id: lola.userId }).count({ n: '*' })) as { n: unknown }[])[0]!.n)).toBe(0);
+    expect(made.status).toBe(201);
+    expect(made.text).not.toContain(MARKER);
+    expect(made.text).not.toContain(ids.note);
+    const out = JSON.parse(made.text) as { items: { title: string }[]; existing: unknown[]; failed: { index: number; externalId: string }[] };
+    expect(out.existing).toEqual([]);
+    expect(out.failed).toEqual([expect.objectContaining({ index: 0, externalId: 'journal-entry' })]);
+    expect(out.items.map((i) => i.title)).toEqual(['Bread']);
   });
 
   it('reads and writes the list it was given', async () => {

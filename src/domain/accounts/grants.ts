@@ -129,3 +129,33 @@ export function grantInWords(grant: Grant | undefined, listNames: (id: string) =
   const names = grant.lists.map(listNames).join(', ') || 'no list';
   return [level, `Only these lists: ${names}${grant.later ? ', and lists you make later' : ''}.`];
 }
+
+/**
+ * The grant of a credential as subscriptions and calendar feeds record it (`key:<api key id>`,
+ * `grant:<OAuth grant id>`, `app:<app password id>`), read now so a change in Settings holds
+ * for what it made too: undefined for the whole person, null for a credential that is gone.
+ */
+export async function grantOfCredential(db: Knex, credential: string): Promise<Grant | undefined | null> {
+  const [kind, id] = [credential.slice(0, credential.indexOf(':')), credential.slice(credential.indexOf(':') + 1)];
+  let row: { grant: unknown } | undefined;
+  if (kind === 'key' && isUuid(id)) row = (await db('api_keys').where({ id }).first('grant')) as typeof row;
+  else if (kind === 'app' && isUuid(id)) row = (await db('app_passwords').where({ id }).first('grant')) as typeof row;
+  else if (kind === 'grant')
+    row = (await db('oauth_payloads')
+      .where({ model: 'Grant', id })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
+      .first(db.raw("payload->'connectionGrant' as grant"))) as typeof row;
+  else return undefined;
+  return row ? parseGrant(row.grant) : null;
+}
+
+/**
+ * The lists what `credential` made (a subscription, a feed) reaches for the person `userId`
+ * now: undefined for every list, [] when the credential is gone. No credential: the person's own.
+ */
+export async function reachOfCredential(db: Knex, userId: string, credential: string | null): Promise<string[] | undefined> {
+  if (!credential) return undefined;
+  const grant = await grantOfCredential(db, credential);
+  if (grant === null) return [];
+  return reachOf(db, { userId, via: 'apiKey', clientName: null, tokenId: credential, ...(grant ? { grant } : {}) });
+}

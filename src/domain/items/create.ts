@@ -13,6 +13,7 @@ import { linkRoots } from './urls.js';
 import { ApiError, notFound } from '../../core/errors.js';
 import { attachImages, type Downloads, type ImageRequest } from '../media/images.js';
 import { enqueueEnrich } from './enrich.js';
+import { inReach } from '../reach.js';
 
 type Output = OpOutput<'create_items'>;
 type Entry = OpInput<'create_items'>['items'][number];
@@ -90,6 +91,7 @@ export async function createItems(
     principal.userId,
     prepared.map((p) => p.externalId).filter((x): x is string => x !== null),
   );
+  dropUnreachable(prepared, existingRows, failed);
   const matchTargets = matchOn.length ? await findMatches(trx, list.id, matchOn, prepared) : new Map<number, ItemDbRow>();
   const { existing, toInsert, merges } = sortEntries(prepared, existingRows, matchTargets);
 
@@ -282,6 +284,22 @@ function prepareEntry(
     },
     newProperties: withNewOptions(list.properties, resolved.newOptions),
   };
+}
+
+/**
+ * An externalId already held by an item on a list the connection does not reach (a grant of
+ * chosen lists) neither shows that item nor can be taken again (one per person): the entry fails.
+ */
+function dropUnreachable(prepared: Prepared[], existingRows: Map<string, ItemDbRow>, failed: Output['failed']): void {
+  for (let i = prepared.length - 1; i >= 0; i -= 1) {
+    const { externalId, index } = prepared[i]!;
+    const found = externalId === null ? undefined : existingRows.get(externalId);
+    if (!found || inReach(found.list_id)) continue;
+    existingRows.delete(externalId!);
+    prepared.splice(i, 1);
+    failed.push({ index, reason: `externalId '${externalId}' is already used by an item this connection cannot reach.`, externalId });
+  }
+  failed.sort((a, b) => a.index - b.index);
 }
 
 async function findByExternalIds(trx: Knex, ownerId: string, externalIds: string[]): Promise<Map<string, ItemDbRow>> {

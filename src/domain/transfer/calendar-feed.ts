@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { hashToken } from '../accounts/api-keys.js';
 import { DUE_DATE_ID } from '../lists/properties.js';
 import { localNow } from '../time.js';
+import { reachOfCredential } from '../accounts/grants.js';
 
 export const TOKEN_PREFIX = 'cal_';
 /** Completed tasks stay in the feed this long after completion, marked done. */
@@ -32,11 +33,14 @@ export interface FeedTask {
   recurrence: string | null;
 }
 
-/** Makes the person's feed token (replacing any earlier one, which stops working) and returns it. */
-export async function createFeed(db: Knex, userId: string, now: Date): Promise<{ token: string; createdAt: Date }> {
+/**
+ * Makes the person's feed token (replacing any earlier one, which stops working) and returns it.
+ * `credential`: the connection with a grant that made it, whose lists the feed keeps to.
+ */
+export async function createFeed(db: Knex, userId: string, now: Date, credential: string | null = null): Promise<{ token: string; createdAt: Date }> {
   const token = `${TOKEN_PREFIX}${randomBytes(30).toString('base64url')}`;
   await db('calendar_feeds')
-    .insert({ user_id: userId, token_hash: hashToken(token), created_at: now, last_fetched_at: null })
+    .insert({ user_id: userId, token_hash: hashToken(token), created_at: now, last_fetched_at: null, credential })
     .onConflict('user_id')
     .merge();
   return { token, createdAt: now };
@@ -61,16 +65,21 @@ export async function feedState(db: Knex, userId: string): Promise<FeedState> {
 export async function readFeed(db: Knex, token: string, now: Date): Promise<{ timeZone: string; tasks: FeedTask[] } | undefined> {
   if (!token.startsWith(TOKEN_PREFIX)) return undefined;
   const owner = (
-    await db.raw<{ rows: { user_id: string; timezone: string }[] }>(
+    await db.raw<{ rows: { user_id: string; timezone: string; credential: string | null }[] }>(
       `UPDATE calendar_feeds f SET last_fetched_at = ? FROM users u
         WHERE f.token_hash = ? AND u.id = f.user_id
-        RETURNING f.user_id, u.timezone`,
+        RETURNING f.user_id, u.timezone, f.credential`,
       [now, hashToken(token)],
     )
   ).rows[0];
   if (!owner) return undefined;
   const since = new Date(now.getTime() - COMPLETED_DAYS * 24 * 3600 * 1000);
+  // A feed made by a connection of chosen lists serves the lists its credential reaches now.
+  const reach = await reachOfCredential(db, owner.user_id, owner.credential);
   const rows = (await db('items as i')
+    .modify((q) => {
+      if (reach) void q.whereIn('i.list_id', reach);
+    })
     .join('lists as l', 'l.id', 'i.list_id')
     .where({ 'i.owner_id': owner.user_id })
     .whereNull('i.deleted_at')

@@ -30,6 +30,7 @@ import * as caldav from './20261127000100_caldav.js';
 import * as notifications from './20261127000200_notifications.js';
 import * as talliesInPlace from './20261201000100_tallies_in_place.js';
 import * as connectionGrants from './20261201000200_connection_grants.js';
+import * as calendarFeedCredential from './20261201000300_calendar_feed_credential.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -69,6 +70,7 @@ const migrations: [string, Migration][] = [
   ['20261127000200_notifications', notifications],
   ['20261201000100_tallies_in_place', talliesInPlace],
   ['20261201000200_connection_grants', connectionGrants],
+  ['20261201000300_calendar_feed_credential', calendarFeedCredential],
 ];
 
 /** A knex MigrationSource over the static list above. */
