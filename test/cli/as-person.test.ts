@@ -4,32 +4,15 @@
  * operation gives, as on the web pages.
  */
 import { describe, it, expect } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { useTestServer } from '../support/server.js';
+import { runCli } from '../support/cli.js';
 import { call } from '../../src/operations/dispatch.js';
 import { verifyPassword } from '../../src/domain/accounts/passwords.js';
 
 describe('listkeeper admin commands for one account', () => {
   const { server, ada } = useTestServer();
 
-  /** Runs the command from source on the test database, with `input` on standard input. */
-  function cli(args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: server.dbUrl, NODE_OPTIONS: '' },
-      });
-      let [stdout, stderr] = ['', ''];
-      child.stdout.on('data', (d) => {
-        stdout += String(d);
-      });
-      child.stderr.on('data', (d) => {
-        stderr += String(d);
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end(input);
-    });
-  }
+  const cli = (args: string[], input = '') => runCli(server.dbUrl, args, input);
 
   it("memory add is add_memory as the person: logged as theirs, refused with the operation's sentence", async () => {
     expect((await cli(['memory', 'add', '--email', ada.email, 'Likes tea'])).code).toBe(0);
