@@ -24,7 +24,6 @@ const TO_SPLIT = new Set([
   'bench/mcp/tools-call.ts#main',
   'bench/run.ts',
   'bench/run.ts#main',
-  'bench/seed.ts#seedWorkspace',
   'src/web/static/app.css',
 ]);
 /**
