@@ -27,9 +27,10 @@ import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
 import { seedWorkspace, type SeedResult } from './seed.js';
-import { SQL } from './ceiling-sql.js';
 import { generateBody } from './body-text.js';
-import { atMost, printGoals, type Goal } from './goals.js';
+import { printGoals } from './goals.js';
+import { auth, cases, rotate, type Case, type Load, type Row, type Workspace } from './run-cases.js';
+import { analyse, goalsOf, printTable } from './run-report.js';
 import { freePort } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,20 +43,6 @@ const ONLY = process.env.BENCH_ONLY?.split(',')
 const wanted = (name: string) => !ONLY || ONLY.some((o) => name.startsWith(o));
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
-interface Row {
-  operation: string;
-  data: string;
-  connections: number;
-  target: 'listkeeper' | 'ceiling';
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** Requests answered, and those autocannon gave up on (10 s without an answer). */
-  completed: number;
-  timeouts: number;
-}
 
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60000): Promise<number> {
   const started = performance.now();
@@ -136,115 +123,6 @@ async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
-
-interface Case {
-  operation: string;
-  ours(ws: Workspace): autocannon.Options;
-  ceiling(ws: Workspace): autocannon.Options;
-  /** The ceiling's statement for this read, for EXPLAIN ANALYZE when it grows slower with the data. */
-  plan?(ws: Workspace): { sql: string; params: unknown[] };
-}
-interface Workspace {
-  label: string;
-  seed: SeedResult;
-  itemIds: string[];
-  readOption: string;
-  base: string;
-  ceilingBase: string;
-}
-
-let counter = 0;
-const json = { 'content-type': 'application/json' };
-const auth = (ws: Workspace) => ({ authorization: `Bearer ${ws.seed.key}`, ...json });
-const rotate = <T>(xs: T[]) => xs[counter++ % xs.length]!;
-const titles = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `bench ${counter}-${i}` }));
-
-const cases: Case[] = [
-  {
-    operation: 'get_item',
-    ours: (ws) => ({ url: ws.base, headers: auth(ws), requests: [{ setupRequest: (r: any) => ({ ...r, path: `/api/v1/items/${rotate(ws.itemIds)}` }) }] }),
-    ceiling: (ws) => ({ url: ws.ceilingBase, requests: [{ setupRequest: (r: any) => ({ ...r, path: `/items/${rotate(ws.itemIds)}` }) }] }),
-    plan: (ws) => ({ sql: SQL.getItem, params: [ws.itemIds[0]] }),
-  },
-  ...[50, 200].map((limit) => ({
-    operation: `list_items (${limit})`,
-    ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.lists.tasks}&limit=${limit}`, headers: auth(ws) }),
-    ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.lists.tasks}&limit=${limit}` }),
-    plan: (ws: Workspace) => ({ sql: SQL.listItems, params: [ws.seed.lists.tasks, limit] }),
-  })),
-  ...[1, 100].map((n) => ({
-    operation: `create_items (${n})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items`,
-      method: 'POST' as const,
-      headers: auth(ws),
-      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ listId: ws.seed.lists.projects, items: titles(n) }) }) }],
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items`,
-      method: 'POST' as const,
-      headers: json,
-      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ ownerId: ws.seed.userId, listId: ws.seed.lists.projects, items: titles(n) }) }) }],
-    }),
-  })),
-  ...[1, 200].map((n) => ({
-    operation: `update_items (${n})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items`,
-      method: 'PATCH' as const,
-      headers: auth(ws),
-      requests: [
-        {
-          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
-        },
-      ],
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items`,
-      method: 'PATCH' as const,
-      headers: json,
-      requests: [
-        {
-          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
-        },
-      ],
-    }),
-  })),
-  ...(['count', 'sum'] as const).map((mode) => ({
-    operation: `query_items (${mode})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items/query`,
-      method: 'POST' as const,
-      headers: auth(ws),
-      body: JSON.stringify({
-        listId: ws.seed.bigListId,
-        mode,
-        ...(mode === 'sum' ? { sumPropertyId: 'Pages' } : {}),
-        where: [{ property: 'State', op: 'eq', value: 'Read' }],
-      }),
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items/query`,
-      method: 'POST' as const,
-      headers: json,
-      body: JSON.stringify({ listId: ws.seed.bigListId, mode, optionId: ws.readOption }),
-    }),
-    plan: (ws: Workspace) => ({ sql: mode === 'sum' ? SQL.querySum : SQL.queryCount, params: [ws.seed.bigListId, ws.readOption] }),
-  })),
-  {
-    operation: 'changes feed (200)',
-    ours: (ws) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.bigListId}&changedSince=2000-01-01T00:00:00Z&limit=200`, headers: auth(ws) }),
-    ceiling: (ws) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.bigListId}&changedSince=x&limit=200` }),
-    plan: (ws) => ({ sql: SQL.feed, params: [ws.seed.bigListId, 201] }),
-  },
-];
-
-function pickIds(ws: Workspace, n: number): string[] {
-  const start = (counter++ * n) % Math.max(1, ws.itemIds.length - n);
-  return ws.itemIds.slice(start, start + n);
-}
-
-type Load = Omit<Row, 'operation' | 'data' | 'connections' | 'target'>;
 
 function summarise(result: autocannon.Result): Load {
   return {
@@ -440,65 +318,7 @@ async function main(): Promise<void> {
       await stopProcess(modelChild);
     }
 
-    const plans: Record<string, string> = {};
-    const byKey = (op: string, data: string, conn: number, target: string) =>
-      rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
-    const table = rows
-      .filter((r) => r.target === 'listkeeper')
-      .map((r) => {
-        const ceil = byKey(r.operation, r.data, r.connections, 'ceiling')!;
-        return {
-          operation: r.operation,
-          data: r.data,
-          connections: r.connections,
-          rps: r.rps,
-          p50: r.p50,
-          p99: r.p99,
-          ceilingRps: ceil.rps,
-          ceilingP50: ceil.p50,
-          ratio: ceil.rps ? Number((ceil.rps / Math.max(1, r.rps)).toFixed(2)) : null,
-          errors: r.errors + ceil.errors,
-          completed: r.completed,
-          timeouts: r.timeouts,
-          failed: r.errors,
-        };
-      });
-    const growth: Record<string, number> = {};
-    for (const c of selected) {
-      const s = byKey(c.operation, '10k', 8, 'listkeeper');
-      const g = byKey(c.operation, '100k', 8, 'listkeeper');
-      if (s && g) growth[c.operation] = Number((s.rps / Math.max(1, g.rps)).toFixed(2));
-      const slows = s && g && !c.operation.startsWith('create') && !c.operation.startsWith('update') && s.rps / Math.max(1, g.rps) > 1.5;
-      if (slows) findings.push(`${c.operation} slows ${(s.rps / Math.max(1, g.rps)).toFixed(2)}x from 10k to 100k items`);
-      // query_items' plans always: their growth is a goal, and the plan shows whether the index on values serves it.
-      // Both sizes: the growth is a ratio, and a plan that changes on the small side moves it as much as the big one.
-      if (slows || c.operation.startsWith('query_items')) {
-        for (const ws of c.plan ? [wsSmall, wsBig] : []) {
-          const { sql, params } = c.plan!(ws);
-          // $n placeholders to knex's ?, each with its parameter (a statement may use one twice).
-          const bindings: unknown[] = [];
-          const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
-            bindings.push(params[Number(n) - 1]);
-            return '?';
-          });
-          plans[`${c.operation}, ${ws.label}`] = await db
-            .raw(`EXPLAIN ANALYZE ${text}`, bindings as Knex.RawBinding[])
-            .then((explained) => (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n'))
-            .catch((err: unknown) => `not explained: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-    }
-    for (const row of table) {
-      if (row.errors > 0)
-        findings.push(
-          `${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts; listkeeper's ${row.failed}, the ceiling's ${row.errors - row.failed}); that row's figures are not valid`,
-        );
-    }
-    for (const row of table) {
-      const read = !row.operation.startsWith('create') && !row.operation.startsWith('update');
-      if (read && row.connections === 32 && row.data === '100k' && (row.ratio ?? 0) > 2)
-        findings.push(`${row.operation}: ${row.ratio}x below its ceiling at 32 connections (goal 2x)`);
-    }
+    const { table, growth, plans } = await analyse(db, rows, selected, [wsSmall, wsBig], findings);
     const result = {
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
       secondsPerRun: SECONDS,
@@ -524,37 +344,6 @@ async function main(): Promise<void> {
     await pg.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-type Result = {
-  table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; failed: number }[];
-  growth: Record<string, number>;
-  firstParse: { p99DuringParse: number } | undefined;
-  updateBurst: Load | undefined;
-  memory: { idleWithModelRssMb: number | undefined; peakRssMb: number };
-  startToReadyMs: number[];
-};
-
-/** The goals of issue #20 that this benchmark measures, from its result. */
-function goalsOf(result: Result): Goal[] {
-  const at32 = (op: string) => result.table.find((r) => r.operation === op && r.data === '100k' && r.connections === 32);
-  const updates = result.updateBurst;
-  return [
-    atMost('get_item: ceiling ÷ listkeeper at 32 connections', at32('get_item')?.ratio ?? undefined, 2, 'x'),
-    atMost('list_items (50): ceiling ÷ listkeeper at 32', at32('list_items (50)')?.ratio ?? undefined, 1.5, 'x'),
-    atMost('changes feed (200): ceiling ÷ listkeeper at 32', at32('changes feed (200)')?.ratio ?? undefined, 1.5, 'x'),
-    atMost('get_item p99 while a 1 MB body is first parsed', result.firstParse?.p99DuringParse, 50, ' ms', { strict: true }),
-    atMost('query_items count (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (count)'], 1.5, 'x'),
-    atMost('query_items sum (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (sum)'], 1.5, 'x'),
-    {
-      what: 'update_items (200), 32 connections for 20 s: timeouts, failures',
-      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.errors - updates.timeouts} failed` : 'not measured',
-      goal: 'every request completes',
-      pass: updates ? updates.errors === 0 : undefined,
-    },
-    atMost('memory, idle with the local model loaded (RSS)', result.memory.idleWithModelRssMb, 300, ' MB', { strict: true }),
-    atMost('start to /readyz (slowest of 3)', result.startToReadyMs.length ? Math.max(...result.startToReadyMs) : undefined, 5000, ' ms', { strict: true }),
-  ];
 }
 
 /**
@@ -605,28 +394,6 @@ async function profileServer(serverEnv: Record<string, string>, ws: Workspace): 
     await rm(dir, { recursive: true, force: true });
     say(`profiled ${run.name} (${measured.rps} req/s, p99 ${measured.p99} ms): bench/out/${report}, bench/out/${run.name}.cpuprofile`);
   }
-}
-
-function printTable(result: {
-  table: Record<string, unknown>[];
-  memory: object;
-  startToReadyMs: number[];
-  twoProcesses: object | undefined;
-  findings: string[];
-  plans: Record<string, string>;
-  machine: object;
-}): void {
-  const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors', 'timeouts'];
-  const widths = cols.map((c) => Math.max(c.length, ...result.table.map((r) => String(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`${line(cols)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
-  for (const r of result.table) process.stdout.write(`${line(cols.map((c) => String(r[c])))}\n`);
-  process.stdout.write(
-    `\nmachine: ${JSON.stringify(result.machine)}\nmemory (MB): ${JSON.stringify(result.memory)}\nstart to /readyz on an existing data folder (ms): ${result.startToReadyMs.join(', ')}\ntwo processes: ${JSON.stringify(result.twoProcesses)}\n`,
-  );
-  process.stdout.write(`findings:\n${result.findings.map((f) => `  - ${f}`).join('\n') || '  none'}\n`);
-  for (const [operationAndData, plan] of Object.entries(result.plans))
-    process.stdout.write(`\nquery plan of ${operationAndData} (the ceiling's statement):\n${plan}\n`);
 }
 
 main().catch((err: unknown) => {
