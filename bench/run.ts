@@ -174,6 +174,107 @@ async function firstParse(ws: Workspace): Promise<{ parseMs: number; p99DuringPa
   return { parseMs, p99DuringParse: during.p99, p50DuringParse: during.p50, requests: during.completed, p99Without: without.p99 };
 }
 
+/** A seeded workspace as the cases read it: 2,000 of its task ids in random order and the option id of State = Read. */
+async function loadWorkspace(db: Knex, label: string, seed: SeedResult, port: number, ceilingPort: number): Promise<Workspace> {
+  const ids = (await db('items')
+    .where({ owner_id: seed.userId, list_id: seed.lists.tasks })
+    .whereNull('deleted_at')
+    .orderByRaw('random()')
+    .limit(2000)
+    .pluck('id')) as string[];
+  const list = (await db('lists').where({ id: seed.bigListId }).first()) as { properties: { id: string; options?: { id: string; label: string }[] }[] };
+  const readOption = list.properties.find((p) => p.id === 'p_state')!.options!.find((o) => o.label === 'Read')!.id;
+  return { label, seed, itemIds: ids, readOption, base: `http://127.0.0.1:${port}`, ceilingBase: `http://127.0.0.1:${ceilingPort}` };
+}
+
+/**
+ * Every selected case on the 100k workspace at each connection count (and 8), then on the 10k one at 8: listkeeper
+ * and the ceiling in turn, each on a caught-up server. Also listkeeper's peak RSS meanwhile.
+ */
+async function measureCases(
+  db: Knex,
+  oursPid: number,
+  selected: Case[],
+  [wsSmall, wsBig]: [Workspace, Workspace],
+  idleRss: number,
+): Promise<{ rows: Row[]; peakRss: number }> {
+  const rows: Row[] = [];
+  let peakRss = idleRss;
+  const measure = async (c: Case, ws: Workspace, connections: number) => {
+    // Write cases leave an indexing backlog; each case starts on a caught-up server.
+    await waitForIndex(db, undefined, true);
+    for (const target of ['listkeeper', 'ceiling'] as const) {
+      const r = await load(target === 'listkeeper' ? c.ours(ws) : c.ceiling(ws), connections);
+      rows.push({ operation: c.operation, data: ws.label, connections, target, ...r });
+      if (target === 'listkeeper') peakRss = Math.max(peakRss, await rssMb(oursPid));
+    }
+    say(`${c.operation} ${ws.label} x${connections} done`);
+  };
+  for (const c of selected) {
+    if (c.operation.startsWith('changes feed')) {
+      // Diagnostics for the feed: rows waiting for a position, and sessions holding a transaction open.
+      const pending = await db('items').whereNull('feed_seq').count('* as n').first();
+      const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
+      say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
+    }
+    // 8 connections always: the growth 10k → 100k compares there.
+    for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
+  }
+  // The growth 10k → 100k is measured at 8 connections.
+  for (const c of selected) await measure(c, wsSmall, 8);
+  return { rows, peakRss };
+}
+
+/** get_item at 32 connections on one process against two (16 each) on the same database; `children` gets the second. */
+async function measureTwoProcesses(
+  serverEnv: Record<string, string>,
+  wsBig: Workspace,
+  children: ChildProcess[],
+): Promise<{ oneProcessRps: number; twoProcessesRps: number; errors: number }> {
+  const port2 = await freePort();
+  const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
+  children.push(second);
+  await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
+  const getItem = cases[0]!;
+  const one = await load(getItem.ours(wsBig), 32);
+  const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
+  await stopProcess(second);
+  return { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
+}
+
+/** Start to /readyz on an existing data folder (3 times), and RSS with the local embedding model loaded. */
+async function measureStart(dataDir: string): Promise<{ startTimes: number[]; modelIdleRss: number | undefined }> {
+  // Start time on an existing data folder: `npm start` with the embedded default.
+  const startDir = path.join(dataDir, 'start');
+  await mkdir(startDir, { recursive: true });
+  const startPort = await freePort();
+  const startEnv = { LISTKEEPER_DATA_DIR: startDir, PORT: String(startPort), LOG_LEVEL: 'warn' };
+  const startTimes: number[] = [];
+  if (wanted('start') || wanted('model-memory')) {
+    const first = startProcess(['dist/src/main.js'], startEnv);
+    await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
+    await stopProcess(first);
+  }
+  for (let i = 0; wanted('start') && i < 3; i++) {
+    const t0 = performance.now();
+    const child = startProcess(['dist/src/main.js'], startEnv);
+    await waitFor(`http://127.0.0.1:${startPort}/readyz`, child, 120000);
+    startTimes.push(Math.round(performance.now() - t0));
+    await stopProcess(child);
+  }
+
+  // Memory with the local embedding model loaded, on the same data folder, after its warm-up.
+  let modelIdleRss: number | undefined;
+  if (wanted('model-memory')) {
+    const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
+    await waitForLine(modelChild, 'search is ready', 120000);
+    await sleep(1500);
+    modelIdleRss = await rssMb(modelChild.pid!);
+    await stopProcess(modelChild);
+  }
+  return { startTimes, modelIdleRss };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const dataDir = path.join(os.tmpdir(), `listkeeper-bench-${process.pid}`);
@@ -217,46 +318,12 @@ async function main(): Promise<void> {
     await sleep(1500);
     const idleRss = await rssMb(ours.pid!);
 
-    const workspace = async (label: string, seed: SeedResult): Promise<Workspace> => {
-      const ids = (await db('items')
-        .where({ owner_id: seed.userId, list_id: seed.lists.tasks })
-        .whereNull('deleted_at')
-        .orderByRaw('random()')
-        .limit(2000)
-        .pluck('id')) as string[];
-      const list = (await db('lists').where({ id: seed.bigListId }).first()) as { properties: { id: string; options?: { id: string; label: string }[] }[] };
-      const readOption = list.properties.find((p) => p.id === 'p_state')!.options!.find((o) => o.label === 'Read')!.id;
-      return { label, seed, itemIds: ids, readOption, base: `http://127.0.0.1:${port}`, ceilingBase: `http://127.0.0.1:${ceilingPort}` };
-    };
-    const wsSmall = await workspace('10k', small);
-    const wsBig = await workspace('100k', big);
+    const wsSmall = await loadWorkspace(db, '10k', small, port, ceilingPort);
+    const wsBig = await loadWorkspace(db, '100k', big, port, ceilingPort);
 
-    const rows: Row[] = [];
     const findings: string[] = [];
-    let peakRss = idleRss;
-    const measure = async (c: Case, ws: Workspace, connections: number) => {
-      // Write cases leave an indexing backlog; each case starts on a caught-up server.
-      await waitForIndex(db, undefined, true);
-      for (const target of ['listkeeper', 'ceiling'] as const) {
-        const r = await load(target === 'listkeeper' ? c.ours(ws) : c.ceiling(ws), connections);
-        rows.push({ operation: c.operation, data: ws.label, connections, target, ...r });
-        if (target === 'listkeeper') peakRss = Math.max(peakRss, await rssMb(ours.pid!));
-      }
-      say(`${c.operation} ${ws.label} x${connections} done`);
-    };
     const selected = cases.filter((c) => wanted(c.operation));
-    for (const c of selected) {
-      if (c.operation.startsWith('changes feed')) {
-        // Diagnostics for the feed: rows waiting for a position, and sessions holding a transaction open.
-        const pending = await db('items').whereNull('feed_seq').count('* as n').first();
-        const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
-        say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
-      }
-      // 8 connections always: the growth 10k → 100k compares there.
-      for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
-    }
-    // The growth 10k → 100k is measured at 8 connections.
-    for (const c of selected) await measure(c, wsSmall, 8);
+    const { rows, peakRss } = await measureCases(db, ours.pid!, selected, [wsSmall, wsBig], idleRss);
 
     // update_items (200) at 32 connections for longer than a request may take (autocannon gives
     // up after 10 s): in a 3-second run a request still waiting at the end is not counted.
@@ -273,50 +340,12 @@ async function main(): Promise<void> {
     if (parse) say(`first parse of a 1 MB body: ${parse.parseMs} ms; get_item p99 meanwhile ${parse.p99DuringParse} ms`);
 
     // Two processes on one database against one, same load.
-    let twoProcesses: { oneProcessRps: number; twoProcessesRps: number; errors: number } | undefined;
-    if (wanted('two-processes')) {
-      const port2 = await freePort();
-      const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
-      children.push(second);
-      await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
-      const getItem = cases[0]!;
-      const one = await load(getItem.ours(wsBig), 32);
-      const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
-      twoProcesses = { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
-      await stopProcess(second);
-    }
+    const twoProcesses = wanted('two-processes') ? await measureTwoProcesses(serverEnv, wsBig, children) : undefined;
     await stopProcess(ours);
     if (PROFILE) await profileServer(serverEnv, wsBig);
     await stopProcess(ceiling);
 
-    // Start time on an existing data folder: `npm start` with the embedded default.
-    const startDir = path.join(dataDir, 'start');
-    await mkdir(startDir, { recursive: true });
-    const startPort = await freePort();
-    const startEnv = { LISTKEEPER_DATA_DIR: startDir, PORT: String(startPort), LOG_LEVEL: 'warn' };
-    const startTimes: number[] = [];
-    if (wanted('start') || wanted('model-memory')) {
-      const first = startProcess(['dist/src/main.js'], startEnv);
-      await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
-      await stopProcess(first);
-    }
-    for (let i = 0; wanted('start') && i < 3; i++) {
-      const t0 = performance.now();
-      const child = startProcess(['dist/src/main.js'], startEnv);
-      await waitFor(`http://127.0.0.1:${startPort}/readyz`, child, 120000);
-      startTimes.push(Math.round(performance.now() - t0));
-      await stopProcess(child);
-    }
-
-    // Memory with the local embedding model loaded, on the same data folder, after its warm-up.
-    let modelIdleRss: number | undefined;
-    if (wanted('model-memory')) {
-      const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
-      await waitForLine(modelChild, 'search is ready', 120000);
-      await sleep(1500);
-      modelIdleRss = await rssMb(modelChild.pid!);
-      await stopProcess(modelChild);
-    }
+    const { startTimes, modelIdleRss } = await measureStart(dataDir);
 
     const { table, growth, plans } = await analyse(db, rows, selected, [wsSmall, wsBig], findings);
     const result = {
