@@ -27,9 +27,10 @@ import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/store/embedded/index.js';
 import { createDb, migrate } from '../src/store/db.js';
 import { seedWorkspace, type SeedResult } from './seed.js';
-import { SQL } from './ceiling-sql.js';
 import { generateBody } from './body-text.js';
-import { atMost, printGoals, type Goal } from './goals.js';
+import { printGoals } from './goals.js';
+import { auth, cases, rotate, type Case, type Load, type Row, type Workspace } from './run-cases.js';
+import { analyse, goalsOf, printTable } from './run-report.js';
 import { freePort } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,20 +43,6 @@ const ONLY = process.env.BENCH_ONLY?.split(',')
 const wanted = (name: string) => !ONLY || ONLY.some((o) => name.startsWith(o));
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
-interface Row {
-  operation: string;
-  data: string;
-  connections: number;
-  target: 'listkeeper' | 'ceiling';
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** Requests answered, and those autocannon gave up on (10 s without an answer). */
-  completed: number;
-  timeouts: number;
-}
 
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60000): Promise<number> {
   const started = performance.now();
@@ -137,115 +124,6 @@ async function rssMb(pid: number): Promise<number> {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-interface Case {
-  operation: string;
-  ours(ws: Workspace): autocannon.Options;
-  ceiling(ws: Workspace): autocannon.Options;
-  /** The ceiling's statement for this read, for EXPLAIN ANALYZE when it grows slower with the data. */
-  plan?(ws: Workspace): { sql: string; params: unknown[] };
-}
-interface Workspace {
-  label: string;
-  seed: SeedResult;
-  itemIds: string[];
-  readOption: string;
-  base: string;
-  ceilingBase: string;
-}
-
-let counter = 0;
-const json = { 'content-type': 'application/json' };
-const auth = (ws: Workspace) => ({ authorization: `Bearer ${ws.seed.key}`, ...json });
-const rotate = <T>(xs: T[]) => xs[counter++ % xs.length]!;
-const titles = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `bench ${counter}-${i}` }));
-
-const cases: Case[] = [
-  {
-    operation: 'get_item',
-    ours: (ws) => ({ url: ws.base, headers: auth(ws), requests: [{ setupRequest: (r: any) => ({ ...r, path: `/api/v1/items/${rotate(ws.itemIds)}` }) }] }),
-    ceiling: (ws) => ({ url: ws.ceilingBase, requests: [{ setupRequest: (r: any) => ({ ...r, path: `/items/${rotate(ws.itemIds)}` }) }] }),
-    plan: (ws) => ({ sql: SQL.getItem, params: [ws.itemIds[0]] }),
-  },
-  ...[50, 200].map((limit) => ({
-    operation: `list_items (${limit})`,
-    ours: (ws: Workspace) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.lists.tasks}&limit=${limit}`, headers: auth(ws) }),
-    ceiling: (ws: Workspace) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.lists.tasks}&limit=${limit}` }),
-    plan: (ws: Workspace) => ({ sql: SQL.listItems, params: [ws.seed.lists.tasks, limit] }),
-  })),
-  ...[1, 100].map((n) => ({
-    operation: `create_items (${n})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items`,
-      method: 'POST' as const,
-      headers: auth(ws),
-      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ listId: ws.seed.lists.projects, items: titles(n) }) }) }],
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items`,
-      method: 'POST' as const,
-      headers: json,
-      requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ ownerId: ws.seed.userId, listId: ws.seed.lists.projects, items: titles(n) }) }) }],
-    }),
-  })),
-  ...[1, 200].map((n) => ({
-    operation: `update_items (${n})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items`,
-      method: 'PATCH' as const,
-      headers: auth(ws),
-      requests: [
-        {
-          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
-        },
-      ],
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items`,
-      method: 'PATCH' as const,
-      headers: json,
-      requests: [
-        {
-          setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ items: pickIds(ws, n).map((itemId, i) => ({ itemId, title: `edit ${counter}-${i}` })) }) }),
-        },
-      ],
-    }),
-  })),
-  ...(['count', 'sum'] as const).map((mode) => ({
-    operation: `query_items (${mode})`,
-    ours: (ws: Workspace) => ({
-      url: `${ws.base}/api/v1/items/query`,
-      method: 'POST' as const,
-      headers: auth(ws),
-      body: JSON.stringify({
-        listId: ws.seed.bigListId,
-        mode,
-        ...(mode === 'sum' ? { sumPropertyId: 'Pages' } : {}),
-        where: [{ property: 'State', op: 'eq', value: 'Read' }],
-      }),
-    }),
-    ceiling: (ws: Workspace) => ({
-      url: `${ws.ceilingBase}/items/query`,
-      method: 'POST' as const,
-      headers: json,
-      body: JSON.stringify({ listId: ws.seed.bigListId, mode, optionId: ws.readOption }),
-    }),
-    plan: (ws: Workspace) => ({ sql: mode === 'sum' ? SQL.querySum : SQL.queryCount, params: [ws.seed.bigListId, ws.readOption] }),
-  })),
-  {
-    operation: 'changes feed (200)',
-    ours: (ws) => ({ url: `${ws.base}/api/v1/items?listId=${ws.seed.bigListId}&changedSince=2000-01-01T00:00:00Z&limit=200`, headers: auth(ws) }),
-    ceiling: (ws) => ({ url: `${ws.ceilingBase}/items?listId=${ws.seed.bigListId}&changedSince=x&limit=200` }),
-    plan: (ws) => ({ sql: SQL.feed, params: [ws.seed.bigListId, 201] }),
-  },
-];
-
-function pickIds(ws: Workspace, n: number): string[] {
-  const start = (counter++ * n) % Math.max(1, ws.itemIds.length - n);
-  return ws.itemIds.slice(start, start + n);
-}
-
-type Load = Omit<Row, 'operation' | 'data' | 'connections' | 'target'>;
-
 function summarise(result: autocannon.Result): Load {
   return {
     rps: Math.round(result.requests.average),
@@ -296,6 +174,107 @@ async function firstParse(ws: Workspace): Promise<{ parseMs: number; p99DuringPa
   return { parseMs, p99DuringParse: during.p99, p50DuringParse: during.p50, requests: during.completed, p99Without: without.p99 };
 }
 
+/** A seeded workspace as the cases read it: 2,000 of its task ids in random order and the option id of State = Read. */
+async function loadWorkspace(db: Knex, label: string, seed: SeedResult, port: number, ceilingPort: number): Promise<Workspace> {
+  const ids = (await db('items')
+    .where({ owner_id: seed.userId, list_id: seed.lists.tasks })
+    .whereNull('deleted_at')
+    .orderByRaw('random()')
+    .limit(2000)
+    .pluck('id')) as string[];
+  const list = (await db('lists').where({ id: seed.bigListId }).first()) as { properties: { id: string; options?: { id: string; label: string }[] }[] };
+  const readOption = list.properties.find((p) => p.id === 'p_state')!.options!.find((o) => o.label === 'Read')!.id;
+  return { label, seed, itemIds: ids, readOption, base: `http://127.0.0.1:${port}`, ceilingBase: `http://127.0.0.1:${ceilingPort}` };
+}
+
+/**
+ * Every selected case on the 100k workspace at each connection count (and 8), then on the 10k one at 8: listkeeper
+ * and the ceiling in turn, each on a caught-up server. Also listkeeper's peak RSS meanwhile.
+ */
+async function measureCases(
+  db: Knex,
+  oursPid: number,
+  selected: Case[],
+  [wsSmall, wsBig]: [Workspace, Workspace],
+  idleRss: number,
+): Promise<{ rows: Row[]; peakRss: number }> {
+  const rows: Row[] = [];
+  let peakRss = idleRss;
+  const measure = async (c: Case, ws: Workspace, connections: number) => {
+    // Write cases leave an indexing backlog; each case starts on a caught-up server.
+    await waitForIndex(db, undefined, true);
+    for (const target of ['listkeeper', 'ceiling'] as const) {
+      const r = await load(target === 'listkeeper' ? c.ours(ws) : c.ceiling(ws), connections);
+      rows.push({ operation: c.operation, data: ws.label, connections, target, ...r });
+      if (target === 'listkeeper') peakRss = Math.max(peakRss, await rssMb(oursPid));
+    }
+    say(`${c.operation} ${ws.label} x${connections} done`);
+  };
+  for (const c of selected) {
+    if (c.operation.startsWith('changes feed')) {
+      // Diagnostics for the feed: rows waiting for a position, and sessions holding a transaction open.
+      const pending = await db('items').whereNull('feed_seq').count('* as n').first();
+      const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
+      say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
+    }
+    // 8 connections always: the growth 10k → 100k compares there.
+    for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
+  }
+  // The growth 10k → 100k is measured at 8 connections.
+  for (const c of selected) await measure(c, wsSmall, 8);
+  return { rows, peakRss };
+}
+
+/** get_item at 32 connections on one process against two (16 each) on the same database; `children` gets the second. */
+async function measureTwoProcesses(
+  serverEnv: Record<string, string>,
+  wsBig: Workspace,
+  children: ChildProcess[],
+): Promise<{ oneProcessRps: number; twoProcessesRps: number; errors: number }> {
+  const port2 = await freePort();
+  const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
+  children.push(second);
+  await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
+  const getItem = cases[0]!;
+  const one = await load(getItem.ours(wsBig), 32);
+  const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
+  await stopProcess(second);
+  return { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
+}
+
+/** Start to /readyz on an existing data folder (3 times), and RSS with the local embedding model loaded. */
+async function measureStart(dataDir: string): Promise<{ startTimes: number[]; modelIdleRss: number | undefined }> {
+  // Start time on an existing data folder: `npm start` with the embedded default.
+  const startDir = path.join(dataDir, 'start');
+  await mkdir(startDir, { recursive: true });
+  const startPort = await freePort();
+  const startEnv = { LISTKEEPER_DATA_DIR: startDir, PORT: String(startPort), LOG_LEVEL: 'warn' };
+  const startTimes: number[] = [];
+  if (wanted('start') || wanted('model-memory')) {
+    const first = startProcess(['dist/src/main.js'], startEnv);
+    await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
+    await stopProcess(first);
+  }
+  for (let i = 0; wanted('start') && i < 3; i++) {
+    const t0 = performance.now();
+    const child = startProcess(['dist/src/main.js'], startEnv);
+    await waitFor(`http://127.0.0.1:${startPort}/readyz`, child, 120000);
+    startTimes.push(Math.round(performance.now() - t0));
+    await stopProcess(child);
+  }
+
+  // Memory with the local embedding model loaded, on the same data folder, after its warm-up.
+  let modelIdleRss: number | undefined;
+  if (wanted('model-memory')) {
+    const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
+    await waitForLine(modelChild, 'search is ready', 120000);
+    await sleep(1500);
+    modelIdleRss = await rssMb(modelChild.pid!);
+    await stopProcess(modelChild);
+  }
+  return { startTimes, modelIdleRss };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const dataDir = path.join(os.tmpdir(), `listkeeper-bench-${process.pid}`);
@@ -339,46 +318,12 @@ async function main(): Promise<void> {
     await sleep(1500);
     const idleRss = await rssMb(ours.pid!);
 
-    const workspace = async (label: string, seed: SeedResult): Promise<Workspace> => {
-      const ids = (await db('items')
-        .where({ owner_id: seed.userId, list_id: seed.lists.tasks })
-        .whereNull('deleted_at')
-        .orderByRaw('random()')
-        .limit(2000)
-        .pluck('id')) as string[];
-      const list = (await db('lists').where({ id: seed.bigListId }).first()) as { properties: { id: string; options?: { id: string; label: string }[] }[] };
-      const readOption = list.properties.find((p) => p.id === 'p_state')!.options!.find((o) => o.label === 'Read')!.id;
-      return { label, seed, itemIds: ids, readOption, base: `http://127.0.0.1:${port}`, ceilingBase: `http://127.0.0.1:${ceilingPort}` };
-    };
-    const wsSmall = await workspace('10k', small);
-    const wsBig = await workspace('100k', big);
+    const wsSmall = await loadWorkspace(db, '10k', small, port, ceilingPort);
+    const wsBig = await loadWorkspace(db, '100k', big, port, ceilingPort);
 
-    const rows: Row[] = [];
     const findings: string[] = [];
-    let peakRss = idleRss;
-    const measure = async (c: Case, ws: Workspace, connections: number) => {
-      // Write cases leave an indexing backlog; each case starts on a caught-up server.
-      await waitForIndex(db, undefined, true);
-      for (const target of ['listkeeper', 'ceiling'] as const) {
-        const r = await load(target === 'listkeeper' ? c.ours(ws) : c.ceiling(ws), connections);
-        rows.push({ operation: c.operation, data: ws.label, connections, target, ...r });
-        if (target === 'listkeeper') peakRss = Math.max(peakRss, await rssMb(ours.pid!));
-      }
-      say(`${c.operation} ${ws.label} x${connections} done`);
-    };
     const selected = cases.filter((c) => wanted(c.operation));
-    for (const c of selected) {
-      if (c.operation.startsWith('changes feed')) {
-        // Diagnostics for the feed: rows waiting for a position, and sessions holding a transaction open.
-        const pending = await db('items').whereNull('feed_seq').count('* as n').first();
-        const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
-        say(`before the feed: ${String((pending as { n: string }).n)} items without a feed position, ${idle.rows[0].n} sessions idle in a transaction`);
-      }
-      // 8 connections always: the growth 10k → 100k compares there.
-      for (const connections of [...new Set([...CONNECTIONS, 8])].sort((a, b) => a - b)) await measure(c, wsBig, connections);
-    }
-    // The growth 10k → 100k is measured at 8 connections.
-    for (const c of selected) await measure(c, wsSmall, 8);
+    const { rows, peakRss } = await measureCases(db, ours.pid!, selected, [wsSmall, wsBig], idleRss);
 
     // update_items (200) at 32 connections for longer than a request may take (autocannon gives
     // up after 10 s): in a 3-second run a request still waiting at the end is not counted.
@@ -395,110 +340,14 @@ async function main(): Promise<void> {
     if (parse) say(`first parse of a 1 MB body: ${parse.parseMs} ms; get_item p99 meanwhile ${parse.p99DuringParse} ms`);
 
     // Two processes on one database against one, same load.
-    let twoProcesses: { oneProcessRps: number; twoProcessesRps: number; errors: number } | undefined;
-    if (wanted('two-processes')) {
-      const port2 = await freePort();
-      const second = startProcess(['dist/src/main.js'], { ...serverEnv, PORT: String(port2) });
-      children.push(second);
-      await waitFor(`http://127.0.0.1:${port2}/readyz`, second);
-      const getItem = cases[0]!;
-      const one = await load(getItem.ours(wsBig), 32);
-      const [a, b] = await Promise.all([load(getItem.ours(wsBig), 16), load(getItem.ours({ ...wsBig, base: `http://127.0.0.1:${port2}` }), 16)]);
-      twoProcesses = { oneProcessRps: one.rps, twoProcessesRps: a.rps + b.rps, errors: one.errors + a.errors + b.errors };
-      await stopProcess(second);
-    }
+    const twoProcesses = wanted('two-processes') ? await measureTwoProcesses(serverEnv, wsBig, children) : undefined;
     await stopProcess(ours);
     if (PROFILE) await profileServer(serverEnv, wsBig);
     await stopProcess(ceiling);
 
-    // Start time on an existing data folder: `npm start` with the embedded default.
-    const startDir = path.join(dataDir, 'start');
-    await mkdir(startDir, { recursive: true });
-    const startPort = await freePort();
-    const startEnv = { LISTKEEPER_DATA_DIR: startDir, PORT: String(startPort), LOG_LEVEL: 'warn' };
-    const startTimes: number[] = [];
-    if (wanted('start') || wanted('model-memory')) {
-      const first = startProcess(['dist/src/main.js'], startEnv);
-      await waitFor(`http://127.0.0.1:${startPort}/readyz`, first, 120000);
-      await stopProcess(first);
-    }
-    for (let i = 0; wanted('start') && i < 3; i++) {
-      const t0 = performance.now();
-      const child = startProcess(['dist/src/main.js'], startEnv);
-      await waitFor(`http://127.0.0.1:${startPort}/readyz`, child, 120000);
-      startTimes.push(Math.round(performance.now() - t0));
-      await stopProcess(child);
-    }
+    const { startTimes, modelIdleRss } = await measureStart(dataDir);
 
-    // Memory with the local embedding model loaded, on the same data folder, after its warm-up.
-    let modelIdleRss: number | undefined;
-    if (wanted('model-memory')) {
-      const modelChild = startProcess(['dist/src/main.js'], { ...startEnv, LOG_LEVEL: 'info' }, true);
-      await waitForLine(modelChild, 'search is ready', 120000);
-      await sleep(1500);
-      modelIdleRss = await rssMb(modelChild.pid!);
-      await stopProcess(modelChild);
-    }
-
-    const plans: Record<string, string> = {};
-    const byKey = (op: string, data: string, conn: number, target: string) =>
-      rows.find((r) => r.operation === op && r.data === data && r.connections === conn && r.target === target);
-    const table = rows
-      .filter((r) => r.target === 'listkeeper')
-      .map((r) => {
-        const ceil = byKey(r.operation, r.data, r.connections, 'ceiling')!;
-        return {
-          operation: r.operation,
-          data: r.data,
-          connections: r.connections,
-          rps: r.rps,
-          p50: r.p50,
-          p99: r.p99,
-          ceilingRps: ceil.rps,
-          ceilingP50: ceil.p50,
-          ratio: ceil.rps ? Number((ceil.rps / Math.max(1, r.rps)).toFixed(2)) : null,
-          errors: r.errors + ceil.errors,
-          completed: r.completed,
-          timeouts: r.timeouts,
-          failed: r.errors,
-        };
-      });
-    const growth: Record<string, number> = {};
-    for (const c of selected) {
-      const s = byKey(c.operation, '10k', 8, 'listkeeper');
-      const g = byKey(c.operation, '100k', 8, 'listkeeper');
-      if (s && g) growth[c.operation] = Number((s.rps / Math.max(1, g.rps)).toFixed(2));
-      const slows = s && g && !c.operation.startsWith('create') && !c.operation.startsWith('update') && s.rps / Math.max(1, g.rps) > 1.5;
-      if (slows) findings.push(`${c.operation} slows ${(s.rps / Math.max(1, g.rps)).toFixed(2)}x from 10k to 100k items`);
-      // query_items' plans always: their growth is a goal, and the plan shows whether the index on values serves it.
-      // Both sizes: the growth is a ratio, and a plan that changes on the small side moves it as much as the big one.
-      if (slows || c.operation.startsWith('query_items')) {
-        for (const ws of c.plan ? [wsSmall, wsBig] : []) {
-          const { sql, params } = c.plan!(ws);
-          // $n placeholders to knex's ?, each with its parameter (a statement may use one twice).
-          const bindings: unknown[] = [];
-          const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
-            bindings.push(params[Number(n) - 1]);
-            return '?';
-          });
-          plans[`${c.operation}, ${ws.label}`] = await db
-            .raw(`EXPLAIN ANALYZE ${text}`, bindings as Knex.RawBinding[])
-            .then((explained) => (explained.rows as Record<string, string>[]).map((r) => r['QUERY PLAN']!).join('\n'))
-            .catch((err: unknown) => `not explained: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-    }
-    for (const row of table) {
-      if (row.errors > 0)
-        findings.push(
-          `${row.operation} ${row.data} x${row.connections}: ${row.errors} failed requests (non-2xx or timeouts; listkeeper's ${row.failed}, the ceiling's ${row.errors - row.failed}); that row's figures are not valid`,
-        );
-    }
-    for (const row of table) {
-      const read = !row.operation.startsWith('create') && !row.operation.startsWith('update');
-      if (read && row.connections === 32 && row.data === '100k' && (row.ratio ?? 0) > 2)
-        findings.push(`${row.operation}: ${row.ratio}x below its ceiling at 32 connections (goal 2x)`);
-    }
+    const { table, growth, plans } = await analyse(db, rows, selected, [wsSmall, wsBig], findings);
     const result = {
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
       secondsPerRun: SECONDS,
@@ -524,37 +373,6 @@ async function main(): Promise<void> {
     await pg.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-type Result = {
-  table: { operation: string; data: string; connections: number; ratio: number | null; completed: number; timeouts: number; failed: number }[];
-  growth: Record<string, number>;
-  firstParse: { p99DuringParse: number } | undefined;
-  updateBurst: Load | undefined;
-  memory: { idleWithModelRssMb: number | undefined; peakRssMb: number };
-  startToReadyMs: number[];
-};
-
-/** The goals of issue #20 that this benchmark measures, from its result. */
-function goalsOf(result: Result): Goal[] {
-  const at32 = (op: string) => result.table.find((r) => r.operation === op && r.data === '100k' && r.connections === 32);
-  const updates = result.updateBurst;
-  return [
-    atMost('get_item: ceiling ÷ listkeeper at 32 connections', at32('get_item')?.ratio ?? undefined, 2, 'x'),
-    atMost('list_items (50): ceiling ÷ listkeeper at 32', at32('list_items (50)')?.ratio ?? undefined, 1.5, 'x'),
-    atMost('changes feed (200): ceiling ÷ listkeeper at 32', at32('changes feed (200)')?.ratio ?? undefined, 1.5, 'x'),
-    atMost('get_item p99 while a 1 MB body is first parsed', result.firstParse?.p99DuringParse, 50, ' ms', { strict: true }),
-    atMost('query_items count (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (count)'], 1.5, 'x'),
-    atMost('query_items sum (where State = Read): 10k ÷ 100k req/s', result.growth['query_items (sum)'], 1.5, 'x'),
-    {
-      what: 'update_items (200), 32 connections for 20 s: timeouts, failures',
-      measured: updates ? `${updates.completed} completed, ${updates.timeouts} timeouts, ${updates.errors - updates.timeouts} failed` : 'not measured',
-      goal: 'every request completes',
-      pass: updates ? updates.errors === 0 : undefined,
-    },
-    atMost('memory, idle with the local model loaded (RSS)', result.memory.idleWithModelRssMb, 300, ' MB', { strict: true }),
-    atMost('start to /readyz (slowest of 3)', result.startToReadyMs.length ? Math.max(...result.startToReadyMs) : undefined, 5000, ' ms', { strict: true }),
-  ];
 }
 
 /**
@@ -605,28 +423,6 @@ async function profileServer(serverEnv: Record<string, string>, ws: Workspace): 
     await rm(dir, { recursive: true, force: true });
     say(`profiled ${run.name} (${measured.rps} req/s, p99 ${measured.p99} ms): bench/out/${report}, bench/out/${run.name}.cpuprofile`);
   }
-}
-
-function printTable(result: {
-  table: Record<string, unknown>[];
-  memory: object;
-  startToReadyMs: number[];
-  twoProcesses: object | undefined;
-  findings: string[];
-  plans: Record<string, string>;
-  machine: object;
-}): void {
-  const cols = ['operation', 'data', 'connections', 'rps', 'p50', 'p99', 'ceilingRps', 'ceilingP50', 'ratio', 'errors', 'timeouts'];
-  const widths = cols.map((c) => Math.max(c.length, ...result.table.map((r) => String(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`${line(cols)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
-  for (const r of result.table) process.stdout.write(`${line(cols.map((c) => String(r[c])))}\n`);
-  process.stdout.write(
-    `\nmachine: ${JSON.stringify(result.machine)}\nmemory (MB): ${JSON.stringify(result.memory)}\nstart to /readyz on an existing data folder (ms): ${result.startToReadyMs.join(', ')}\ntwo processes: ${JSON.stringify(result.twoProcesses)}\n`,
-  );
-  process.stdout.write(`findings:\n${result.findings.map((f) => `  - ${f}`).join('\n') || '  none'}\n`);
-  for (const [operationAndData, plan] of Object.entries(result.plans))
-    process.stdout.write(`\nquery plan of ${operationAndData} (the ceiling's statement):\n${plan}\n`);
 }
 
 main().catch((err: unknown) => {

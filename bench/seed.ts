@@ -44,10 +44,12 @@ function progress(label: string, done: number, total: number): void {
   if (done === total) process.stderr.write('\n');
 }
 
-/** Builds an account with `items` items spread over five lists, 20% of them on one list of rows. */
-export async function seedWorkspace(db: Knex, opts: { items: number; email?: string; seed?: number; quiet?: boolean }): Promise<SeedResult> {
-  const started = performance.now();
-  const rand = prng(opts.seed ?? 1);
+const DAY = 86400000;
+
+type TextGenerator = ReturnType<typeof textGenerator>;
+
+/** Seeded text and picks; every draw goes through one `rand`, so the order of calls fixes the data. */
+function textGenerator(rand: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
   const sentence = () => {
@@ -59,6 +61,78 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
     for (let i = 0; i < lines; i++) out.push(rand() < 0.3 ? `- [${rand() < 0.5 ? 'x' : ' '}] ${words(5)}` : sentence());
     return out.join('\n');
   };
+  return { rand, pick, words, sentence, body };
+}
+
+type SeededList = 'tasks' | 'notes' | 'lifeAdmin' | 'reading' | 'projects';
+
+/** One `items` row of list `name`: tasks get a status and due date, reading rows their properties, 2% are in the trash. */
+function itemRow(
+  gen: TextGenerator,
+  at: { ownerId: string; listId: string; name: SeededList; now: number; statesOf: string[]; tagsOf: string[] },
+): Record<string, unknown> {
+  const { rand, pick, words, body } = gen;
+  const { name, now, statesOf, tagsOf } = at;
+  const created = new Date(now - Math.floor(rand() * 365 * DAY));
+  const isTask = name === 'tasks' || name === 'projects' || name === 'lifeAdmin';
+  const status = isTask ? pick(['todo', 'todo', 'todo', 'inProgress', 'completed'] as const) : null;
+  const row: Record<string, unknown> = {
+    owner_id: at.ownerId,
+    list_id: at.listId,
+    title: `${words(2 + Math.floor(rand() * 4))}`,
+    body: name === 'notes' ? body(5 + Math.floor(rand() * 30)) : rand() < 0.4 ? body(2 + Math.floor(rand() * 6)) : null,
+    task_status: status,
+    completed_at: status === 'completed' ? new Date(created.getTime() + DAY) : null,
+    due_at: isTask && rand() < 0.7 ? new Date(now + Math.floor((rand() - 0.3) * 60 * DAY)) : null,
+    has_due_time: isTask ? rand() < 0.5 : null,
+    values: JSON.stringify(
+      name === 'reading'
+        ? {
+            p_author: pick(AUTHORS),
+            p_pages: 80 + Math.floor(rand() * 900),
+            p_state: pick(statesOf),
+            p_tags: [pick(tagsOf)],
+            p_rating: 1 + Math.floor(rand() * 5),
+          }
+        : {},
+    ),
+    created_at: created,
+    updated_at: created,
+    edited_at: created,
+    deleted_at: null as Date | null,
+    purges_at: null as Date | null,
+  };
+  if (rand() < 0.02) {
+    row.deleted_at = new Date(now - Math.floor(rand() * 20 * DAY));
+    row.purges_at = new Date((row.deleted_at as Date).getTime() + 30 * DAY);
+  }
+  return row;
+}
+
+/** The three-message chat (person, agent, person) that 5% of items carry. */
+function chatRows(gen: TextGenerator, id: string, now: number): Record<string, unknown>[] {
+  const { rand, sentence } = gen;
+  const session = crypto.randomUUID();
+  return [
+    { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - 3 * DAY) },
+    {
+      item_id: id,
+      session_id: session,
+      author_kind: 'agent',
+      author_name: 'Your agent',
+      text: sentence(),
+      needs_input: rand() < 0.3,
+      created_at: new Date(now - 2 * DAY),
+    },
+    { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - DAY) },
+  ];
+}
+
+/** Builds an account with `items` items spread over five lists, 20% of them on one list of rows. */
+export async function seedWorkspace(db: Knex, opts: { items: number; email?: string; seed?: number; quiet?: boolean }): Promise<SeedResult> {
+  const started = performance.now();
+  const gen = textGenerator(prng(opts.seed ?? 1));
+  const { rand } = gen;
 
   const email = opts.email ?? `bench-${Date.now()}-${Math.floor(rand() * 1e6)}@example.com`;
   const user = await createUser(db, { email, name: 'Bench', timezone: 'Europe/London' });
@@ -90,7 +164,6 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
   const statesOf = readingProps[2]!.options!.map((o) => o.id);
   const tagsOf = readingProps[3]!.options!.map((o) => o.id);
   const now = Date.now();
-  const DAY = 86400000;
 
   let written = 0;
   const batchSize = 1000;
@@ -100,61 +173,11 @@ export async function seedWorkspace(db: Knex, opts: { items: number; email?: str
     for (const [name, share] of plan) {
       const count = name === 'lifeAdmin' ? opts.items - written : Math.round(opts.items * share);
       for (let offset = 0; offset < count; offset += batchSize) {
-        const rows = Array.from({ length: Math.min(batchSize, count - offset) }, () => {
-          const created = new Date(now - Math.floor(rand() * 365 * DAY));
-          const isTask = name === 'tasks' || name === 'projects' || name === 'lifeAdmin';
-          const status = isTask ? pick(['todo', 'todo', 'todo', 'inProgress', 'completed'] as const) : null;
-          const row: Record<string, unknown> = {
-            owner_id: user.id,
-            list_id: lists[name],
-            title: `${words(2 + Math.floor(rand() * 4))}`,
-            body: name === 'notes' ? body(5 + Math.floor(rand() * 30)) : rand() < 0.4 ? body(2 + Math.floor(rand() * 6)) : null,
-            task_status: status,
-            completed_at: status === 'completed' ? new Date(created.getTime() + DAY) : null,
-            due_at: isTask && rand() < 0.7 ? new Date(now + Math.floor((rand() - 0.3) * 60 * DAY)) : null,
-            has_due_time: isTask ? rand() < 0.5 : null,
-            values: JSON.stringify(
-              name === 'reading'
-                ? {
-                    p_author: pick(AUTHORS),
-                    p_pages: 80 + Math.floor(rand() * 900),
-                    p_state: pick(statesOf),
-                    p_tags: [pick(tagsOf)],
-                    p_rating: 1 + Math.floor(rand() * 5),
-                  }
-                : {},
-            ),
-            created_at: created,
-            updated_at: created,
-            edited_at: created,
-            deleted_at: null as Date | null,
-            purges_at: null as Date | null,
-          };
-          if (rand() < 0.02) {
-            row.deleted_at = new Date(now - Math.floor(rand() * 20 * DAY));
-            row.purges_at = new Date((row.deleted_at as Date).getTime() + 30 * DAY);
-          }
-          return row;
-        });
+        const rows = Array.from({ length: Math.min(batchSize, count - offset) }, () =>
+          itemRow(gen, { ownerId: user.id, listId: lists[name], name, now, statesOf, tagsOf }),
+        );
         const inserted = (await trx('items').insert(rows).returning('id')) as { id: string }[];
-        const chats = inserted
-          .filter(() => rand() < 0.05)
-          .flatMap(({ id }) => {
-            const session = crypto.randomUUID();
-            return [
-              { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - 3 * DAY) },
-              {
-                item_id: id,
-                session_id: session,
-                author_kind: 'agent',
-                author_name: 'Your agent',
-                text: sentence(),
-                needs_input: rand() < 0.3,
-                created_at: new Date(now - 2 * DAY),
-              },
-              { item_id: id, session_id: session, author_kind: 'person', author_name: 'Bench', text: sentence(), created_at: new Date(now - DAY) },
-            ];
-          });
+        const chats = inserted.filter(() => rand() < 0.05).flatMap(({ id }) => chatRows(gen, id, now));
         if (chats.length) await trx('chat_messages').insert(chats);
         written += rows.length;
         if (!opts.quiet) progress(`seeding ${opts.items} items`, written, opts.items);

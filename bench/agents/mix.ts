@@ -50,110 +50,125 @@ function someIds(account: AgentAccount, n: number): string[] {
 }
 const okJson = (status: number) => status < 300;
 
-/** An agent of listkeeper: REST or MCP by `account.mcp`, its feed cursor kept between polls. */
-export function listkeeperAgent(account: AgentAccount): LoadAgent {
-  const auth = { authorization: `Bearer ${account.token}` };
-  const json = { ...auth, 'content-type': 'application/json' };
-  let feedCursor = new Date().toISOString();
+/** What one listkeeper agent keeps between requests: its account, its headers (built once) and its feed cursor. */
+interface AgentState {
+  account: AgentAccount;
+  auth: Record<string, string>;
+  json: Record<string, string>;
+  mcpHeaders: Record<string, string>;
+  feedCursor: string;
+}
+
+/** The REST request for `op`. */
+function restPlan(state: AgentState, op: MixOperation): Planned {
+  const { account, auth, json } = state;
   const readCursor = (status: number, body: string) => {
     if (status !== 200) return false;
     const page = JSON.parse(body) as { nextChangedSince?: string; structuredContent?: { nextChangedSince?: string } };
     const next = page.nextChangedSince;
-    if (next) feedCursor = next;
+    if (next) state.feedCursor = next;
     return true;
   };
-  const rest = (op: MixOperation): Planned => {
-    switch (op) {
-      case 'list_items':
-        return { operation: op, method: 'GET', path: '/api/v1/items?listId=tasks&limit=50', headers: auth, onAnswer: okJson };
-      case 'feed':
-        return {
-          operation: op,
-          method: 'GET',
-          path: `/api/v1/items?listId=tasks&limit=200&changedSince=${encodeURIComponent(feedCursor)}`,
-          headers: auth,
-          onAnswer: readCursor,
-        };
-      case 'get_item':
-        return { operation: op, method: 'GET', path: `/api/v1/items/${pick(account.itemIds)}`, headers: auth, onAnswer: okJson };
-      case 'write':
-        return creates()
-          ? {
-              operation: 'create_items',
-              method: 'POST',
-              path: '/api/v1/items',
-              headers: json,
-              body: JSON.stringify({ listId: 'tasks', items: titles(writeSize()) }),
-              onAnswer: okJson,
-            }
-          : {
-              operation: 'update_items',
-              method: 'PATCH',
-              path: '/api/v1/items',
-              headers: json,
-              body: JSON.stringify({ items: someIds(account, writeSize()).map((itemId) => ({ itemId, title: titles(1)[0]!.title })) }),
-              onAnswer: okJson,
-            };
-      case 'query_items':
-        return {
-          operation: op,
-          method: 'POST',
-          path: '/api/v1/items/query',
-          headers: json,
-          body: JSON.stringify({ listId: 'tasks', mode: 'count', where: [{ property: 'status', op: 'eq', value: 'todo' }] }),
-          onAnswer: okJson,
-        };
-      case 'search':
-        return { operation: op, method: 'GET', path: `/api/v1/search?q=${pick(WORDS)}&limit=10`, headers: auth, onAnswer: okJson };
-      case 'chat':
-        return {
-          operation: op,
-          method: 'POST',
-          path: `/api/v1/items/${pick(account.itemIds)}/messages`,
-          headers: json,
-          body: JSON.stringify({ message: `Done: ${pick(WORDS)}.`, agentName: 'Bench agent' }),
-          onAnswer: okJson,
-        };
-    }
-  };
+  switch (op) {
+    case 'list_items':
+      return { operation: op, method: 'GET', path: '/api/v1/items?listId=tasks&limit=50', headers: auth, onAnswer: okJson };
+    case 'feed':
+      return {
+        operation: op,
+        method: 'GET',
+        path: `/api/v1/items?listId=tasks&limit=200&changedSince=${encodeURIComponent(state.feedCursor)}`,
+        headers: auth,
+        onAnswer: readCursor,
+      };
+    case 'get_item':
+      return { operation: op, method: 'GET', path: `/api/v1/items/${pick(account.itemIds)}`, headers: auth, onAnswer: okJson };
+    case 'write':
+      return creates()
+        ? {
+            operation: 'create_items',
+            method: 'POST',
+            path: '/api/v1/items',
+            headers: json,
+            body: JSON.stringify({ listId: 'tasks', items: titles(writeSize()) }),
+            onAnswer: okJson,
+          }
+        : {
+            operation: 'update_items',
+            method: 'PATCH',
+            path: '/api/v1/items',
+            headers: json,
+            body: JSON.stringify({ items: someIds(account, writeSize()).map((itemId) => ({ itemId, title: titles(1)[0]!.title })) }),
+            onAnswer: okJson,
+          };
+    case 'query_items':
+      return {
+        operation: op,
+        method: 'POST',
+        path: '/api/v1/items/query',
+        headers: json,
+        body: JSON.stringify({ listId: 'tasks', mode: 'count', where: [{ property: 'status', op: 'eq', value: 'todo' }] }),
+        onAnswer: okJson,
+      };
+    case 'search':
+      return { operation: op, method: 'GET', path: `/api/v1/search?q=${pick(WORDS)}&limit=10`, headers: auth, onAnswer: okJson };
+    case 'chat':
+      return {
+        operation: op,
+        method: 'POST',
+        path: `/api/v1/items/${pick(account.itemIds)}/messages`,
+        headers: json,
+        body: JSON.stringify({ message: `Done: ${pick(WORDS)}.`, agentName: 'Bench agent' }),
+        onAnswer: okJson,
+      };
+  }
+}
+
+/** The MCP tools/call request for `op`. */
+function mcpPlan(state: AgentState, op: MixOperation): Planned {
+  const { account, mcpHeaders } = state;
+  const call = (tool: string, args: Record<string, unknown>, operation: string = op, onResult?: (result: Record<string, unknown>) => void): Planned => ({
+    operation: `${operation} (MCP)`,
+    method: 'POST',
+    path: '/mcp',
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+    onAnswer(status, body) {
+      if (status !== 200) return false;
+      const answer = JSON.parse(body) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> } };
+      if (!answer.result || answer.result.isError) return false;
+      onResult?.(answer.result.structuredContent ?? {});
+      return true;
+    },
+  });
+  switch (op) {
+    case 'list_items':
+      return call('list_items', { listId: 'tasks', limit: 50 });
+    case 'feed':
+      return call('list_items', { listId: 'tasks', limit: 200, changedSince: state.feedCursor }, 'feed', (r) => {
+        if (typeof r.nextChangedSince === 'string') state.feedCursor = r.nextChangedSince;
+      });
+    case 'get_item':
+      return call('get_item', { id: pick(account.itemIds) });
+    case 'write':
+      return creates()
+        ? call('create_items', { listId: 'tasks', items: titles(writeSize()) }, 'create_items')
+        : call('update_items', { items: someIds(account, writeSize()).map((itemId) => ({ itemId, title: titles(1)[0]!.title })) }, 'update_items');
+    case 'query_items':
+      return call('query_items', { listId: 'tasks', mode: 'count', where: [{ property: 'status', op: 'eq', value: 'todo' }] });
+    case 'search':
+      return call('search', { q: pick(WORDS), limit: 10 });
+    case 'chat':
+      return call('post_chat_message', { id: pick(account.itemIds), message: `Done: ${pick(WORDS)}.`, agentName: 'Bench agent' }, 'chat');
+  }
+}
+
+/** An agent of listkeeper: REST or MCP by `account.mcp`, its feed cursor kept between polls. */
+export function listkeeperAgent(account: AgentAccount): LoadAgent {
+  const auth = { authorization: `Bearer ${account.token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
   const mcpHeaders = { ...json, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-  const mcp = (op: MixOperation): Planned => {
-    const call = (tool: string, args: Record<string, unknown>, operation: string = op, onResult?: (result: Record<string, unknown>) => void): Planned => ({
-      operation: `${operation} (MCP)`,
-      method: 'POST',
-      path: '/mcp',
-      headers: mcpHeaders,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
-      onAnswer(status, body) {
-        if (status !== 200) return false;
-        const answer = JSON.parse(body) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> } };
-        if (!answer.result || answer.result.isError) return false;
-        onResult?.(answer.result.structuredContent ?? {});
-        return true;
-      },
-    });
-    switch (op) {
-      case 'list_items':
-        return call('list_items', { listId: 'tasks', limit: 50 });
-      case 'feed':
-        return call('list_items', { listId: 'tasks', limit: 200, changedSince: feedCursor }, 'feed', (r) => {
-          if (typeof r.nextChangedSince === 'string') feedCursor = r.nextChangedSince;
-        });
-      case 'get_item':
-        return call('get_item', { id: pick(account.itemIds) });
-      case 'write':
-        return creates()
-          ? call('create_items', { listId: 'tasks', items: titles(writeSize()) }, 'create_items')
-          : call('update_items', { items: someIds(account, writeSize()).map((itemId) => ({ itemId, title: titles(1)[0]!.title })) }, 'update_items');
-      case 'query_items':
-        return call('query_items', { listId: 'tasks', mode: 'count', where: [{ property: 'status', op: 'eq', value: 'todo' }] });
-      case 'search':
-        return call('search', { q: pick(WORDS), limit: 10 });
-      case 'chat':
-        return call('post_chat_message', { id: pick(account.itemIds), message: `Done: ${pick(WORDS)}.`, agentName: 'Bench agent' }, 'chat');
-    }
-  };
-  return { next: () => (account.mcp ? mcp : rest)(chooseOperation()) };
+  const state: AgentState = { account, auth, json, mcpHeaders, feedCursor: new Date().toISOString() };
+  return { next: () => (account.mcp ? mcpPlan : restPlan)(state, chooseOperation()) };
 }
 
 /** The same agent against the ceiling: each operation its one statement, no auth, no shaping. */

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/core/config.js';
 import { createServices } from '../../src/core/services.js';
@@ -164,6 +165,112 @@ function combine(rounds: Measured[]): Measured {
   };
 }
 
+/** The bench account with 100 realistic items on Tasks, and the pairs to measure on them (those in `only`, if given). */
+async function seedPairs(knex: Knex, rest: Omit<OperationContext, 'principal' | 'db'>, only: string[] | null): Promise<{ key: string; pairs: Pair[] }> {
+  const user = await createUser(knex, { email: 'bench@example.com', name: 'Bench', timezone: 'Europe/London' });
+  const key = await createApiKey(knex, user.id);
+  const ctx: OperationContext = {
+    principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` },
+    db: knex,
+    ...rest,
+  };
+
+  // A realistic item among others: a body of a few blocks, on the Tasks list.
+  const entries = Array.from({ length: 100 }, (_, i) => ({
+    title: `Task ${i}`,
+    body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`,
+    dueAt: '2026-12-01T09:00:00Z',
+  }));
+  const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
+  const id = created.items[50]!.id;
+  let n = 0;
+  const newItem = () => ({ listId: 'tasks', items: [{ title: `bench ${n++}` }] });
+  const pairs: Pair[] = [
+    { tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` },
+    { tool: 'list_lists', args: {}, restPath: '/api/v1/lists' },
+    { tool: 'list_items', args: { listId: 'tasks', limit: 50 }, restPath: '/api/v1/items?listId=tasks&limit=50' },
+    { tool: 'create_items', args: {}, restPath: '/api/v1/items', restBody: newItem },
+  ].filter((p) => !only || only.includes(p.tool));
+  return { key, pairs };
+}
+
+/** Where and how one pair is measured: the server, the headers of each side, and the load. */
+interface PairRun {
+  base: string;
+  auth: Record<string, string>;
+  baseHeaders: Record<string, string>;
+  cpuMs: () => Promise<number>;
+  connections: number;
+  duration: number;
+  rounds: number;
+}
+
+/** One pair: checks REST and MCP answer alike, measures them in alternating rounds, prints the comparison. */
+async function comparePair(pair: Pair, run: PairRun): Promise<{ entry: Record<string, unknown>; goal: ReturnType<typeof atMost> }> {
+  const { base, auth, baseHeaders, connections, duration, rounds } = run;
+  const mcpHeaders = MODERN ? { ...baseHeaders, 'Mcp-Method': 'tools/call', 'Mcp-Name': pair.tool } : baseHeaders;
+  const mcpBody = () =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: pair.tool, arguments: pair.restBody ? pair.restBody() : pair.args, ...(MODERN ? { _meta: ENVELOPE } : {}) },
+    });
+  const restOptions: autocannon.Options = pair.restBody
+    ? {
+        url: `${base}${pair.restPath}`,
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify(pair.restBody!()) }) }],
+      }
+    : { url: `${base}${pair.restPath}`, headers: auth };
+  const mcpOptions: autocannon.Options = {
+    url: `${base}/mcp`,
+    method: 'POST',
+    headers: mcpHeaders,
+    requests: [{ setupRequest: (r: any) => ({ ...r, body: mcpBody() }) }],
+  };
+  if (!pair.restBody) {
+    // Both must answer the same thing before their speed means anything.
+    const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
+    const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: mcpBody() })).json()) as {
+      result?: { isError?: boolean; structuredContent?: unknown };
+    };
+    if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
+      throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
+    }
+  }
+  const restRounds: Measured[] = [];
+  const mcpRounds: Measured[] = [];
+  for (let round = 0; round < rounds; round++) {
+    restRounds.push(await measure({ ...restOptions, connections, duration }, run.cpuMs));
+    mcpRounds.push(await measure({ ...mcpOptions, connections, duration }, run.cpuMs));
+  }
+  const restResult = combine(restRounds);
+  const mcpResult = combine(mcpRounds);
+  const entry = {
+    pair: `${pair.tool} vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`,
+    rest: restResult,
+    mcp: mcpResult,
+    mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond,
+  };
+  const goal = atMost(
+    `${pair.tool}: REST ÷ MCP tools/call throughput at ${connections} connections`,
+    restResult.requestsPerSecond / mcpResult.requestsPerSecond,
+    1.2,
+    'x',
+  );
+  process.stdout.write(
+    `\n${pair.tool} (MCP ${PROTOCOL_VERSION} tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
+      `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
+      `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
+      `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n` +
+      `  server CPU a request: REST ${restResult.serverCpuMsPerRequest.toFixed(2)} ms, MCP ${mcpResult.serverCpuMsPerRequest.toFixed(2)} ms (${(mcpResult.serverCpuMsPerRequest / restResult.serverCpuMsPerRequest).toFixed(2)}x); ` +
+      `bytes an answer: REST ${Math.round(restResult.bytesPerRequest)}, MCP ${Math.round(mcpResult.bytesPerRequest)}\n`,
+  );
+  return { entry, goal };
+}
+
 async function main(): Promise<void> {
   const duration = option('duration', 5);
   const connections = option('connections', 32);
@@ -182,32 +289,7 @@ async function main(): Promise<void> {
   const log = pino({ level: 'silent' });
   try {
     await migrate(database.knex);
-    const user = await createUser(database.knex, { email: 'bench@example.com', name: 'Bench', timezone: 'Europe/London' });
-    const key = await createApiKey(database.knex, user.id);
-    const ctx: OperationContext = {
-      principal: { userId: user.id, via: 'apiKey', clientName: null, tokenId: `key:${user.id}` },
-      db: database.knex,
-      config,
-      services,
-      log,
-    };
-
-    // A realistic item among others: a body of a few blocks, on the Tasks list.
-    const entries = Array.from({ length: 100 }, (_, i) => ({
-      title: `Task ${i}`,
-      body: `## Notes\n\n- step one\n- step two\n\nDetails for task ${i}.`,
-      dueAt: '2026-12-01T09:00:00Z',
-    }));
-    const created = (await invoke(ctx, 'create_items', { params: {}, body: { listId: 'tasks', items: entries } })) as { items: { id: string }[] };
-    const id = created.items[50]!.id;
-    let n = 0;
-    const newItem = () => ({ listId: 'tasks', items: [{ title: `bench ${n++}` }] });
-    const pairs: Pair[] = [
-      { tool: 'get_item', args: { id }, restPath: `/api/v1/items/${id}` },
-      { tool: 'list_lists', args: {}, restPath: '/api/v1/lists' },
-      { tool: 'list_items', args: { listId: 'tasks', limit: 50 }, restPath: '/api/v1/items?listId=tasks&limit=50' },
-      { tool: 'create_items', args: {}, restPath: '/api/v1/items', restBody: newItem },
-    ].filter((p) => !only || only.includes(p.tool));
+    const { key, pairs } = await seedPairs(database.knex, { config, services, log }, only);
 
     const server = await startServer(database.url);
     const base = server.base;
@@ -223,68 +305,9 @@ async function main(): Promise<void> {
     const goals: ReturnType<typeof atMost>[] = [];
     try {
       for (const pair of pairs) {
-        const mcpHeaders = MODERN ? { ...baseHeaders, 'Mcp-Method': 'tools/call', 'Mcp-Name': pair.tool } : baseHeaders;
-        const mcpBody = () =>
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: { name: pair.tool, arguments: pair.restBody ? pair.restBody() : pair.args, ...(MODERN ? { _meta: ENVELOPE } : {}) },
-          });
-        const restOptions: autocannon.Options = pair.restBody
-          ? {
-              url: `${base}${pair.restPath}`,
-              method: 'POST',
-              headers: { ...auth, 'Content-Type': 'application/json' },
-              requests: [{ setupRequest: (r: any) => ({ ...r, body: JSON.stringify(pair.restBody!()) }) }],
-            }
-          : { url: `${base}${pair.restPath}`, headers: auth };
-        const mcpOptions: autocannon.Options = {
-          url: `${base}/mcp`,
-          method: 'POST',
-          headers: mcpHeaders,
-          requests: [{ setupRequest: (r: any) => ({ ...r, body: mcpBody() }) }],
-        };
-        if (!pair.restBody) {
-          // Both must answer the same thing before their speed means anything.
-          const rest = (await (await fetch(`${base}${pair.restPath}`, { headers: auth })).json()) as unknown;
-          const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: mcpBody() })).json()) as {
-            result?: { isError?: boolean; structuredContent?: unknown };
-          };
-          if (mcp.result?.isError || JSON.stringify(mcp.result?.structuredContent) !== JSON.stringify(rest)) {
-            throw new Error(`${pair.tool}: MCP and REST disagree before the benchmark: ${JSON.stringify(mcp).slice(0, 300)}`);
-          }
-        }
-        const restRounds: Measured[] = [];
-        const mcpRounds: Measured[] = [];
-        for (let round = 0; round < rounds; round++) {
-          restRounds.push(await measure({ ...restOptions, connections, duration }, server.cpuMs));
-          mcpRounds.push(await measure({ ...mcpOptions, connections, duration }, server.cpuMs));
-        }
-        const restResult = combine(restRounds);
-        const mcpResult = combine(mcpRounds);
-        report.push({
-          pair: `${pair.tool} vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')}`,
-          rest: restResult,
-          mcp: mcpResult,
-          mcpThroughputShare: mcpResult.requestsPerSecond / restResult.requestsPerSecond,
-        });
-        goals.push(
-          atMost(
-            `${pair.tool}: REST ÷ MCP tools/call throughput at ${connections} connections`,
-            restResult.requestsPerSecond / mcpResult.requestsPerSecond,
-            1.2,
-            'x',
-          ),
-        );
-        process.stdout.write(
-          `\n${pair.tool} (MCP ${PROTOCOL_VERSION} tools/call) vs ${pair.restBody ? 'POST' : 'GET'} ${pair.restPath.replace(/[0-9a-f-]{36}/, '{id}')} (REST), ${connections} connections, ${rounds}×${duration}s each:\n` +
-            `  REST  ${restResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${restResult.p50Ms.toFixed(1)} ms   p99 ${restResult.p99Ms.toFixed(1)} ms   (${restResult.requests} requests, ${restResult.non2xx} non-2xx, ${restResult.errors} errors)\n` +
-            `  MCP   ${mcpResult.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${mcpResult.p50Ms.toFixed(1)} ms   p99 ${mcpResult.p99Ms.toFixed(1)} ms   (${mcpResult.requests} requests, ${mcpResult.non2xx} non-2xx, ${mcpResult.errors} errors)\n` +
-            `  MCP throughput = ${((100 * mcpResult.requestsPerSecond) / restResult.requestsPerSecond).toFixed(0)}% of REST\n` +
-            `  server CPU a request: REST ${restResult.serverCpuMsPerRequest.toFixed(2)} ms, MCP ${mcpResult.serverCpuMsPerRequest.toFixed(2)} ms (${(mcpResult.serverCpuMsPerRequest / restResult.serverCpuMsPerRequest).toFixed(2)}x); ` +
-            `bytes an answer: REST ${Math.round(restResult.bytesPerRequest)}, MCP ${Math.round(mcpResult.bytesPerRequest)}\n`,
-        );
+        const { entry, goal } = await comparePair(pair, { base, auth, baseHeaders, cpuMs: server.cpuMs, connections, duration, rounds });
+        report.push(entry);
+        goals.push(goal);
       }
     } finally {
       await server.stop();

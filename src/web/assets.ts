@@ -1,5 +1,5 @@
 /**
- * The pages' static files, served by the app itself (no CDN): the stylesheet and the small
+ * The pages' static files, served by the app itself (no CDN): the two stylesheets and the small
  * script of src/web/static/, and htmx from its npm package; and what makes the pages an
  * installable app: the manifest, its icons (drawn by tools/make-icons.mjs) and the service
  * worker, at fixed addresses (a service worker's address is its identity, and its scope is
@@ -41,12 +41,13 @@ function named(stem: string, extension: string, type: string, file: string): [st
 
 const dir = staticDir();
 const css = named('app', 'css', 'text/css; charset=utf-8', path.join(dir, 'app.css'));
+const views = named('views', 'css', 'text/css; charset=utf-8', path.join(dir, 'views.css'));
 const app = named('app', 'js', 'text/javascript; charset=utf-8', path.join(dir, 'app.js'));
 const htmx = named('htmx', 'min.js', 'text/javascript; charset=utf-8', require.resolve('htmx.org/dist/htmx.min.js'));
-const ASSETS = new Map([css, app, htmx]);
+const ASSETS = new Map([css, views, app, htmx]);
 
 /** Where the layout links them. */
-export const ASSET_PATHS = { css: css[0], app: app[0], htmx: htmx[0] } as const;
+export const ASSET_PATHS = { css: css[0], views: views[0], app: app[0], htmx: htmx[0] } as const;
 
 /** The web app manifest: installed, the app opens on the lists in a window of its own. */
 const MANIFEST = {
@@ -78,7 +79,7 @@ const FIXED = new Map<string, Asset & { cache: string }>([
   ]),
 ]);
 
-/** GET /assets/…: the three files, or nothing (the app's 404); the manifest, icons and service worker at their addresses. */
+/** GET /assets/…: the four files, or nothing (the app's 404); the manifest, icons and service worker at their addresses. */
 export function assetRoutes(): Middleware {
   const router = new Router();
   for (const [route, asset] of FIXED)

@@ -44,7 +44,7 @@ export interface PageOptions {
 }
 
 /**
- * The whole page around `body`: one stylesheet with a light and a dark theme, htmx and the
+ * The whole page around `body`: the stylesheets (a light and a dark theme), htmx and the
  * app's own small script, both served by the app (src/web/assets.ts) and only progressive
  * enhancement: every page reads and every form posts with scripts off.
  */
@@ -63,6 +63,7 @@ export function page(title: string, body: Html, options: PageOptions = {}): stri
 <link rel="manifest" href="/manifest.webmanifest">
 <meta name="theme-color" content="#0b5ed7">
 <link rel="stylesheet" href="${ASSET_PATHS.css}">
+<link rel="stylesheet" href="${ASSET_PATHS.views}">
 <script src="${ASSET_PATHS.htmx}" defer></script>
 <script src="${ASSET_PATHS.app}" defer></script>
 </head>
