@@ -15,17 +15,15 @@
  * Prints one JSON line per round and the medians and ratios (this tree ÷ before) at the end;
  * writes bench/out/trees.json. Not a timed test: numbers depend on the machine.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { migrate } from '../src/store/db.js';
 import { createUser } from '../src/domain/accounts/accounts.js';
 import { createApiKey } from '../src/domain/accounts/api-keys.js';
 import { generateBody } from './body-text.js';
-import { freePort, openBenchDatabase } from './support.js';
+import { openBenchDatabase, startBenchServer, type BenchServer as Server } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const after = path.resolve(here, '..');
@@ -35,55 +33,8 @@ function option(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-interface Server {
-  base: string;
-  cpuMs(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-async function startServer(tree: string, databaseUrl: string): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(tree, 'src', 'main.ts')], {
-    cwd: tree,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000',
-      EMBEDDINGS: 'none',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (
-    let waited = 0;
-    !(await fetch(`${base}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    ));
-    waited += 100
-  ) {
-    if (child.exitCode !== null) throw new Error(`the server of ${tree} exited with ${child.exitCode}`);
-    if (waited > 120_000) throw new Error(`the server of ${tree} was not ready after 120 s`);
-    await sleep(100);
-  }
-  return {
-    base,
-    // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
-    async cpuMs() {
-      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+function startServer(tree: string, databaseUrl: string): Promise<Server> {
+  return startBenchServer(['--import', 'tsx', path.join(tree, 'src', 'main.ts')], databaseUrl, { cwd: tree, label: `the server of ${tree}`, readyMs: 120_000 });
 }
 
 interface Round {

@@ -20,11 +20,9 @@
  * envelope in `_meta`, the Mcp-Method and Mcp-Name headers); the default is 2025-11-25.
  * Writes bench/out/mcp-vs-rest.json. Not a timed test: numbers depend on the machine.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
@@ -36,7 +34,7 @@ import { createApiKey } from '../../src/domain/accounts/api-keys.js';
 import { invoke } from '../../src/operations/dispatch.js';
 import type { OperationContext } from '../../src/core/context.js';
 import { atMost, printGoals } from '../goals.js';
-import { freePort, openBenchDatabase } from '../support.js';
+import { openBenchDatabase, startBenchServer, type BenchServer } from '../support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const revisionAt = process.argv.indexOf('--revision');
@@ -75,52 +73,9 @@ function option(name: string, fallback: number): number {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/**
- * The built server (dist/src/main.js) in a process of its own on `databaseUrl`, keyword
- * search only (no model loading or embedding in the background of the measurements).
- */
-async function startServer(databaseUrl: string): Promise<{ base: string; cpuMs(): Promise<number>; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(here, '..', '..', 'dist', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000',
-      EMBEDDINGS: 'none',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (
-    let waited = 0;
-    !(await fetch(`${base}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    ));
-    waited += 50
-  ) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before it was ready`);
-    if (waited > 60_000) throw new Error('the server was not ready after 60 s');
-    await sleep(50);
-  }
-  return {
-    base,
-    // utime and stime, fields 14 and 15 of /proc/<pid>/stat (after the command's parenthesis), in clock ticks of 10 ms.
-    async cpuMs() {
-      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+/** The built server (dist/src/main.js) in a process of its own on `databaseUrl`. */
+function startServer(databaseUrl: string): Promise<BenchServer> {
+  return startBenchServer([path.join(here, '..', '..', 'dist', 'src', 'main.js')], databaseUrl, { label: 'the server', readyMs: 60_000 });
 }
 
 /** One load run; `cpuMs` reads the server's CPU time, so the run also says what each request cost the server. */
