@@ -3,18 +3,41 @@
  * bearer authentication by API key hash lookup or OAuth access token. The guard counts the
  * client address's limit too (addressRateLimit leaves the requests it guards to it).
  */
+import { decodeJwt } from 'jose';
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import type { Principal } from '../core/context.js';
 import { ApiError, bearerChallenge, unauthorized } from '../core/errors.js';
 import { hashToken, looksLikeApiKey } from '../domain/accounts/api-keys.js';
-import { countAndAuthenticate, tokenBucket, type RateDecision } from '../domain/accounts/rate-limits.js';
+import { countAndAuthenticate, tokenBucket, type OAuthGrantRow, type RateDecision } from '../domain/accounts/rate-limits.js';
 import { withGrant } from '../domain/accounts/grants.js';
 import { addressBucket, addressLimited } from './rate-limit.js';
 
-/** Verifies an OAuth access token; installed by the OAuth server when it runs. */
-export type AccessTokenVerifier = (token: string) => Promise<Principal | null>;
+/** The grant row the guard's count read for the `gid` of a token not yet verified. */
+export interface PrefetchedGrant {
+  grantId: string;
+  row: OAuthGrantRow | null;
+}
+
+/**
+ * The `gid` claim of an access token, read without checking anything: which grant row the
+ * guard's count may read beside it. Null when the token is no JWT or names none.
+ */
+export function unverifiedGrantId(token: string): string | null {
+  try {
+    const { gid } = decodeJwt(token);
+    return typeof gid === 'string' ? gid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Verifies an OAuth access token; installed by the OAuth server when it runs. `prefetched` is
+ * the grant row the guard's count read for the token's unverified `gid`, used once verified.
+ */
+export type AccessTokenVerifier = (token: string, prefetched?: PrefetchedGrant) => Promise<Principal | null>;
 
 export interface GuardDeps {
   db: Knex;
@@ -41,10 +64,11 @@ export function bearerGuard(deps: GuardDeps) {
         headers: { 'WWW-Authenticate': wwwAuthenticate(deps.config) },
       });
     }
-    // One statement counts the token's limit and the address's and looks up an API key: a
-    // request costs one round trip before the operation, not three.
+    // One statement counts the token's limit and the address's and looks up an API key or the
+    // OAuth grant the token names: a request costs one round trip before the operation.
     const tokenHash = hashToken(token);
     const isKey = looksLikeApiKey(token);
+    const grantId = !isKey && deps.verifyAccessToken ? unverifiedGrantId(token) : null;
     const counted = await countAndAuthenticate(
       deps.db,
       [
@@ -53,6 +77,7 @@ export function bearerGuard(deps: GuardDeps) {
       ],
       isKey ? tokenHash : null,
       deps.now(),
+      grantId,
     );
     const [rate, addressRate] = counted.decisions as [RateDecision, RateDecision];
     if (!addressRate.allowed) throw addressLimited(addressRate);
@@ -70,7 +95,7 @@ export function bearerGuard(deps: GuardDeps) {
         ? withGrant({ userId: key.userId, via: 'apiKey', clientName: null, tokenId: `key:${key.id}` }, key.grant)
         : null
       : deps.verifyAccessToken
-        ? await deps.verifyAccessToken(token)
+        ? await deps.verifyAccessToken(token, grantId ? { grantId, row: counted.oauthGrant } : undefined)
         : null;
     if (!principal) {
       const error = unauthorized('This token is not valid: it is unknown, expired, replaced or revoked. Sign in again or create a new API key.');

@@ -260,6 +260,21 @@ describe('OAuth security', () => {
       expect((await api(await forge())).status).toBe(200);
     });
 
+    it("reads the token's grant within the guard's count, not in a statement of its own", async () => {
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => {
+        if (q.sql.includes('oauth_payloads')) sent.push(q.sql);
+      };
+      server.db.on('query', listen);
+      try {
+        expect((await api(genuine.accessToken)).status).toBe(200);
+      } finally {
+        server.db.off('query', listen);
+      }
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toContain('INSERT INTO rate_limits');
+    });
+
     it.each([
       ['another audience', { aud: 'https://other.example' }],
       ['an audience below the service', { aud: 'SERVICE/mcp' }],

@@ -10,10 +10,11 @@ import type { Knex } from 'knex';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../../core/config.js';
 import type { Principal } from '../../core/context.js';
-import type { AccessTokenVerifier } from '../guard.js';
+import type { AccessTokenVerifier, PrefetchedGrant } from '../guard.js';
 import { publicJwks, readKeys, type AuthKeys } from './keys.js';
 import { clientLabel } from './client-metadata.js';
 import { withGrant } from '../../domain/accounts/grants.js';
+import { findOAuthGrant } from '../../domain/accounts/rate-limits.js';
 
 /** Seconds of clock skew tolerated on `exp`, `iat` and `nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -45,16 +46,9 @@ export class VerificationKeys {
   };
 }
 
-interface GrantRow {
-  account_id: string | null;
-  client_id: string | null;
-  client_name: string | null;
-  connection_grant: unknown;
-}
-
 /** Builds the `verifyAccessToken` hook of createApp. */
 export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config, 'baseUrl'>; keys: VerificationKeys; now?: () => Date }): AccessTokenVerifier {
-  return async function verifyAccessToken(token: string): Promise<Principal | null> {
+  return async function verifyAccessToken(token: string, prefetched?: PrefetchedGrant): Promise<Principal | null> {
     if (token.split('.').length !== 3) return null;
     let payload: Record<string, unknown>;
     try {
@@ -75,19 +69,8 @@ export function createAccessTokenVerifier(deps: { db: Knex; config: Pick<Config,
     if (typeof sub !== 'string' || typeof clientId !== 'string' || typeof gid !== 'string') return null;
     // A sender-constrained token (DPoP, mTLS) must not be accepted as a plain bearer token.
     if (payload.cnf !== undefined) return null;
-    const grant = (await deps
-      .db('oauth_payloads as g')
-      .leftJoin('oauth_payloads as c', (j) => j.on('c.model', deps.db.raw('?', ['Client'])).andOn('c.id', deps.db.raw("g.payload->>'clientId'")))
-      .joinRaw('JOIN users u ON u.id::text = g.account_id')
-      .where({ 'g.model': 'Grant', 'g.id': gid })
-      .andWhere((q) => q.whereNull('g.expires_at').orWhere('g.expires_at', '>', deps.db.fn.now()))
-      .first(
-        'g.account_id',
-        deps.db.raw("g.payload->>'clientId' as client_id"),
-        deps.db.raw("c.payload->>'client_name' as client_name"),
-        // What the person allowed the app, read on every request so a change in Settings holds at once.
-        deps.db.raw("g.payload->'connectionGrant' as connection_grant"),
-      )) as GrantRow | undefined;
+    // The guard reads the grant its count found (countAndAuthenticate); trusted only now, once it is the verified gid's.
+    const grant = prefetched && prefetched.grantId === gid ? prefetched.row : await findOAuthGrant(deps.db, gid);
     if (!grant || grant.account_id !== sub || grant.client_id !== clientId) return null;
     return withGrant({ userId: sub, via: 'oauth', clientName: clientLabel(clientId, grant.client_name), tokenId: `grant:${gid}` }, grant.connection_grant);
   };

@@ -28,17 +28,50 @@ export interface FoundCredential {
   grant: unknown;
 }
 
-/** What the counting statement answers: one decision per bucket, in the order given, and what `tokenHash` names. */
+/**
+ * The OAuth grant an access token names (its `gid`), as the token's verifier checks it
+ * (src/auth/oauth/verify.ts): the grant still exists and is unexpired, its person still
+ * exists, with its client's name and what the person allowed the app (`connectionGrant`).
+ */
+export interface OAuthGrantRow {
+  account_id: string | null;
+  client_id: string | null;
+  client_name: string | null;
+  connection_grant: unknown;
+}
+
+/** What the counting statement answers: one decision per bucket, in the order given, and what `tokenHash` and `grantId` name. */
 export interface Counted {
   decisions: RateDecision[];
   apiKey: FoundCredential | null;
   appPassword: (FoundCredential & { name: string }) | null;
+  /** The grant row `grantId` names; null when none does or no grantId was given. */
+  oauthGrant: OAuthGrantRow | null;
+}
+
+/** The grant-row query of OAuthGrantRow, for a grant id bound at its `?`. */
+const OAUTH_GRANT = `SELECT g.account_id, g.payload->>'clientId' AS client_id,
+         c.payload->>'client_name' AS client_name,
+         -- What the person allowed the app, read on every request so a change in Settings holds at once.
+         g.payload->'connectionGrant' AS connection_grant
+    FROM oauth_payloads g
+    LEFT JOIN oauth_payloads c ON c.model = 'Client' AND c.id = g.payload->>'clientId'
+    JOIN users u ON u.id::text = g.account_id
+   WHERE g.model = 'Grant' AND g.id = ?::text AND (g.expires_at IS NULL OR g.expires_at > now())`;
+
+/** The grant row an access token names, read alone (the guard reads it within its count: countAndAuthenticate). */
+export async function findOAuthGrant(db: Knex, grantId: string): Promise<OAuthGrantRow | null> {
+  const result = await preparedRaw<{ rows: OAuthGrantRow[] }>(db, OAUTH_GRANT, [grantId]);
+  return result.rows[0] ?? null;
 }
 
 /**
  * Counts one request against each bucket and finds the API key and the app password whose
- * hash is `tokenHash` (null: none), in one statement: an authenticated request costs one
- * round trip before its operation, counts and key lookup together.
+ * hash is `tokenHash` (null: none) and the OAuth grant `grantId` names (null: none), in one
+ * statement: an authenticated request costs one round trip before its operation, counts and
+ * credential lookup together. `grantId` is read from an access token before its signature is
+ * checked, so the row found is only a candidate: the verifier uses it once the token verifies
+ * and names that grant.
  *
  * Requests that count the same buckets with the same token while a count of them is on its
  * way to Postgres wait for it and are then counted together, in one statement that adds
@@ -53,10 +86,11 @@ export function countAndAuthenticate(
   buckets: { bucket: string; limit: number }[],
   tokenHash: string | null,
   now: Date = new Date(),
+  grantId: string | null = null,
 ): Promise<Counted> {
   const windowStart = Math.floor(now.getTime() / 60000) * 60000;
   const sorted = [...new Set(buckets.map((b) => b.bucket))].sort();
-  const key = `${windowStart}\n${sorted.join('\n')}\n${tokenHash ?? ''}`;
+  const key = `${windowStart}\n${sorted.join('\n')}\n${tokenHash ?? ''}\n${grantId ?? ''}`;
   return new Promise((resolve, reject) => {
     const waiter: Waiter = { buckets, now, resolve, reject };
     let lanes = lanesByDb.get(db);
@@ -68,7 +102,7 @@ export function countAndAuthenticate(
     }
     const fresh: Lane = { waiting: [] };
     lanes.set(key, fresh);
-    void drain(db, lanes, key, fresh, [waiter], { windowStart: new Date(windowStart), sorted, tokenHash });
+    void drain(db, lanes, key, fresh, [waiter], { windowStart: new Date(windowStart), sorted, tokenHash, grantId });
   });
 }
 
@@ -93,12 +127,12 @@ async function drain(
   key: string,
   lane: Lane,
   first: Waiter[],
-  statement: { windowStart: Date; sorted: string[]; tokenHash: string | null },
+  statement: { windowStart: Date; sorted: string[]; tokenHash: string | null; grantId: string | null },
 ): Promise<void> {
   let group = first;
   while (group.length > 0) {
     try {
-      const row = await countGroup(db, statement.windowStart, statement.sorted, group.length, statement.tokenHash);
+      const row = await countGroup(db, statement, group.length);
       const apiKey = row.key_id ? { id: row.key_id, userId: row.key_user_id!, grant: row.key_grant } : null;
       const appPassword = row.password_id ? { id: row.password_id, userId: row.password_user_id!, name: row.password_name!, grant: row.password_grant } : null;
       group.forEach((waiter, i) => {
@@ -107,7 +141,7 @@ async function drain(
           const count = row.counts[bucket]! - group.length + 1 + i;
           return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
         });
-        waiter.resolve({ decisions, apiKey, appPassword });
+        waiter.resolve({ decisions, apiKey, appPassword, oauthGrant: row.grant_found ? grantRowOf(row) : null });
       });
     } catch (err) {
       for (const waiter of group) waiter.reject(err);
@@ -127,12 +161,22 @@ interface CountedRow {
   password_user_id: string | null;
   password_name: string | null;
   password_grant: unknown;
+  grant_found: boolean;
+  account_id: string | null;
+  client_id: string | null;
+  client_name: string | null;
+  connection_grant: unknown;
+}
+
+function grantRowOf(row: CountedRow): OAuthGrantRow {
+  return { account_id: row.account_id, client_id: row.client_id, client_name: row.client_name, connection_grant: row.connection_grant };
 }
 
 /**
  * One statement adding `n` to each bucket's count (rows locked in bucket order, so concurrent
  * counts never wait on each other in a cycle) and reading the API key and the app password of
- * `tokenHash`. A hash names at most one of them; a caller takes only the kind it accepts.
+ * `tokenHash` and the OAuth grant of `grantId`. A hash names at most one of them; a caller
+ * takes only the kind it accepts.
  */
 const COUNT_AND_AUTHENTICATE = `WITH counted AS (
     INSERT INTO rate_limits (bucket, window_start, count)
@@ -142,13 +186,20 @@ const COUNT_AND_AUTHENTICATE = `WITH counted AS (
   )
   SELECT (SELECT json_object_agg(bucket, count) FROM counted) AS counts,
          k.id AS key_id, k.user_id AS key_user_id, k."grant" AS key_grant,
-         p.id AS password_id, p.user_id AS password_user_id, p.name AS password_name, p."grant" AS password_grant
+         p.id AS password_id, p.user_id AS password_user_id, p.name AS password_name, p."grant" AS password_grant,
+         og.account_id IS NOT NULL AS grant_found, og.account_id, og.client_id, og.client_name, og.connection_grant
   FROM (SELECT ?::text AS hash) AS token
   LEFT JOIN api_keys k ON k.key_hash = token.hash
-  LEFT JOIN app_passwords p ON p.password_hash = token.hash`;
+  LEFT JOIN app_passwords p ON p.password_hash = token.hash
+  LEFT JOIN LATERAL (${OAUTH_GRANT}) og ON true`;
 
-async function countGroup(db: Knex, windowStart: Date, sorted: string[], n: number, tokenHash: string | null): Promise<CountedRow> {
-  const result = await preparedRaw<{ rows: CountedRow[] }>(db, COUNT_AND_AUTHENTICATE, [windowStart, n, sorted, tokenHash]);
+async function countGroup(
+  db: Knex,
+  statement: { windowStart: Date; sorted: string[]; tokenHash: string | null; grantId: string | null },
+  n: number,
+): Promise<CountedRow> {
+  const { windowStart, sorted, tokenHash, grantId } = statement;
+  const result = await preparedRaw<{ rows: CountedRow[] }>(db, COUNT_AND_AUTHENTICATE, [windowStart, n, sorted, tokenHash, grantId]);
   if (Math.random() < 0.01) void sweepOldWindows(db, windowStart);
   return result.rows[0]!;
 }

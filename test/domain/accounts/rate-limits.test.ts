@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
 import knexFactory, { type Knex } from 'knex';
 import { migrate } from '../../../src/store/db.js';
-import { countAndAuthenticate, countRequest } from '../../../src/domain/accounts/rate-limits.js';
+import { countAndAuthenticate, countRequest, findOAuthGrant } from '../../../src/domain/accounts/rate-limits.js';
 import { createUser } from '../../../src/domain/accounts/accounts.js';
 import { createApiKey, hashToken } from '../../../src/domain/accounts/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
@@ -100,5 +100,29 @@ describe('counting requests', () => {
     expect(known.decisions).toEqual([{ allowed: true, limit: 5, remaining: 4, resetSeconds: 55 }]);
     expect(unknown.apiKey).toBeNull();
     expect(statements).toHaveLength(2);
+  });
+  it('reads the OAuth grant a token names in the counting statement: live, unknown and expired', async () => {
+    const user = await createUser(db, { email: 'granted@example.com', name: 'Granted' });
+    const payload = (clientId: string) => JSON.stringify({ clientId, connectionGrant: { level: 'read' } });
+    await db('oauth_payloads').insert([
+      { model: 'Client', id: 'client-1', payload: JSON.stringify({ client_name: 'Counting Agent' }) },
+      { model: 'Grant', id: 'grant-live', payload: payload('client-1'), account_id: user.id, expires_at: new Date(Date.now() + 3_600_000) },
+      { model: 'Grant', id: 'grant-expired', payload: payload('client-1'), account_id: user.id, expires_at: new Date(Date.now() - 1000) },
+    ]);
+    statements.length = 0;
+    const [live, unknown, expired, none] = await Promise.all([
+      countAndAuthenticate(db, [{ bucket: 't:g1', limit: 5 }], null, now, 'grant-live'),
+      countAndAuthenticate(db, [{ bucket: 't:g2', limit: 5 }], null, now, 'no-such-grant'),
+      countAndAuthenticate(db, [{ bucket: 't:g3', limit: 5 }], null, now, 'grant-expired'),
+      countAndAuthenticate(db, [{ bucket: 't:g4', limit: 5 }], null, now),
+    ]);
+    const row = { account_id: user.id, client_id: 'client-1', client_name: 'Counting Agent', connection_grant: { level: 'read' } };
+    expect(live.oauthGrant).toEqual(row);
+    expect(live.decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
+    expect([unknown.oauthGrant, expired.oauthGrant, none.oauthGrant]).toEqual([null, null, null]);
+    expect(statements).toHaveLength(4);
+    // The verifier's own read, for a caller that did not count: the same row.
+    expect(await findOAuthGrant(db, 'grant-live')).toEqual(row);
+    expect(await findOAuthGrant(db, 'grant-expired')).toBeNull();
   });
 });
