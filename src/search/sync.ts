@@ -8,8 +8,8 @@
  */
 import type { Knex } from 'knex';
 import type { SearchDoc, SearchIndex } from '../core/search-index.js';
-import { readersOf } from '../domain/lists/shares.js';
 import { isReserved, type Property } from '../domain/lists/properties.js';
+import { ITEM_READERS } from '../domain/lists/shares.js';
 import { valueText, isEmptyValue, type StoredValues } from '../domain/lists/values.js';
 
 /** Items per call to the index: one embedding run and one index write each. */
@@ -50,18 +50,15 @@ export async function loadSearchDocs(db: Knex, ids: string[]): Promise<{ docs: S
       'l.name as list_name',
       'l.properties',
       db.raw('i.xmin::text as version'),
-    )) as SearchRow[];
+      db.raw(`${ITEM_READERS} as readers`),
+    )) as (SearchRow & { readers: string[] })[];
   const live = rows.filter((r) => r.deleted_at === null);
-  const readers = await readersOf(
-    db,
-    live.map((r) => r.id),
-  );
   const liveIds = new Set(live.map((r) => r.id));
   return {
     docs: live.map((r) => ({
       itemId: r.id,
       ownerId: r.owner_id,
-      readerIds: readers.get(r.id) ?? [r.owner_id],
+      readerIds: [...new Set(r.readers)],
       listId: r.list_id,
       listName: r.list_name,
       title: r.title,

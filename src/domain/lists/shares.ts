@@ -47,11 +47,17 @@ export async function readersOf(db: Knex, itemIds: string[]): Promise<Map<string
   if (itemIds.length === 0) return new Map();
   const rows = (await db('items as i')
     .whereIn('i.id', itemIds)
-    .select('i.id', db.raw(`array_remove(array_agg(DISTINCT s.recipient_id) || array[i.owner_id], NULL) AS readers`))
-    .leftJoin('shares as s', (j) => j.on('s.item_id', 'i.id').orOn('s.list_id', 'i.list_id'))
-    .groupBy('i.id', 'i.owner_id')) as { id: string; readers: string[] }[];
+    .select('i.id', db.raw(`${ITEM_READERS} AS readers`))) as { id: string; readers: string[] }[];
   return new Map(rows.map((r) => [r.id, [...new Set(r.readers)]]));
 }
+
+/**
+ * The readers of the item row aliased `i`, as a SQL expression for a statement that reads the
+ * item anyway (search's): an array of its owner and whoever it or its list is shared with,
+ * which may name one person twice.
+ */
+export const ITEM_READERS = `(SELECT array_remove(array_agg(DISTINCT s.recipient_id) || array[i.owner_id], NULL)
+    FROM shares s WHERE s.item_id = i.id OR s.list_id = i.list_id)`;
 
 /** Search and events learn about a share change through the outbox, item by item. */
 async function touchShared(trx: Knex, share: ShareRow): Promise<void> {
