@@ -65,7 +65,7 @@ export class PostgresSearchIndex implements SearchIndex {
   async upsert(docs: SearchDoc[], options: { reuseVectors?: boolean } = {}): Promise<void> {
     if (docs.length === 0) return;
     const rows = docs.flatMap((doc) => toPassages(doc.title, doc.body, doc.values).map((p) => ({ doc, passage: p })));
-    // Embedding happens before the transaction so no connection is held while the model runs.
+    // Embedding happens before the statement so no connection is held while the model runs.
     const vectors = this.embedder ? await this.vectorsOf(this.embedder, rows, options.reuseVectors === true) : null;
     const records = rows.map(({ doc, passage }, i) => {
       const vector = vectors?.[i];
@@ -89,32 +89,43 @@ export class PostgresSearchIndex implements SearchIndex {
     const words = new Set(
       rows.flatMap((r) => vocabularyWords(`${r.doc.listName} ${r.passage.text}`).flatMap((w) => r.doc.readerIds.map((reader) => `${reader} ${w}`))),
     );
-    await this.knex.transaction(async (trx) => {
-      await trx.raw('delete from search_passages where item_id = any(?::uuid[])', [docs.map((d) => d.itemId)]);
-      if (records.length > 0) {
-        await trx.raw(
-          `insert into search_passages
-             (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_code, embedding_bits, created_at)
-           select r.item_id, r.passage_no, r.owner_id, r.reader_ids, r.list_id, r.list_name, r.title, r.text,
-                  setweight(to_tsvector('english', unaccent(r.title)), 'A')
-                  || setweight(to_tsvector('english', unaccent(r.content)), 'B')
-                  || setweight(to_tsvector('english', unaccent(r.list_name)), 'D'),
-                  r.embedding, decode(r.code, 'base64'), r.bits::bit varying, r.created_at
-             from jsonb_to_recordset(?::jsonb) as r(item_id uuid, passage_no int, owner_id uuid, reader_ids uuid[],
-                  list_id uuid, list_name text, title text, content text, text text, embedding real[], code text, bits text,
-                  created_at timestamptz)`,
-          [JSON.stringify(records)],
-        );
-      }
-      if (words.size > 0) {
-        await trx.raw(
-          `insert into search_words (reader_id, word)
-           select split_part(pair, ' ', 1)::uuid, split_part(pair, ' ', 2) from unnest(?::text[]) as pair
-           on conflict do nothing`,
-          [[...words]],
-        );
-      }
-    });
+    // One statement: the passages written over (or added), the item's passages beyond them removed,
+    // the vocabulary added. Its DELETE sees the table as the statement began, so it never meets a
+    // row the INSERT wrote; a concurrent indexer of the same item finds the rows and updates them.
+    await this.knex.raw(
+      `with fresh as (
+         select * from jsonb_to_recordset(?::jsonb) as r(item_id uuid, passage_no int, owner_id uuid, reader_ids uuid[],
+                list_id uuid, list_name text, title text, content text, text text, embedding real[], code text, bits text,
+                created_at timestamptz)
+       ), written as (
+         insert into search_passages
+           (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_code, embedding_bits, created_at)
+         select r.item_id, r.passage_no, r.owner_id, r.reader_ids, r.list_id, r.list_name, r.title, r.text,
+                setweight(to_tsvector('english', unaccent(r.title)), 'A')
+                || setweight(to_tsvector('english', unaccent(r.content)), 'B')
+                || setweight(to_tsvector('english', unaccent(r.list_name)), 'D'),
+                r.embedding, decode(r.code, 'base64'), r.bits::bit varying, r.created_at
+           from fresh r
+         on conflict (item_id, passage_no) do update set
+           owner_id = excluded.owner_id, reader_ids = excluded.reader_ids, list_id = excluded.list_id,
+           list_name = excluded.list_name, title = excluded.title, text = excluded.text, tsv = excluded.tsv,
+           embedding = excluded.embedding, embedding_code = excluded.embedding_code,
+           embedding_bits = excluded.embedding_bits, created_at = excluded.created_at
+         returning 1
+       ), stale as (
+         delete from search_passages p
+          where p.item_id = any(?::uuid[])
+            and not exists (select 1 from fresh f where f.item_id = p.item_id and f.passage_no = p.passage_no)
+         returning 1
+       ), vocabulary as (
+         insert into search_words (reader_id, word)
+         select split_part(pair, ' ', 1)::uuid, split_part(pair, ' ', 2) from unnest(?::text[]) as pair
+         on conflict do nothing
+         returning 1
+       )
+       select (select count(*) from written) as written, (select count(*) from stale) as removed`,
+      [JSON.stringify(records), docs.map((d) => d.itemId), [...words]],
+    );
   }
 
   /**

@@ -178,6 +178,16 @@ describe.each(backends)('search on %s', (_name, open) => {
     expect(byOldWords.map((h) => h.itemId)).not.toContain(cake.itemId);
   });
 
+  it('keeps only the new passages of a long note cut short, also when two indexers write it at once', async () => {
+    const short = { ...network, body: 'Router moved to the study.' };
+    await Promise.all([index.upsert([short]), index.upsert([short])]);
+    const byOldWords = await index.search({ readerId: alice, text: 'blue-otter-42-harbour guest password', limit: 5, mode: 'keyword' });
+    expect(byOldWords.map((h) => h.itemId)).not.toContain(network.itemId);
+    const [hit] = await index.search({ readerId: alice, text: 'router study', limit: 5, mode: 'keyword' });
+    expect(hit?.itemId).toBe(network.itemId);
+    expect(hit?.passage).toContain('moved to the study');
+  });
+
   it('drops a removed item', async () => {
     expect(await ids(alice, 'travel insurance')).toContain(travelInsurance.itemId);
     await index.remove([travelInsurance.itemId]);
