@@ -38,8 +38,13 @@ try {
     server.once('exit', (code) => reject(new Error(`the service exited (${code}) before search was ready`)));
     createInterface({ input: server.stdout }).on('line', (line) => {
       log += `${line}\n`;
-      const entry = JSON.parse(line);
-      if (entry.msg === 'search is ready') resolve(entry);
+      let entry = null;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        // Not a log entry (a library writing to stdout): kept in the log only.
+      }
+      if (entry?.msg === 'search is ready') resolve(entry);
     });
   });
   const env = process.env;
