@@ -43,6 +43,11 @@ export interface SearchIndex {
   remove(itemIds: string[]): Promise<void>;
   search(q: SearchQuery): Promise<SearchHit[]>;
   clear?(): Promise<void>;
+  /**
+   * While a rebuild after a model change is unfinished, the previous model (null: none any more): searches embed
+   * the query with it too and compare it with the passages it embedded (src/search/query-models.ts).
+   */
+  setPrevious?(embedder: Embedder | null): void | Promise<void>;
 }
 
 /** Turns texts into unit-length vectors of a fixed size. */
