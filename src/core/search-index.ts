@@ -47,7 +47,14 @@ export interface SearchIndex {
    * While a rebuild after a model change is unfinished, the previous model (null: none any more): searches embed
    * the query with it too and compare it with the passages it embedded (src/search/query-models.ts).
    */
-  setPrevious?(embedder: Embedder | null): void | Promise<void>;
+  setPrevious?(previous: PreviousModel | null): void | Promise<void>;
+}
+
+/** The model that embedded the passages a rebuild after a model change has not reached yet. */
+export interface PreviousModel {
+  name: string;
+  /** Null when it cannot run in this process: its passages then have no comparable vector. */
+  embedder: Embedder | null;
 }
 
 /** Turns texts into unit-length vectors of a fixed size. */

@@ -103,10 +103,10 @@ function previousModel(db: Knex, index: SearchIndex, identity: IndexIdentity, lo
   // Only a finished rebuild lets the index drop the old model's vectors; a process that stops just ends the worker.
   const release = async (finished: boolean): Promise<void> => {
     const embedder = held?.embedder;
+    const had = held !== null;
     held = null;
-    if (!embedder) return;
-    if (finished) await index.setPrevious?.(null);
-    await (embedder as { close?(): Promise<void> }).close?.();
+    if (had && finished) await index.setPrevious?.(null);
+    await (embedder as { close?(): Promise<void> } | undefined)?.close?.();
   };
   return {
     release: () => release(false),
@@ -118,8 +118,9 @@ function previousModel(db: Knex, index: SearchIndex, identity: IndexIdentity, lo
       if (!wanted || !index.setPrevious) return;
       const embedder = embedderOf(wanted);
       held = { name: wanted.embedder, embedder };
-      if (embedder) await index.setPrevious(embedder);
-      else log.warn(`the ${wanted.embedder} embedder cannot run here: until the rebuild reaches them, the items it embedded are found by their words only`);
+      await index.setPrevious(held);
+      if (!embedder)
+        log.warn(`the ${wanted.embedder} embedder cannot run here: until the rebuild reaches them, the items it embedded are found by their words only`);
     },
   };
 }

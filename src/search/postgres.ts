@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
+import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { fusionOf, type FusionParams } from './fusion.js';
@@ -141,8 +141,8 @@ export class PostgresSearchIndex implements SearchIndex {
   }
 
   /** Holds (or with null, lets go of) the model of passages a rebuild after a model change has not reached yet. */
-  setPrevious(embedder: Embedder | null): void {
-    this.previous = embedder;
+  setPrevious(previous: PreviousModel | null): void {
+    this.previous = previous?.embedder ?? null;
   }
 
   async remove(itemIds: string[]): Promise<void> {

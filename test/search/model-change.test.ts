@@ -3,11 +3,12 @@
  * compared only with a query vector of the model that made it), a second process started meanwhile does too, and
  * once it is finished only the new model is used. Both backends.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Meilisearch } from 'meilisearch';
 import { pino } from 'pino';
 import { useTestServer } from '../support/server.js';
 import { startMeilisearch, type MeiliServer } from '../support/meili.js';
+import { runCli } from '../support/cli.js';
 import { startBackgroundReindex } from '../../src/jobs/search-reindex.js';
 import { planReindex, rebuildStatus, reindex, type IndexIdentity } from '../../src/search/reindex.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
@@ -16,7 +17,7 @@ import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { USE_LITE } from '../../src/search/embedders/use-lite.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex } from '../../src/core/search-index.js';
+import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex } from '../../src/core/search-index.js';
 import { create_items } from '../../src/operations/create_items.js';
 
 /** Every text gets the same unit vector: two such models of one size would look identical if ever compared. */
@@ -79,8 +80,8 @@ class Gated implements SearchIndex {
   search(q: Parameters<SearchIndex['search']>[0]): Promise<SearchHit[]> {
     return this.inner.search(q);
   }
-  setPrevious(embedder: Embedder | null): void | Promise<void> {
-    return this.inner.setPrevious?.(embedder);
+  setPrevious(previous: PreviousModel | null): void | Promise<void> {
+    return this.inner.setPrevious?.(previous);
   }
 }
 
@@ -95,7 +96,7 @@ interface Backend {
 const identity = (backend: string, e: Embedder): IndexIdentity => ({ backend, embedder: e.name, dimensions: e.dimensions });
 const log = pino({ level: 'silent' });
 
-describe.each(['postgres'])('a model change on %s', (backendName) => {
+describe.each(['postgres', 'meilisearch'])('a model change on %s', (backendName) => {
   const { server, ada } = useTestServer({ env: { EMBEDDINGS: 'none' } });
   let backend: Backend;
   let bike: string;
@@ -147,7 +148,7 @@ describe.each(['postgres'])('a model change on %s', (backendName) => {
     // No word of the query is in any item: only a (meaningless) cross-model cosine could find one.
     expect(await found(after, 'zzz')).toEqual([]);
     // Held as the previous model, a's passages are compared with a's query vector.
-    await after.setPrevious?.(a);
+    await after.setPrevious?.({ name: a.name, embedder: a });
     expect((await found(after, 'zzz')).sort()).toEqual([...order].sort());
   });
 
@@ -155,6 +156,10 @@ describe.each(['postgres'])('a model change on %s', (backendName) => {
     const useLite = new LocalEmbedder(USE_LITE);
     const model = defaultLocalModel();
     const next = new LocalEmbedder(model);
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+    });
     afterAll(async () => {
       await useLite.close();
       await next.close();
@@ -178,23 +183,41 @@ describe.each(['postgres'])('a model change on %s', (backendName) => {
       await planReindex(server.db, identity(backendName, next));
       const gated = new Gated(backend.open(next), 2);
       const one = startBackgroundReindex(server.db, gated, identity(backendName, next), log, { embedderOf, batchSize: first + 1 });
+      // A failed expectation must not leave the rebuild waiting (it holds a connection the server's close waits for).
+      cleanups.push(async () => {
+        gated.release();
+        await one.stop();
+      });
       await gated.waiting;
       expect(await rebuildStatus(server.db)).toMatchObject({ done: first + 1, previous: identity(backendName, useLite) });
+      const status = await runCli(server.dbUrl, ['search', 'reindex', '--status']);
+      expect(status).toMatchObject({ code: 0, stderr: '' });
+      expect(status.stdout).toContain(
+        `Rebuilding with ${backendName} and the ${model.name} embedder (${model.dimensions} dimensions): ${first + 1} of ${order.length} items`,
+      );
+      expect(status.stdout).toContain(`Items not reached yet still have vectors of ${backendName} and the local:use-lite embedder (512 dimensions)`);
 
       const query = (id: string) => (id === bike ? 'bicycle repair' : 'physician appointment');
       expect(await found(gated, query(rebuilt))).toEqual([rebuilt]);
-      expect(await found(gated, query(waiting))).toEqual([waiting]);
+      // Meilisearch has one vector field for every model, and the new model's size (384, USE-lite's 512) dropped
+      // the old vectors: there, items not rebuilt yet are found by their words only.
+      const stillFound = backendName === 'postgres' ? [waiting] : [];
+      expect(await found(gated, query(waiting))).toEqual(stillFound);
       // A second process: the rebuild is the first one's, and it answers from both models too.
       const secondIndex = backend.open(next);
       const two = startBackgroundReindex(server.db, secondIndex, identity(backendName, next), log, { embedderOf });
+      cleanups.push(() => two.stop());
       await two.settled();
-      expect(await found(secondIndex, query(waiting))).toEqual([waiting]);
+      expect(await found(secondIndex, query(waiting))).toEqual(stillFound);
       expect(await found(secondIndex, query(rebuilt))).toEqual([rebuilt]);
       await two.stop();
 
       gated.release();
       await one.settled();
       expect(await rebuildStatus(server.db)).toBeNull();
+      expect((await runCli(server.dbUrl, ['search', 'reindex', '--status'])).stdout).toBe(
+        `The index is built with ${backendName} and the ${model.name} embedder (${model.dimensions} dimensions); no rebuild is under way.\n`,
+      );
       expect(olds[0]!.closed).toBe(true);
       const before = olds[0]!.embedded;
       expect(await found(gated, query(waiting))).toEqual([waiting]);
