@@ -6,7 +6,7 @@ import { allowedTypos, contentWords, correctedText, editDistance, foldWord, chec
 import { fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
-import { modelOf, queryModels, scoresPerModel } from './query-models.js';
+import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel } from './query-models.js';
 
 /** Knobs of the Meilisearch index; defaults are what the benchmark chose. */
 export interface MeiliSearchOptions {
@@ -179,9 +179,8 @@ export class MeiliSearchIndex implements SearchIndex {
       matchingStrategy: 'frequency',
     };
     const previous = this.previous?.embedder?.dimensions === this.embedder?.dimensions ? this.previous!.embedder : null;
-    const models = mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, previous);
     const topic = topicOf(q.text);
-    const vectors = await Promise.all(models.map((m) => m.embedder.embed([topic])));
+    const { models, vectors } = await embedQuery(mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, previous), topic);
     const vector = vectors[0]?.[0] ?? null;
     if (vector) {
       // Meilisearch retrieves candidates with the current model's vector; each is rescored with its own model's below.
@@ -198,7 +197,7 @@ export class MeiliSearchIndex implements SearchIndex {
       // A word no hit matched, even through a typo, is taken as one no indexed text uses (see checkCorrections).
       const unmatched = (word: string) => !matched.some((m) => m.has(word));
       const corrected = correctedText(topic, checkCorrections(typoCorrections(words, matched), unmatched, await knownWords()));
-      if (corrected !== topic) for (const [i, m] of models.entries()) vectors[i]!.push(...(await m.embedder.embed([corrected])));
+      if (corrected !== topic) await addCorrected(models, vectors, corrected);
     }
     // A passage is compared only with the query vectors of the model that made its vector.
     const model = result.hits.map((hit) => modelOf(models, this.embedderOf(hit)));

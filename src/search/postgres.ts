@@ -4,7 +4,7 @@ import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
-import { modelOf, queryModels, scoresPerModel, type QueryModel } from './query-models.js';
+import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel, type QueryModel } from './query-models.js';
 import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, topicOf, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
@@ -159,24 +159,18 @@ export class PostgresSearchIndex implements SearchIndex {
     const mode = this.embedder ? (q.mode ?? 'hybrid') : 'keyword';
     const words = contentWords(q.text);
     if (words.length === 0) return [];
-    const models = mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, this.previous);
+    const wanted = mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, this.previous);
     // The query as typed is embedded (in the models' worker threads) while typos are looked up in the database.
-    const typed = models.length > 0 ? Promise.all(models.map((m) => m.embedder.embed([topicOf(q.text)]))) : null;
+    const typed = wanted.length > 0 ? embedQuery(wanted, topicOf(q.text)) : null;
     typed?.catch(() => undefined);
     const { groups, unknown } =
       mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(q.readerId, words, await knownWords());
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
-    let vectors: Float32Array[][] = [];
-    if (typed) {
-      const corrected = correctedText(topicOf(q.text), groups);
-      vectors = await typed;
-      if (corrected !== topicOf(q.text)) {
-        const fixed = await Promise.all(models.map((m) => m.embedder.embed([corrected])));
-        vectors = vectors.map((v, i) => [...v, ...fixed[i]!]);
-      }
-    }
+    const { models, vectors } = typed ? await typed : { models: [], vectors: [] };
+    const corrected = correctedText(topicOf(q.text), groups);
+    if (models.length > 0 && corrected !== topicOf(q.text)) await addCorrected(models, vectors, corrected);
     const rows = await this.candidates(q, mode, groups, unknown, models, vectors);
     return bestPerItem(rows, mode, models, this.fusion).slice(0, q.limit);
   }

@@ -41,3 +41,20 @@ export function scoresPerModel(
   const scored = fusions.map((f) => fusedScores(evidence, mode, f));
   return evidence.map((_, i) => scored[Math.max(0, model[i] ?? -1)]![i]!);
 }
+
+/**
+ * The query embedded by each model, in order. The current model's failure fails the search, as it always did; a
+ * previous model that fails (its files went missing, its worker died) is left out, so its passages compete on
+ * their words only instead of every search failing.
+ */
+export async function embedQuery(models: QueryModel[], text: string): Promise<{ models: QueryModel[]; vectors: Float32Array[][] }> {
+  const vectors = await Promise.all(models.map((m, i) => (i === 0 ? m.embedder.embed([text]) : m.embedder.embed([text]).catch(() => null))));
+  const kept = models.map((m, i) => ({ m, v: vectors[i] })).filter((x): x is { m: QueryModel; v: Float32Array[] } => x.v !== null);
+  return { models: kept.map((x) => x.m), vectors: kept.map((x) => x.v) };
+}
+
+/** Adds the query as corrected to each model's vectors (a previous model that fails keeps the typed one only). */
+export async function addCorrected(models: QueryModel[], vectors: Float32Array[][], text: string): Promise<void> {
+  const fixed = await Promise.all(models.map((m, i) => (i === 0 ? m.embedder.embed([text]) : m.embedder.embed([text]).catch(() => []))));
+  fixed.forEach((f, i) => vectors[i]!.push(...f));
+}

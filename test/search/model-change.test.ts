@@ -150,6 +150,11 @@ describe.each(['postgres', 'meilisearch'])('a model change on %s', (backendName)
     // Held as the previous model, a's passages are compared with a's query vector.
     await after.setPrevious?.({ name: a.name, embedder: a });
     expect((await found(after, 'zzz')).sort()).toEqual([...order].sort());
+    // A previous model that fails leaves its passages to their words; searches still answer.
+    const broken: Embedder = { name: a.name, dimensions: 8, embed: () => Promise.reject(new Error('the model files are gone')) };
+    await after.setPrevious?.({ name: a.name, embedder: broken });
+    expect(await found(after, 'zzz')).toEqual([]);
+    expect(await found(after, 'fix the bike')).toEqual([bike]);
   });
 
   describe('with real models (USE-lite, then the default model)', () => {
