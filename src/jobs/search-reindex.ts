@@ -112,7 +112,8 @@ function previousModel(db: Knex, index: SearchIndex, identity: IndexIdentity, lo
     release: () => release(false),
     async follow(): Promise<void> {
       const status = await rebuildStatus(db);
-      const wanted = status?.previous && status.previous.embedder !== identity.embedder ? status.previous : null;
+      // Only a process that embeds queries has use for the previous model.
+      const wanted = status?.previous && identity.dimensions > 0 && status.previous.embedder !== identity.embedder ? status.previous : null;
       if (held && held.name === wanted?.embedder) return;
       await release(true);
       if (!wanted || !index.setPrevious) return;
