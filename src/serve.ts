@@ -84,7 +84,7 @@ export async function serve(options: { onStop?: () => Promise<void> } = {}): Pro
     (err: unknown) => log.error({ err }, 'the search embedder failed to load; searches and indexing will retry it'),
   );
   // Items saved before search indexed them, or an index built with another backend or embedder: rebuilt meanwhile.
-  const rebuild = startBackgroundReindex(database.db, search.index, search.identity, log);
+  const rebuild = startBackgroundReindex(database.db, search.index, search.identity, log, { embedderOf: search.embedderOf });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -43,6 +43,18 @@ export interface SearchIndex {
   remove(itemIds: string[]): Promise<void>;
   search(q: SearchQuery): Promise<SearchHit[]>;
   clear?(): Promise<void>;
+  /**
+   * While a rebuild after a model change is unfinished, the previous model (null: none any more): searches embed
+   * the query with it too and compare it with the passages it embedded (src/search/query-models.ts).
+   */
+  setPrevious?(previous: PreviousModel | null): void | Promise<void>;
+}
+
+/** The model that embedded the passages a rebuild after a model change has not reached yet. */
+export interface PreviousModel {
+  name: string;
+  /** Null when it cannot run in this process: its passages then have no comparable vector. */
+  embedder: Embedder | null;
 }
 
 /** Turns texts into unit-length vectors of a fixed size. */

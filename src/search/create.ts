@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { SearchConfig } from '../core/config.js';
 import type { Embedder, SearchIndex } from '../core/search-index.js';
-import { createEmbedder } from './embedders/index.js';
+import { createEmbedder, localEmbedderNamed } from './embedders/index.js';
 import { LocalEmbedder } from './embedders/local.js';
 import { PostgresSearchIndex } from './postgres.js';
 import { MeiliSearchIndex } from './meili.js';
@@ -19,6 +19,8 @@ export interface Search {
   warmUp(): Promise<void>;
   /** Stops the local model's worker thread, busy or not (a later call starts it again). */
   close(): Promise<void>;
+  /** Builds the embedder an earlier index was built with, when it is a local model that can run here; else null. */
+  embedderOf(identity: IndexIdentity): Embedder | null;
 }
 
 /**
@@ -44,6 +46,10 @@ export async function createSearch(config: SearchConfig, db: Knex): Promise<Sear
     },
     close: async () => {
       if (embedder instanceof LocalEmbedder) await embedder.close();
+    },
+    embedderOf: (identity) => {
+      const found = localEmbedderNamed(identity.embedder);
+      return found?.dimensions === identity.dimensions ? found : null;
     },
   };
 }

@@ -1,11 +1,12 @@
 import type { Meilisearch, SearchParams, Task } from 'meilisearch';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
+import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
 import { allowedTypos, contentWords, correctedText, editDistance, foldWord, checkCorrections, topicOf } from './query-words.js';
-import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
+import { fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
+import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel } from './query-models.js';
 
 /** Knobs of the Meilisearch index; defaults are what the benchmark chose. */
 export interface MeiliSearchOptions {
@@ -32,6 +33,8 @@ interface PassageDocument {
   text: string;
   /** Epoch milliseconds: Meilisearch filters numbers, not dates. */
   createdAt: number;
+  /** The embedder that made the vector; absent in documents written before it was recorded (see `embedderOf`). */
+  embedder?: string;
   _vectors?: { default: StoredVector };
 }
 
@@ -60,6 +63,8 @@ export class MeiliSearchIndex implements SearchIndex {
   private readonly fusion: FusionParams;
   private readonly candidatesPerResult: number;
   private setup: Promise<void> | null = null;
+  /** While a rebuild after a model change is unfinished: the model of the passages not rebuilt yet. */
+  private previous: PreviousModel | null = null;
 
   constructor(
     private readonly client: Meilisearch,
@@ -96,7 +101,7 @@ export class MeiliSearchIndex implements SearchIndex {
       content: passage.content,
       text: passage.text,
       createdAt: doc.createdAt.getTime(),
-      ...(vectors ? { _vectors: { [EMBEDDER]: Array.from(vectors[i]!) } } : {}),
+      ...(vectors ? { embedder: this.embedder!.name, _vectors: { [EMBEDDER]: Array.from(vectors[i]!) } } : {}),
     }));
     const index = this.client.index<PassageDocument>(this.uid);
     // An edited item may now have fewer passages; tasks of one index run in order, so the delete lands first.
@@ -111,17 +116,32 @@ export class MeiliSearchIndex implements SearchIndex {
     for (let offset = 0; ; offset += page) {
       const result = await this.client.index<PassageDocument>(this.uid).getDocuments({
         filter: itemFilter(itemIds),
-        fields: ['itemId', 'listName', 'title', 'text'],
+        fields: ['itemId', 'listName', 'title', 'text', 'embedder'],
         retrieveVectors: true,
         limit: page,
         offset,
       });
       for (const hit of result.results) {
         const vector = storedVector((hit as Partial<PassageDocument>)._vectors?.[EMBEDDER]);
-        if (vector && vector.length === dimensions) stored.set(vectorKey(hit.itemId, hit.listName, hit.title, hit.text), vector);
+        if (vector && vector.length === dimensions && this.embedderOf(hit) === this.embedder?.name)
+          stored.set(vectorKey(hit.itemId, hit.listName, hit.title, hit.text), vector);
       }
       if (result.results.length < page) return stored;
     }
+  }
+
+  /**
+   * Holds (or with null, lets go of) the model of passages a rebuild after a model change has not reached yet. One
+   * vector field serves every model here, so only a previous model of the current one's size still has vectors
+   * (a change of size drops them): its passages are compared with its own query vector, never with the current one's.
+   */
+  setPrevious(previous: PreviousModel | null): void {
+    this.previous = previous;
+  }
+
+  /** Who made a document's vector: as recorded, else (written before it was) the model the index held then. */
+  private embedderOf(doc: { embedder?: string }): string | undefined {
+    return doc.embedder ?? this.previous?.name ?? this.embedder?.name;
   }
 
   async remove(itemIds: string[]): Promise<void> {
@@ -153,15 +173,18 @@ export class MeiliSearchIndex implements SearchIndex {
       // Rescoring reorders, so fetch more than asked and cut after.
       limit: Math.max(30, q.limit * this.candidatesPerResult),
       distinct: 'itemId',
-      attributesToRetrieve: ['itemId', 'text'],
+      attributesToRetrieve: ['itemId', 'text', 'embedder'],
       showMatchesPosition: true,
       // Drop the commonest query words first when not all of them match, rather than the last ones typed.
       matchingStrategy: 'frequency',
     };
-    let vector: Float32Array | null = null;
-    if (mode !== 'keyword' && this.embedder) {
-      vector = (await this.embedder.embed([topicOf(q.text)]))[0] ?? null;
-      params.vector = vector ? Array.from(vector) : undefined;
+    const previous = this.previous?.embedder?.dimensions === this.embedder?.dimensions ? this.previous!.embedder : null;
+    const topic = topicOf(q.text);
+    const { models, vectors } = await embedQuery(mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, previous), topic);
+    const vector = vectors[0]?.[0] ?? null;
+    if (vector) {
+      // Meilisearch retrieves candidates with the current model's vector; each is rescored with its own model's below.
+      params.vector = Array.from(vector);
       params.retrieveVectors = true;
       params.hybrid = { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : this.semanticRatio };
     }
@@ -170,20 +193,21 @@ export class MeiliSearchIndex implements SearchIndex {
     const matched = result.hits.map((hit) => matchedWords(hit.text, hit._matchesPosition?.text ?? [], words));
     // As in Postgres: the vector of a misspelt word is noise, so when Meilisearch matched a query word only through a
     // typo, the query is embedded again as corrected and each passage keeps the better of the two cosines.
-    const vectors = vector ? [vector] : [];
     if (vector && mode === 'hybrid') {
       // A word no hit matched, even through a typo, is taken as one no indexed text uses (see checkCorrections).
       const unmatched = (word: string) => !matched.some((m) => m.has(word));
-      const topic = topicOf(q.text);
       const corrected = correctedText(topic, checkCorrections(typoCorrections(words, matched), unmatched, await knownWords()));
-      if (corrected !== topic) vectors.push(...(await this.embedder!.embed([corrected])));
+      if (corrected !== topic) await addCorrected(models, vectors, corrected);
     }
+    // A passage is compared only with the query vectors of the model that made its vector.
+    const model = result.hits.map((hit) => modelOf(models, this.embedderOf(hit)));
     const evidence = result.hits.map((hit, i) => {
-      const stored = vectors.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;
-      const cosine = stored ? Math.max(...vectors.map((v) => dot(v, stored))) : null;
+      const own = model[i]! >= 0 ? vectors[model[i]!]! : [];
+      const stored = own.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;
+      const cosine = stored && stored.length === own[0]!.length ? Math.max(...own.map((v) => dot(v, stored))) : null;
       return { cosine, keyword: matched[i]!.size / words.length, rank: 0 };
     });
-    const scores = fusedScores(evidence, mode, this.fusion);
+    const scores = scoresPerModel(evidence, model, mode, models, this.fusion);
     const hits: SearchHit[] = [];
     result.hits.forEach((hit, i) => {
       const score = scores[i]!;

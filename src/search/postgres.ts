@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import type { Embedder, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
+import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages, type Passage } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
-import { fusedScores, fusionOf, type FusionParams } from './fusion.js';
+import { fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
+import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel, type QueryModel } from './query-models.js';
 import { allowedTypos, contentWords, correctedText, editDistance, checkCorrections, topicOf, vocabularyWords } from './query-words.js';
 import { dotWithCode, encodeVector } from './vector-codes.js';
 
@@ -28,6 +29,8 @@ interface CandidateRow {
   /** Computed in SQL only for passages without a code (indexed before codes existed). */
   cosine: number | null;
   code: Buffer | null;
+  /** The embedder that made the passage's vector. */
+  embedder: string | null;
 }
 
 /**
@@ -51,6 +54,8 @@ export class PostgresSearchIndex implements SearchIndex {
   private readonly fusion: FusionParams;
   private readonly semanticCandidates: number;
   private readonly keywordCandidates: number;
+  /** While a rebuild after a model change is unfinished: the model of the passages not rebuilt yet. */
+  private previous: Embedder | null = null;
 
   constructor(
     private readonly knex: Knex,
@@ -80,6 +85,7 @@ export class PostgresSearchIndex implements SearchIndex {
         content: passage.content,
         text: passage.text,
         embedding: vector ? Array.from(vector) : null,
+        embedder: vector ? this.embedder!.name : null,
         code: vector ? encodeVector(vector).toString('base64') : null,
         bits: vector ? signBits(vector) : null,
         created_at: doc.createdAt.toISOString(),
@@ -95,21 +101,21 @@ export class PostgresSearchIndex implements SearchIndex {
     await this.knex.raw(
       `with fresh as (
          select * from jsonb_to_recordset(?::jsonb) as r(item_id uuid, passage_no int, owner_id uuid, reader_ids uuid[],
-                list_id uuid, list_name text, title text, content text, text text, embedding real[], code text, bits text,
+                list_id uuid, list_name text, title text, content text, text text, embedding real[], embedder text, code text, bits text,
                 created_at timestamptz)
        ), written as (
          insert into search_passages
-           (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedding_code, embedding_bits, created_at)
+           (item_id, passage_no, owner_id, reader_ids, list_id, list_name, title, text, tsv, embedding, embedder, embedding_code, embedding_bits, created_at)
          select r.item_id, r.passage_no, r.owner_id, r.reader_ids, r.list_id, r.list_name, r.title, r.text,
                 setweight(to_tsvector('english', unaccent(r.title)), 'A')
                 || setweight(to_tsvector('english', unaccent(r.content)), 'B')
                 || setweight(to_tsvector('english', unaccent(r.list_name)), 'D'),
-                r.embedding, decode(r.code, 'base64'), r.bits::bit varying, r.created_at
+                r.embedding, r.embedder, decode(r.code, 'base64'), r.bits::bit varying, r.created_at
            from fresh r
          on conflict (item_id, passage_no) do update set
            owner_id = excluded.owner_id, reader_ids = excluded.reader_ids, list_id = excluded.list_id,
            list_name = excluded.list_name, title = excluded.title, text = excluded.text, tsv = excluded.tsv,
-           embedding = excluded.embedding, embedding_code = excluded.embedding_code,
+           embedding = excluded.embedding, embedder = excluded.embedder, embedding_code = excluded.embedding_code,
            embedding_bits = excluded.embedding_bits, created_at = excluded.created_at
          returning 1
        ), stale as (
@@ -137,12 +143,17 @@ export class PostgresSearchIndex implements SearchIndex {
     if (reuse) {
       const result = await this.knex.raw<{ rows: { item_id: string; list_name: string; title: string; text: string; embedding: number[] }[] }>(
         `select item_id, list_name, title, text, embedding from search_passages
-          where item_id = any(?::uuid[]) and embedding is not null and cardinality(embedding) = ?`,
-        [[...new Set(rows.map((r) => r.doc.itemId))], embedder.dimensions],
+          where item_id = any(?::uuid[]) and embedding is not null and embedder = ?`,
+        [[...new Set(rows.map((r) => r.doc.itemId))], embedder.name],
       );
       for (const r of result.rows) stored.set(vectorKey(r.item_id, r.list_name, r.title, r.text), Float32Array.from(r.embedding));
     }
     return reuseOrEmbed(embedder, rows, stored);
+  }
+
+  /** Holds (or with null, lets go of) the model of passages a rebuild after a model change has not reached yet. */
+  setPrevious(previous: PreviousModel | null): void {
+    this.previous = previous?.embedder ?? null;
   }
 
   async remove(itemIds: string[]): Promise<void> {
@@ -159,21 +170,20 @@ export class PostgresSearchIndex implements SearchIndex {
     const mode = this.embedder ? (q.mode ?? 'hybrid') : 'keyword';
     const words = contentWords(q.text);
     if (words.length === 0) return [];
-    // The query as typed is embedded (in the model's worker thread) while typos are looked up in the database.
-    const typed = mode !== 'keyword' && this.embedder ? this.embedder.embed([topicOf(q.text)]) : null;
+    const wanted = mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, this.previous);
+    // The query as typed is embedded (in the models' worker threads) while typos are looked up in the database.
+    const typed = wanted.length > 0 ? embedQuery(wanted, topicOf(q.text)) : null;
     typed?.catch(() => undefined);
     const { groups, unknown } =
       mode === 'semantic' ? { groups: words.map((w) => [w]), unknown: new Set<string>() } : await this.correctTypos(q.readerId, words, await knownWords());
     // The vector of a misspelt word is noise, but a "correction" of a real word is wrong (planet -> plant): like the
     // keyword side, which ORs a word with its corrections, hybrid search scores a passage against the query as
     // typed and as corrected and keeps the better cosine.
-    let vectors: Float32Array[] = [];
-    if (typed && this.embedder) {
-      const corrected = correctedText(topicOf(q.text), groups);
-      vectors = corrected === topicOf(q.text) ? await typed : [...(await typed), ...(await this.embedder.embed([corrected]))];
-    }
-    const rows = await this.candidates(q, mode, groups, unknown, vectors);
-    return bestPerItem(rows, mode, this.fusion).slice(0, q.limit);
+    const { models, vectors } = typed ? await typed : { models: [], vectors: [] };
+    const corrected = correctedText(topicOf(q.text), groups);
+    if (models.length > 0 && corrected !== topicOf(q.text)) await addCorrected(models, vectors, corrected);
+    const rows = await this.candidates(q, mode, groups, unknown, models, vectors);
+    return bestPerItem(rows, mode, models, this.fusion).slice(0, q.limit);
   }
 
   /**
@@ -212,7 +222,8 @@ export class PostgresSearchIndex implements SearchIndex {
     mode: 'hybrid' | 'keyword' | 'semantic',
     groups: string[][],
     unknown: Set<string>,
-    vectors: Float32Array[],
+    models: QueryModel[],
+    vectors: Float32Array[][],
   ): Promise<CandidateRow[]> {
     // websearch syntax ORs the alternatives of one word; each group is one content word of the query.
     const groupQueries = groups.map((alts) => alts.map(quoteWord).join(' or '));
@@ -233,13 +244,23 @@ export class PostgresSearchIndex implements SearchIndex {
                      order by word_similarity(:plain, title) desc limit 20)`);
       }
     }
-    if (vectors.length > 0) {
+    // One shortlist per model, of the passages that model embedded: a vector is only ever compared with its own model's.
+    const perModel: Record<string, unknown> = {};
+    models.forEach((m, i) => {
       legs.push(`(select item_id, passage_no from search_passages
-                   where ${scope} and embedding_bits is not null and bit_length(embedding_bits) = :dimensions
-                   order by least(bit_count(embedding_bits # :bits::bit varying),
-                                  coalesce(bit_count(embedding_bits # :bits2::bit varying), 1 << 30))
+                   where ${scope} and embedder = :embedder${i} and embedding_bits is not null and bit_length(embedding_bits) = :dimensions${i}
+                   order by least(bit_count(embedding_bits # :bits${i}::bit varying),
+                                  coalesce(bit_count(embedding_bits # :corrected${i}::bit varying), 1 << 30))
                    limit :semanticCandidates)`);
-    }
+      const [typed, corrected] = vectors[i]!;
+      Object.assign(perModel, {
+        [`embedder${i}`]: m.embedder.name,
+        [`dimensions${i}`]: m.embedder.dimensions,
+        [`bits${i}`]: signBits(typed!),
+        [`corrected${i}`]: corrected ? signBits(corrected) : null,
+      });
+    });
+    const [vector, vector2] = vectors[0] ?? [];
     const sql = `
       with q as (select websearch_to_tsquery('english', unaccent(:anyWord)) as any_word),
       terms as (
@@ -248,12 +269,12 @@ export class PostgresSearchIndex implements SearchIndex {
          where numnode(websearch_to_tsquery('english', unaccent(g))) > 0
       ),
       cand as (${legs.join(' union ')})
-      select p.item_id, p.passage_no, p.text,
+      select p.item_id, p.passage_no, p.text, p.embedder,
              coalesce((select count(*) filter (where p.tsv @@ t.tsq)::float8 / nullif(count(*), 0) from terms t), 0) as keyword,
              ts_rank(p.tsv, q.any_word) as rank,
              case when :vector::real[] is null then null else p.embedding_code end as code,
              case when :vector::real[] is null or p.embedding_code is not null or p.embedding is null
-                       or cardinality(p.embedding) <> :dimensions then null
+                       or p.embedder is distinct from :model then null
                   else (select greatest(sum(a * b), coalesce(sum(a * c), -1))
                           from unnest(p.embedding, :vector::real[], :vector2::real[]) as v(a, b, c)) end as cosine
         from cand join search_passages p using (item_id, passage_no), q`;
@@ -264,17 +285,17 @@ export class PostgresSearchIndex implements SearchIndex {
       anyWord,
       groups: groupQueries,
       plain: groups.map((g) => g[0]).join(' '),
-      bits: vectors[0] ? signBits(vectors[0]) : null,
-      bits2: vectors[1] ? signBits(vectors[1]) : null,
-      vector: vectors[0] ? Array.from(vectors[0]) : null,
-      vector2: vectors[1] ? Array.from(vectors[1]) : null,
-      // Passages embedded by another model (before a reindex) have vectors of another size: they compete on keywords only.
-      dimensions: vectors[0]?.length ?? 0,
+      ...perModel,
+      vector: vector ? Array.from(vector) : null,
+      vector2: vector2 ? Array.from(vector2) : null,
+      // Rows without a code (indexed before codes existed) are reranked in SQL, with the current model's vectors only.
+      model: models[0]?.embedder.name ?? null,
       keywordCandidates: this.keywordCandidates,
       semanticCandidates: this.semanticCandidates,
     });
     for (const row of result.rows) {
-      if (row.code && vectors.length > 0) row.cosine = bestCosine(row.code, vectors);
+      const model = modelOf(models, row.embedder);
+      if (row.code) row.cosine = model >= 0 ? bestCosine(row.code, vectors[model]!) : null;
     }
     return result.rows;
   }
@@ -302,12 +323,14 @@ function quoteWord(word: string): string {
   return `"${word.replace(/"/g, '')}"`;
 }
 
-/** Scores every candidate passage, keeps the best passage per item and drops what is below the floor. */
-function bestPerItem(rows: CandidateRow[], mode: 'hybrid' | 'keyword' | 'semantic', fusion: FusionParams): SearchHit[] {
+/** Scores every candidate passage (with its own model's fusion), keeps the best passage per item and drops what is below the floor. */
+function bestPerItem(rows: CandidateRow[], mode: 'hybrid' | 'keyword' | 'semantic', models: QueryModel[], fusion: FusionParams): SearchHit[] {
   const best = new Map<string, SearchHit>();
-  const scores = fusedScores(
+  const scores = scoresPerModel(
     rows.map((row) => ({ cosine: row.cosine, keyword: Number(row.keyword), rank: row.rank })),
+    rows.map((row) => (row.cosine === null ? -1 : modelOf(models, row.embedder))),
     mode,
+    models,
     fusion,
   );
   for (const [i, row] of rows.entries()) {

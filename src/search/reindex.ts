@@ -24,6 +24,8 @@ interface Checkpoint {
   done: number;
   identity: IndexIdentity;
   startedAt: string;
+  /** A rebuild after a model change: what built the index before, whose vectors the items not done yet still hold. */
+  previous?: IndexIdentity;
 }
 
 export interface ReindexProgress {
@@ -72,7 +74,8 @@ export async function planReindex(db: Knex, identity: IndexIdentity): Promise<st
     if (stored && sameIdentity(stored, identity)) return null;
     await saveState(trx, IDENTITY_KEY, identity);
     if (!(await trx('items').first('id'))) return null;
-    await saveState(trx, FULL, { afterId: null, done: 0, identity, startedAt: new Date().toISOString() } satisfies Checkpoint);
+    const previous = stored && stored.backend === identity.backend && stored.dimensions > 0 ? { previous: stored } : {};
+    await saveState(trx, FULL, { afterId: null, done: 0, identity, startedAt: new Date().toISOString(), ...previous } satisfies Checkpoint);
     return stored ? `the index was built with ${describe(stored)} and this process uses ${describe(identity)}` : 'items were saved before search indexed them';
   });
 }
@@ -110,7 +113,8 @@ export async function reindex(db: Knex, index: SearchIndex, identity: IndexIdent
 
 async function run(db: Knex, index: SearchIndex, identity: IndexIdentity, key: string, options: ReindexOptions): Promise<ReindexProgress> {
   const batchSize = options.batchSize ?? 200;
-  let checkpoint = options.restart ? null : await readState<Checkpoint>(db, key);
+  const saved = await readState<Checkpoint>(db, key);
+  let checkpoint = options.restart ? null : saved;
   // A checkpoint from a run with another embedder is useless: its vectors do not mix with ours.
   if (checkpoint && !sameIdentity(checkpoint.identity, identity)) checkpoint = null;
   if (!checkpoint) {
@@ -118,7 +122,9 @@ async function run(db: Knex, index: SearchIndex, identity: IndexIdentity, key: s
       if (!index.clear) throw new Error(`The ${index.name} index cannot be cleared.`);
       await index.clear();
     }
-    checkpoint = { afterId: null, done: 0, identity, startedAt: new Date().toISOString() };
+    // Starting over keeps what the items not done yet were embedded with (searches still compare them with it).
+    const previous = saved?.previous && sameIdentity(saved.identity, identity) && !options.clear ? { previous: saved.previous } : {};
+    checkpoint = { afterId: null, done: 0, identity, startedAt: new Date().toISOString(), ...previous };
     await saveState(db, key, checkpoint);
   }
   const scope = (q: Knex.QueryBuilder) => (options.ownerId ? q.where('owner_id', options.ownerId) : q);
@@ -158,6 +164,26 @@ async function withLock<T>(db: Knex, key: string, work: () => Promise<T>): Promi
   } finally {
     await db.client.releaseConnection(conn);
   }
+}
+
+/** The rebuild of all accounts, if one is unfinished: what it builds with, how far it got, what built the index before. */
+export interface RebuildStatus {
+  identity: IndexIdentity;
+  previous: IndexIdentity | null;
+  done: number;
+  /** Items left after the last finished batch. */
+  remaining: number;
+  startedAt: string;
+  updatedAt: string;
+}
+
+/** The unfinished rebuild of all accounts, or null (search_state, as saved after each batch). */
+export async function rebuildStatus(db: Knex): Promise<RebuildStatus | null> {
+  const row = (await db('search_state').where({ key: FULL }).first('value', 'updated_at')) as { value: Checkpoint; updated_at: Date } | undefined;
+  if (!row) return null;
+  const { afterId, done, identity, startedAt, previous } = row.value;
+  const remaining = Number(((await db('items').modify(after, afterId).count({ n: '*' }).first()) as { n: string }).n);
+  return { identity, previous: previous ?? null, done, remaining, startedAt, updatedAt: new Date(row.updated_at).toISOString() };
 }
 
 function after(q: Knex.QueryBuilder, afterId: string | null): void {

@@ -30,3 +30,14 @@ export function defaultLocalModel(): LocalModel {
   const [first] = onnxCatalogue();
   return (first && onnxModel(first)) || USE_LITE;
 }
+
+/**
+ * The local model of this name (`local:<id>`), if it can run here: USE-lite, or a catalogue model whose files are in
+ * models/<id>/; null otherwise (files gone, or another kind of embedder, whose settings are not kept).
+ */
+export function localEmbedderNamed(name: string): LocalEmbedder | null {
+  if (name === USE_LITE.name) return new LocalEmbedder(USE_LITE);
+  const spec = onnxCatalogue().find((s) => `local:${s.id}` === name);
+  const model = spec ? onnxModel(spec) : null;
+  return model ? new LocalEmbedder(model) : null;
+}

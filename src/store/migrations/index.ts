@@ -31,6 +31,7 @@ import * as notifications from './20261127000200_notifications.js';
 import * as talliesInPlace from './20261201000100_tallies_in_place.js';
 import * as connectionGrants from './20261201000200_connection_grants.js';
 import * as calendarFeedCredential from './20261201000300_calendar_feed_credential.js';
+import * as searchVectorEmbedder from './20261202000100_search_vector_embedder.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,6 +72,7 @@ const migrations: [string, Migration][] = [
   ['20261201000100_tallies_in_place', talliesInPlace],
   ['20261201000200_connection_grants', connectionGrants],
   ['20261201000300_calendar_feed_credential', calendarFeedCredential],
+  ['20261202000100_search_vector_embedder', searchVectorEmbedder],
 ];
 
 /** A knex MigrationSource over the static list above. */
