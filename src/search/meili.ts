@@ -178,7 +178,8 @@ export class MeiliSearchIndex implements SearchIndex {
       // Drop the commonest query words first when not all of them match, rather than the last ones typed.
       matchingStrategy: 'frequency',
     };
-    const previous = this.previous?.embedder?.dimensions === this.embedder?.dimensions ? this.previous!.embedder : null;
+    const held = this.previous?.embedder ?? null;
+    const previous = held && this.embedder && held.dimensions === this.embedder.dimensions ? held : null;
     const topic = topicOf(q.text);
     const { models, vectors } = await embedQuery(mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, previous), topic);
     const vector = vectors[0]?.[0] ?? null;

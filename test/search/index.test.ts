@@ -251,3 +251,27 @@ describe('keyword-only search on postgres (embedder kind none)', () => {
     expect((await index.search({ readerId: alice, text: 'chimney sweep', limit: 5 })).map((h) => h.itemId)).toEqual([sweep.itemId]);
   });
 });
+
+describe('keyword-only search on meilisearch (embedder kind none)', () => {
+  let server: Awaited<ReturnType<typeof startMeilisearch>>;
+  let index: SearchIndex;
+
+  beforeAll(async () => {
+    server = await startMeilisearch();
+    const client = new Meilisearch({ host: server.url, apiKey: server.apiKey });
+    index = new MeiliSearchIndex(client, null, { indexUid: 'test_keyword_only' });
+    await index.upsert([vehicle, smokeAlarm, travelInsurance, network, sweep, sleep]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('finds exact words and the matching passage, and nothing for nonsense', async () => {
+    const [alarm] = await index.search({ readerId: alice, text: 'smoke alarm', limit: 5 });
+    expect(alarm?.itemId).toBe(smokeAlarm.itemId);
+    const [wifi] = await index.search({ readerId: alice, text: 'wifi password', limit: 5 });
+    expect(wifi?.passage).toContain('blue-otter-42-harbour');
+    expect(await index.search({ readerId: alice, text: 'xqzt blorf', limit: 5 })).toEqual([]);
+  });
+});
