@@ -27,7 +27,7 @@ import { encodeVector } from '../../src/search/vector-codes.js';
 import { migrate } from '../../src/store/db.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded/index.js';
 import { vocabularyWords } from '../../src/search/query-words.js';
-import { MeiliSearchIndex } from '../../src/search/meili.js';
+import { fieldOf, MeiliSearchIndex } from '../../src/search/meili.js';
 import type { SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { startMeilisearch } from '../../test/support/meili.js';
 
@@ -177,6 +177,8 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
   const client = new Meilisearch({ host: server.url, apiKey: server.apiKey });
   const uid = 'search_passages';
   const index = new MeiliSearchIndex(client, embedder, { indexUid: uid });
+  // A first search sets the index up, its model's vector field included, before documents are loaded into it.
+  await index.search({ readerId: 'nobody', text: 'set up', limit: 1 });
   return {
     index,
     async load(rows) {
@@ -195,7 +197,7 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
             content: r.content,
             text: `${r.title}\n${r.content}`,
             createdAt: Date.now() - Math.random() * 700 * 86_400_000,
-            _vectors: { default: r.embedding },
+            _vectors: { [fieldOf(embedder.name)]: r.embedding },
           })),
         )
         .waitTask({ timeout: 1_800_000, interval: 200 });
@@ -213,7 +215,7 @@ async function meiliBackend(embedder: LocalEmbedder): Promise<LatencyBackend> {
         filter: `readerIds = "${reader}"`,
         limit: 10,
         vector: Array.from(vector!),
-        hybrid: { embedder: 'default', semanticRatio: 0.2 },
+        hybrid: { embedder: fieldOf(embedder.name), semanticRatio: 0.2 },
       });
     },
     close: () => server.stop(),

@@ -19,7 +19,7 @@ import type { Embedder, SearchDoc, SearchIndex } from '../../src/core/search-ind
 import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder } from '../../src/search/embedders/local.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
-import { MeiliSearchIndex } from '../../src/search/meili.js';
+import { fieldOf, MeiliSearchIndex } from '../../src/search/meili.js';
 import { fusionOf, type FusionParams } from '../../src/search/fusion.js';
 import { migrate } from '../../src/store/db.js';
 import { startMeilisearch } from '../../test/support/meili.js';
@@ -278,7 +278,7 @@ class MeiliNativeIndex implements SearchIndex {
       showRankingScore: true,
       rankingScoreThreshold: this.threshold,
       vector: Array.from(vector!),
-      hybrid: { embedder: 'default', semanticRatio: 0.5 },
+      hybrid: { embedder: fieldOf(this.embedder.name), semanticRatio: 0.5 },
     });
     return result.hits.map((h) => ({ itemId: String(h.itemId), score: h._rankingScore ?? 0, passage: String(h.text) }));
   }

@@ -1,4 +1,4 @@
-import type { Meilisearch, SearchParams, Task } from 'meilisearch';
+import type { Hit as MeiliHit, Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
@@ -6,7 +6,7 @@ import { allowedTypos, contentWords, correctedText, editDistance, foldWord, chec
 import { fusionOf, type FusionParams } from './fusion.js';
 import { knownWords } from './known-words.js';
 import { dot } from './embedders/vectors.js';
-import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel } from './query-models.js';
+import { addCorrected, embedQuery, modelOf, queryModels, scoresPerModel, type QueryModel } from './query-models.js';
 
 /** Knobs of the Meilisearch index; defaults are what the benchmark chose. */
 export interface MeiliSearchOptions {
@@ -35,20 +35,36 @@ interface PassageDocument {
   createdAt: number;
   /** The embedder that made the vector; absent in documents written before it was recorded (see `embedderOf`). */
   embedder?: string;
-  _vectors?: { default: StoredVector };
+  /**
+   * One vector, in the field of the embedder that made it (`fieldOf`), or in SHARED if written before fields were per
+   * model; null in the index's other fields.
+   */
+  _vectors?: Record<string, StoredVector | null>;
 }
 
 /** A vector as written (bare) or as read back with `retrieveVectors` (`{ embeddings: [...] }`). */
 type StoredVector = number[] | { embeddings: number[][] };
+/** A candidate as Meilisearch returns it. */
+type Hit = MeiliHit<PassageDocument>;
 
-const EMBEDDER = 'default';
+/**
+ * The vector field every model shared before each model had its own: a model change of size dropped its vectors.
+ * Still read (documents written then keep their vectors there) until a finished rebuild leaves it empty and drops it.
+ */
+const SHARED = 'default';
+
+/** The vector field (a Meilisearch embedder) of one model's vectors: one per model, so a model change keeps the old ones. */
+export function fieldOf(model: string): string {
+  return `m_${model.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
 /** Writes wait until Meilisearch has applied them (so a search right after sees them); vector indexing can be slow. */
 const WAIT = { timeout: 120_000, interval: 50 };
 
 /**
  * Hybrid search on Meilisearch: one document per passage in one index, `distinct: itemId` so each item comes back
  * once with its best passage, `readerIds` filtered on every query, vectors computed by our embedder
- * (`userProvided`, the same vectors as the Postgres backend).
+ * (`userProvided`, the same vectors as the Postgres backend), each model's in a vector field of its own: while a rebuild
+ * after a model change is unfinished, the old model's field keeps answering (`fieldOf`, `setPrevious`).
  *
  * Meilisearch's hybrid search (semanticRatio) retrieves the candidates, but its `_rankingScore` cannot carry the
  * floor: keyword and vector hits are scored on different scales (on the labeled set no threshold both kept
@@ -63,8 +79,12 @@ export class MeiliSearchIndex implements SearchIndex {
   private readonly fusion: FusionParams;
   private readonly candidatesPerResult: number;
   private setup: Promise<void> | null = null;
+  /** Settles when this model's vector field is there (see fieldReady). */
+  private adding: Promise<void> | null = null;
   /** While a rebuild after a model change is unfinished: the model of the passages not rebuilt yet. */
   private previous: PreviousModel | null = null;
+  /** The index's vector fields and their sizes, as last read from Meilisearch (another process may drop one). */
+  private fields = new Map<string, number>();
 
   constructor(
     private readonly client: Meilisearch,
@@ -80,6 +100,7 @@ export class MeiliSearchIndex implements SearchIndex {
   async upsert(docs: SearchDoc[], options: { reuseVectors?: boolean } = {}): Promise<void> {
     if (docs.length === 0) return;
     await this.ready();
+    await this.fieldReady();
     const rows = docs.flatMap((doc) => toPassages(doc.title, doc.body, doc.values).map((passage) => ({ doc, passage })));
     const stored =
       this.embedder && options.reuseVectors
@@ -89,24 +110,36 @@ export class MeiliSearchIndex implements SearchIndex {
           )
         : new Map();
     const vectors = this.embedder ? await reuseOrEmbed(this.embedder, rows, stored) : null;
-    const documents: PassageDocument[] = rows.map(({ doc, passage }, i) => ({
-      id: `${doc.itemId}_${passage.no}`,
-      itemId: doc.itemId,
-      passageNo: passage.no,
-      ownerId: doc.ownerId,
-      readerIds: doc.readerIds,
-      listId: doc.listId,
-      listName: doc.listName,
-      title: passage.title,
-      content: passage.content,
-      text: passage.text,
-      createdAt: doc.createdAt.getTime(),
-      ...(vectors ? { embedder: this.embedder!.name, _vectors: { [EMBEDDER]: Array.from(vectors[i]!) } } : {}),
-    }));
+    const current = this.embedder ? fieldOf(this.embedder.name) : null;
     const index = this.client.index<PassageDocument>(this.uid);
-    // An edited item may now have fewer passages; tasks of one index run in order, so the delete lands first.
-    await index.deleteDocuments({ filter: itemFilter(docs.map((d) => d.itemId)) });
-    if (documents.length > 0) succeeded(await index.addDocuments(documents).waitTask(WAIT));
+    for (let attempt = 0; ; attempt++) {
+      // Meilisearch wants every vector field accounted for: the other models' fields get no vector.
+      const none = Object.fromEntries([...this.fields.keys()].filter((f) => f !== current).map((f) => [f, null]));
+      const documents: PassageDocument[] = rows.map(({ doc, passage }, i) => ({
+        id: `${doc.itemId}_${passage.no}`,
+        itemId: doc.itemId,
+        passageNo: passage.no,
+        ownerId: doc.ownerId,
+        readerIds: doc.readerIds,
+        listId: doc.listId,
+        listName: doc.listName,
+        title: passage.title,
+        content: passage.content,
+        text: passage.text,
+        createdAt: doc.createdAt.getTime(),
+        ...(vectors ? { embedder: this.embedder!.name } : {}),
+        _vectors: { ...none, ...(vectors ? { [current!]: Array.from(vectors[i]!) } : {}) },
+      }));
+      // An edited item may now have fewer passages; tasks of one index run in order, so the delete lands first.
+      await index.deleteDocuments({ filter: itemFilter(docs.map((d) => d.itemId)) });
+      if (documents.length === 0) return;
+      const added = await index.addDocuments(documents).waitTask(WAIT);
+      if (added.status === 'succeeded') return;
+      // Another process may have added a model's field since this one read them (see addField): read and write again.
+      const known = [...this.fields.keys()].join();
+      await this.readFields();
+      if (attempt > 0 || [...this.fields.keys()].join() === known) succeeded(added);
+    }
   }
 
   /** The vectors the index holds for these items' passages, by vectorKey (see reuseOrEmbed). */
@@ -122,7 +155,7 @@ export class MeiliSearchIndex implements SearchIndex {
         offset,
       });
       for (const hit of result.results) {
-        const vector = storedVector((hit as Partial<PassageDocument>)._vectors?.[EMBEDDER]);
+        const vector = this.vectorOf(hit as Partial<PassageDocument>);
         if (vector && vector.length === dimensions && this.embedderOf(hit) === this.embedder?.name)
           stored.set(vectorKey(hit.itemId, hit.listName, hit.title, hit.text), vector);
       }
@@ -131,17 +164,51 @@ export class MeiliSearchIndex implements SearchIndex {
   }
 
   /**
-   * Holds (or with null, lets go of) the model of passages a rebuild after a model change has not reached yet. One
-   * vector field serves every model here, so only a previous model of the current one's size still has vectors
-   * (a change of size drops them): its passages are compared with its own query vector, never with the current one's.
+   * Holds the model of passages a rebuild after a model change has not reached yet: its passages are compared with its
+   * own query vector, never with the current one's. With null (the rebuild is finished, so every passage has the
+   * current model's vector), drops the other models' vector fields.
    */
-  setPrevious(previous: PreviousModel | null): void {
+  async setPrevious(previous: PreviousModel | null): Promise<void> {
     this.previous = previous;
+    if (previous) return;
+    await this.ready();
+    const current = this.embedder ? fieldOf(this.embedder.name) : null;
+    const stale = [...this.fields.keys()].filter((field) => field !== current);
+    if (stale.length === 0) return;
+    succeeded(
+      await this.client
+        .index(this.uid)
+        .updateEmbedders(Object.fromEntries(stale.map((field) => [field, null])))
+        .waitTask(WAIT),
+    );
+    await this.readFields();
   }
 
   /** Who made a document's vector: as recorded, else (written before it was) the model the index held then. */
   private embedderOf(doc: { embedder?: string }): string | undefined {
     return doc.embedder ?? this.previous?.name ?? this.embedder?.name;
+  }
+
+  /** A document's vector: in its model's field, or in SHARED if it was written before fields were per model. */
+  private vectorOf(doc: Partial<PassageDocument>): Float32Array | null {
+    const model = this.embedderOf(doc);
+    // A field a document has no vector in reads back as `{ embeddings: [] }`.
+    return (model ? storedVector(doc._vectors?.[fieldOf(model)]) : null) ?? storedVector(doc._vectors?.[SHARED]);
+  }
+
+  /**
+   * The vector searches of a query: each vector field the index has, with the query vector of the model whose
+   * vectors it holds (SHARED: a model of its size, the previous one first, as it was written before the current one).
+   */
+  private vectorSearches(models: QueryModel[], vectors: Float32Array[][]): { field: string; vector: number[] }[] {
+    const searches: { field: string; vector: number[] }[] = [];
+    for (const [field, dimensions] of this.fields) {
+      let model = models.findIndex((m) => fieldOf(m.embedder.name) === field);
+      if (field === SHARED) model = [...models.keys()].reverse().find((i) => models[i]!.embedder.dimensions === dimensions) ?? -1;
+      const vector = model >= 0 ? vectors[model]?.[0] : undefined;
+      if (vector && vector.length === dimensions) searches.push({ field, vector: Array.from(vector) });
+    }
+    return searches;
   }
 
   async remove(itemIds: string[]): Promise<void> {
@@ -173,25 +240,20 @@ export class MeiliSearchIndex implements SearchIndex {
       // Rescoring reorders, so fetch more than asked and cut after.
       limit: Math.max(30, q.limit * this.candidatesPerResult),
       distinct: 'itemId',
-      attributesToRetrieve: ['itemId', 'text', 'embedder'],
+      attributesToRetrieve: ['id', 'itemId', 'text', 'embedder'],
       showMatchesPosition: true,
       // Drop the commonest query words first when not all of them match, rather than the last ones typed.
       matchingStrategy: 'frequency',
     };
-    const held = this.previous?.embedder ?? null;
-    const previous = held && this.embedder && held.dimensions === this.embedder.dimensions ? held : null;
     const topic = topicOf(q.text);
-    const { models, vectors } = await embedQuery(mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, previous), topic);
+    const { models, vectors } = await embedQuery(mode === 'keyword' ? [] : queryModels(this.embedder, this.fusion, this.previous?.embedder ?? null), topic);
     const vector = vectors[0]?.[0] ?? null;
-    if (vector) {
-      // Meilisearch retrieves candidates with the current model's vector; each is rescored with its own model's below.
-      params.vector = Array.from(vector);
-      params.retrieveVectors = true;
-      params.hybrid = { embedder: EMBEDDER, semanticRatio: mode === 'semantic' ? 1 : this.semanticRatio };
-    }
-    // Filler words are left out of the keyword side, as in Postgres; the vector was made from the whole query.
-    const result = await this.client.index<PassageDocument>(this.uid).search(words.join(' '), params);
-    const matched = result.hits.map((hit) => matchedWords(hit.text, hit._matchesPosition?.text ?? [], words));
+    // Filler words are left out of the keyword side, as in Postgres; the vectors were made from the whole query.
+    const found = await this.candidates(words.join(' '), params, mode, models, vectors);
+    // A passage found by two vector searches comes back twice; the first is kept (their evidence is the same).
+    const seen = new Set<string>();
+    const candidates = found.filter((hit) => !seen.has(hit.id) && seen.add(hit.id));
+    const matched = candidates.map((hit) => matchedWords(hit.text, hit._matchesPosition?.text ?? [], words));
     // As in Postgres: the vector of a misspelt word is noise, so when Meilisearch matched a query word only through a
     // typo, the query is embedded again as corrected and each passage keeps the better of the two cosines.
     if (vector && mode === 'hybrid') {
@@ -201,20 +263,61 @@ export class MeiliSearchIndex implements SearchIndex {
       if (corrected !== topic) await addCorrected(models, vectors, corrected);
     }
     // A passage is compared only with the query vectors of the model that made its vector.
-    const model = result.hits.map((hit) => modelOf(models, this.embedderOf(hit)));
-    const evidence = result.hits.map((hit, i) => {
+    const model = candidates.map((hit) => modelOf(models, this.embedderOf(hit)));
+    const evidence = candidates.map((hit, i) => {
       const own = model[i]! >= 0 ? vectors[model[i]!]! : [];
-      const stored = own.length > 0 ? storedVector(hit._vectors?.[EMBEDDER]) : null;
+      const stored = own.length > 0 ? this.vectorOf(hit) : null;
       const cosine = stored && stored.length === own[0]!.length ? Math.max(...own.map((v) => dot(v, stored))) : null;
       return { cosine, keyword: matched[i]!.size / words.length, rank: 0 };
     });
     const scores = scoresPerModel(evidence, model, mode, models, this.fusion);
-    const hits: SearchHit[] = [];
-    result.hits.forEach((hit, i) => {
+    // Each item once, with its best passage (two vector searches may each bring one of its passages).
+    const best = new Map<string, SearchHit>();
+    candidates.forEach((hit, i) => {
       const score = scores[i]!;
-      if (score !== null) hits.push({ itemId: hit.itemId, score, passage: hit.text });
+      if (score !== null && !(score <= (best.get(hit.itemId)?.score ?? -Infinity))) best.set(hit.itemId, { itemId: hit.itemId, score, passage: hit.text });
     });
-    return hits.sort((a, b) => b.score - a.score).slice(0, q.limit);
+    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, q.limit);
+  }
+
+  /**
+   * Meilisearch's candidates for a query: with the query vectors, one hybrid search per vector field (in one request),
+   * each retrieving by its own model's vector; else one keyword search. A field another process dropped (its rebuild
+   * finished) fails the request: the fields are read again and the searches retried once.
+   */
+  private async candidates(
+    text: string,
+    params: SearchParams,
+    mode: 'hybrid' | 'keyword' | 'semantic',
+    models: QueryModel[],
+    vectors: Float32Array[][],
+  ): Promise<Hit[]> {
+    for (let attempt = 0; ; attempt++) {
+      const searches = models.length > 0 ? this.vectorSearches(models, vectors) : [];
+      const queries = searches.map(({ field, vector }) => ({
+        ...params,
+        indexUid: this.uid,
+        q: text,
+        vector,
+        retrieveVectors: true,
+        hybrid: { embedder: field, semanticRatio: mode === 'semantic' ? 1 : this.semanticRatio },
+      }));
+      try {
+        if (queries.length === 0) return (await this.client.index<PassageDocument>(this.uid).search(text, params)).hits;
+        const { results } = await this.client.multiSearch<{ queries: typeof queries }, PassageDocument>({ queries });
+        return results.flatMap((r) => r.hits);
+      } catch (err) {
+        if (attempt > 0 || (err as { cause?: { code?: string } }).cause?.code !== 'invalid_search_embedder') throw err;
+        await this.readFields();
+      }
+    }
+  }
+
+  private async readFields(): Promise<void> {
+    const embedders = (await this.client.index(this.uid).getEmbedders()) ?? {};
+    this.fields = new Map(
+      Object.entries(embedders).flatMap(([field, e]) => (e && 'dimensions' in e && typeof e.dimensions === 'number' ? [[field, e.dimensions] as const] : [])),
+    );
   }
 
   private ready(): Promise<void> {
@@ -233,10 +336,51 @@ export class MeiliSearchIndex implements SearchIndex {
       .updateSettings({
         searchableAttributes: ['title', 'content', 'listName'],
         filterableAttributes: ['readerIds', 'itemId', 'createdAt'],
-        embedders: this.embedder ? { [EMBEDDER]: { source: 'userProvided', dimensions: this.embedder.dimensions } } : {},
       })
       .waitTask(WAIT);
     succeeded(settings);
+    await this.readFields();
+    // Searches need not wait for this model's field (they answer from the fields there are); writes do.
+    this.fieldReady().catch(() => undefined);
+  }
+
+  /**
+   * This model's vector field, added if the index lacks it (the first start after a model change). Other models'
+   * fields are kept: a rebuild after a model change answers from them until it is finished. Measured: 12-13 s to add
+   * a field to an index of 20,000 passages, so searches do not wait for it (105 answered meanwhile, p50 112 ms).
+   */
+  private fieldReady(): Promise<void> {
+    if (!this.embedder) return Promise.resolve();
+    const field = fieldOf(this.embedder.name);
+    this.adding ??= (this.fields.has(field) ? Promise.resolve() : this.addField(field, this.embedder.dimensions)).catch((err: unknown) => {
+      this.adding = null;
+      throw err;
+    });
+    return this.adding;
+  }
+
+  /**
+   * Adds a model's vector field. Meilisearch refuses a field that a stored document gives no vector for, so every
+   * document is first given none (`null`, which it keeps apart from its other fields' vectors); one written meanwhile
+   * by a process that did not know the field yet fails the addition, and the whole is tried again.
+   */
+  private async addField(field: string, dimensions: number): Promise<void> {
+    const index = this.client.index<PassageDocument>(this.uid);
+    for (let attempt = 1; ; attempt++) {
+      let last: Promise<Task> | null = null;
+      const page = 1000;
+      for (let offset = 0; ; offset += page) {
+        const { results } = await index.getDocuments({ fields: ['id'], limit: page, offset });
+        if (results.length > 0) last = index.updateDocuments(results.map((d) => ({ id: d.id, _vectors: { [field]: null } }))).waitTask(WAIT);
+        if (results.length < page) break;
+      }
+      // Tasks of one index run in order: when the last update is done, all are.
+      if (last) succeeded(await last);
+      const added = await index.updateEmbedders({ [field]: { source: 'userProvided', dimensions } }).waitTask(WAIT);
+      if (added.status === 'succeeded' || attempt === 3) succeeded(added);
+      if (added.status === 'succeeded') break;
+    }
+    await this.readFields();
   }
 }
 
@@ -274,7 +418,7 @@ function typoCorrections(words: string[], matched: Map<string, string[]>[]): str
 }
 
 /** The stored vector as Meilisearch returns it (`retrieveVectors`): bare, or wrapped as `{ embeddings: [...] }`. */
-function storedVector(v: StoredVector | undefined): Float32Array | null {
+function storedVector(v: StoredVector | null | undefined): Float32Array | null {
   if (!v) return null;
   const values = Array.isArray(v) ? v : v.embeddings[0];
   return values ? Float32Array.from(values) : null;

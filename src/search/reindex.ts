@@ -135,7 +135,11 @@ async function run(db: Knex, index: SearchIndex, identity: IndexIdentity, key: s
     const ids = (await scope(db('items')).modify(after, checkpoint.afterId).orderBy('id').limit(batchSize).pluck('id')) as string[];
     if (ids.length === 0) {
       await db('search_state').where({ key }).delete();
-      if (!options.ownerId) await saveState(db, IDENTITY_KEY, identity);
+      if (!options.ownerId) {
+        await saveState(db, IDENTITY_KEY, identity);
+        // Every item now has this model's vectors: the index may drop what it kept of other models'.
+        await index.setPrevious?.(null);
+      }
       break;
     }
     await syncItems(db, index, ids);

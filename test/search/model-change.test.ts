@@ -204,9 +204,8 @@ describe.each(['postgres', 'meilisearch'])('a model change on %s', (backendName)
 
       const query = (id: string) => (id === bike ? 'bicycle repair' : 'physician appointment');
       expect(await found(gated, query(rebuilt))).toEqual([rebuilt]);
-      // Meilisearch has one vector field for every model, and the new model's size (384, USE-lite's 512) dropped
-      // the old vectors: there, items not rebuilt yet are found by their words only.
-      const stillFound = backendName === 'postgres' ? [waiting] : [];
+      // Found by meaning although the new model's vectors are of another size (384, USE-lite's 512).
+      const stillFound = [waiting];
       expect(await found(gated, query(waiting))).toEqual(stillFound);
       // A second process: the rebuild is the first one's, and it answers from both models too.
       const secondIndex = backend.open(next);
@@ -231,4 +230,88 @@ describe.each(['postgres', 'meilisearch'])('a model change on %s', (backendName)
       await one.stop();
     }, 120_000);
   });
+});
+
+describe('a Meilisearch index written when every model shared one vector field', () => {
+  const { server, ada } = useTestServer({ env: { EMBEDDINGS: 'none' } });
+  let meili: MeiliServer;
+  let client: Meilisearch;
+  afterAll(async () => meili?.stop());
+  beforeAll(async () => {
+    meili = await startMeilisearch();
+    client = new Meilisearch({ host: meili.url, apiKey: meili.apiKey });
+  }, 60_000);
+
+  it('answers from that field until a finished rebuild drops it, and a rebuild after a model change keeps it meanwhile', async () => {
+    const a = new ConstantEmbedder('test:model-a');
+    const b = new ConstantEmbedder('test:model-b');
+    const { items } = await create_items(server.context(ada), { listId: 'notes', items: [{ title: 'Fix the bike' }, { title: 'Pay the gas bill' }] });
+    const [bike, gas] = items.map((i) => i.id) as [string, string];
+    const docs = await server.db('items').whereIn('id', [bike, gas]).select('id', 'owner_id', 'list_id', 'title', 'created_at');
+    // The layout before fields were per model: one embedder named `default`, each document's vector in it.
+    const uid = 'legacy_passages';
+    const WAIT = { timeout: 60_000, interval: 50 };
+    await client.createIndex(uid, { primaryKey: 'id' }).waitTask(WAIT);
+    await client
+      .index(uid)
+      .updateSettings({ filterableAttributes: ['readerIds', 'itemId', 'createdAt'], embedders: { default: { source: 'userProvided', dimensions: 8 } } })
+      .waitTask(WAIT);
+    const [vector] = await a.embed(['x']);
+    const added = await client
+      .index(uid)
+      .addDocuments(
+        docs.map((d: { id: string; owner_id: string; list_id: string; title: string; created_at: Date }) => ({
+          id: `${d.id}_0`,
+          itemId: d.id,
+          passageNo: 0,
+          ownerId: d.owner_id,
+          readerIds: [ada.userId],
+          listId: d.list_id,
+          listName: 'Notes',
+          title: d.title,
+          content: '',
+          text: d.title,
+          createdAt: new Date(d.created_at).getTime(),
+          embedder: a.name,
+          _vectors: { default: Array.from(vector!) },
+        })),
+      )
+      .waitTask(WAIT);
+    expect(added.status).toBe('succeeded');
+    const embedders = async () => Object.keys((await client.index(uid).getEmbedders()) ?? {}).sort();
+    const found = async (index: SearchIndex, text: string) => (await index.search({ readerId: ada.userId, text, limit: 10 })).map((h) => h.itemId).sort();
+    const doc = (itemId: string, title: string): SearchDoc => ({
+      itemId,
+      ownerId: ada.userId,
+      readerIds: [ada.userId],
+      listId: 'notes',
+      listName: 'Notes',
+      title,
+      body: null,
+      createdAt: new Date(),
+    });
+
+    // The same model, after the upgrade: searches answer from the old field while the model's own is added beside it.
+    const sameModel = new MeiliSearchIndex(client, a, { indexUid: uid });
+    expect(await found(sameModel, 'zzz')).toEqual([bike, gas].sort());
+    // An edited item moves to the new field (a write waits for it); the other is still found from the old one.
+    await sameModel.upsert([doc(bike, 'Fix the bike')]);
+    expect(await embedders()).toEqual(['default', 'm_test_model-a']);
+    expect(await found(sameModel, 'zzz')).toEqual([bike, gas].sort());
+
+    // A model change: until the rebuild is done, the items it has not reached are compared with the old model's vector.
+    await reindex(server.db, sameModel, identity('meilisearch', a));
+    expect(await embedders()).toEqual(['m_test_model-a']);
+    await planReindex(server.db, identity('meilisearch', b));
+    const changed = new MeiliSearchIndex(client, b, { indexUid: uid });
+    await changed.setPrevious({ name: a.name, embedder: a });
+    await changed.upsert([doc(gas, 'Pay the gas bill')]);
+    expect(await embedders()).toEqual(['m_test_model-a', 'm_test_model-b']);
+    expect(await found(changed, 'zzz')).toEqual([bike, gas].sort());
+    // A process that does not know the new field yet still writes (it reads the fields again when refused).
+    await sameModel.upsert([doc(bike, 'Fix the bike')]);
+    await reindex(server.db, changed, identity('meilisearch', b));
+    expect(await embedders()).toEqual(['m_test_model-b']);
+    expect(await found(changed, 'zzz')).toEqual([bike, gas].sort());
+  }, 120_000);
 });

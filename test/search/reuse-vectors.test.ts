@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Meilisearch } from 'meilisearch';
 import type { Embedder, SearchDoc, SearchIndex } from '../../src/core/search-index.js';
 import { PostgresSearchIndex } from '../../src/search/postgres.js';
-import { MeiliSearchIndex } from '../../src/search/meili.js';
+import { fieldOf, MeiliSearchIndex } from '../../src/search/meili.js';
 import { normalize } from '../../src/search/embedders/vectors.js';
 import { migrate } from '../../src/store/db.js';
 import { createTestDatabase } from '../support/db.js';
@@ -56,8 +56,8 @@ const backends: [string, (embedder: Embedder) => Promise<Backend>][] = [
         async stored() {
           const { results } = await client
             .index(uid)
-            .getDocuments<{ passageNo: number; _vectors: { default: { embeddings: number[][] } } }>({ retrieveVectors: true, limit: 1000 });
-          return results.sort((a, b) => a.passageNo - b.passageNo).map((d) => d._vectors.default.embeddings[0]!);
+            .getDocuments<{ passageNo: number; _vectors: Record<string, { embeddings: number[][] }> }>({ retrieveVectors: true, limit: 1000 });
+          return results.sort((a, b) => a.passageNo - b.passageNo).map((d) => d._vectors[fieldOf(embedder.name)]!.embeddings[0]!);
         },
         close: () => server.stop(),
       };
