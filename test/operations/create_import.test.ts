@@ -13,6 +13,10 @@ import { importEnded } from '../support/import-sample.js';
 import type { Jobs } from '../../src/jobs/queue.js';
 import type { WorkspaceExport } from '../../src/domain/transfer/export.js';
 import { localNow } from '../../src/domain/time.js';
+import { pino } from 'pino';
+import knexFactory from 'knex';
+import { runImport } from '../../src/domain/transfer/import-run.js';
+import { startImport } from '../../src/domain/transfer/imports.js';
 
 const TODOIST = [
   'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,DURATION,DURATION_UNIT',
@@ -250,4 +254,45 @@ describe('create_import', () => {
     }
     expect(await server.db('imports').where({ owner_id: ada.userId }).count({ n: '*' })).toEqual(before);
   });
+});
+
+describe('an import when its process shuts down', () => {
+  // No job runner: the test runs the import itself, on a pool of its own that it then closes.
+  const { server, ada } = useTestServer();
+
+  it('lets the database pool close while a list is being written, and the list still lands whole', async () => {
+    const many = Array.from({ length: 400 }, (_, i) => ({ id: `s-${i}`, title: i === 300 ? 'slow' : `Item ${i}`, body: null, values: {} }));
+    const doc: WorkspaceExport = {
+      format: 'listkeeper.export',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      timeZone: 'Europe/London',
+      lists: [{ id: 's', name: 'Shutdown', layout: 'list', hubList: null, properties: [], items: many }],
+    };
+    // Stored as create_import stores it; the queue is left out (this test is the job).
+    const queue = { sendInTransaction: async () => null } as unknown as Jobs;
+    const { id } = await startImport(server.db, queue, { userId: ada.userId, clientName: null }, { format: 'listkeeper', document: doc } as never, new Date());
+    await server.db.raw(`CREATE FUNCTION test_slow_close() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.title = 'slow' THEN PERFORM pg_sleep(2); END IF; RETURN NEW; END $$`);
+    await server.db.raw(`CREATE TRIGGER test_slow_close BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION test_slow_close()`);
+    // A short acquire timeout, so what asks the closed pool for a connection afterwards fails soon (knex: 60 s).
+    const pool = knexFactory({ client: 'pg', connection: server.dbUrl, pool: { min: 0, max: 2 }, acquireConnectionTimeout: 2000 });
+    try {
+      const running = runImport({ db: pool, config: server.config, log: pino({ level: 'silent' }), now: () => new Date() }, id).catch((err: Error) => err);
+      // The first 250 are written and counted; the list's transaction is now in the second chunk, held by the trigger.
+      await waitFor(async () => ((await server.db('imports').where({ id }).first('done')).done >= 250 ? true : undefined));
+      // A shutdown closes the pool meanwhile. The list's transaction used to wait for a second connection to report
+      // progress, which a closing pool never gives: the close waited out the acquire timeout, and the list then
+      // failed whole.
+      await pool.destroy();
+      await running;
+      const landed = await server.db('items').join('lists', 'lists.id', 'items.list_id').where('lists.name', 'Shutdown').count({ n: '*' }).first();
+      expect(Number(landed?.n)).toBe(400);
+      const row = await server.db('imports').where({ id }).first('lists');
+      expect(row.lists).toEqual([expect.objectContaining({ name: 'Shutdown', status: 'imported', created: 400 })]);
+    } finally {
+      await pool.destroy();
+      await server.db.raw('DROP TRIGGER test_slow_close ON items; DROP FUNCTION test_slow_close()');
+    }
+  }, 30_000);
 });

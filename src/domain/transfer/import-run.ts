@@ -103,28 +103,29 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     const ctx: ImageContext = { db, config: deps.config, log: deps.log, principal: { userId: row.owner_id } };
     let downloads: Downloads = new Map();
     const kept = new Set<string>();
+    const progress = progressWriter(db, row.id);
     // Everything a list needs happens inside this try: whatever fails, fails that list (and the
     // import goes on), rather than the job, whose retry would find the import already claimed.
     try {
       downloads = await fetchAttachments(ctx, list, deps.config, listWarnings);
       const outcome = await db.transaction(async (trx) => {
-        const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, async (written) => {
-          // Progress from outside the list's transaction, so readers see it while the list is written.
-          await db('imports')
-            .where({ id: row.id })
-            .update({ done: done + written });
-        });
+        const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, (written) =>
+          progress.report(done + written),
+        );
         outcomes[index] = result;
         await trx('imports')
           .where({ id: row.id })
           .update({ lists: JSON.stringify(outcomes), done: done + list.items.length, warnings: JSON.stringify(capped([...warnings, ...listWarnings])) });
         return result;
       });
+      await progress.settled();
       done += list.items.length;
       warnings.push(...listWarnings);
       deps.log.info({ importId: row.id, list: outcome.listId, created: outcome.created, updated: outcome.updated }, 'imported a list');
     } catch (err) {
       kept.clear();
+      // Before the count goes back to what landed (progress only ever raises it).
+      await progress.settled();
       const known = err instanceof ListRefused || err instanceof ApiError || err instanceof ValueError;
       if (!known) deps.log.error({ err, importId: row.id, list: list.name }, 'an import list failed');
       outcomes[index] = {
@@ -147,6 +148,29 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
   await db('imports')
     .where({ id: row.id })
     .update({ status, plan: null, lists: JSON.stringify(outcomes), warnings: JSON.stringify(capped(warnings)), finished_at: deps.now() });
+}
+
+/**
+ * Progress from outside a list's transaction, so readers see it while the list is written. The list's transaction does
+ * not wait for it: holding its connection while waiting for a second one could wait forever on a pool that is closing
+ * (a shutdown during an import: the close waited out knex's 60 s acquire timeout, and the list then failed whole). The writes go one
+ * after another and only ever raise `done`, so one landing after the list's own (behind its row lock) changes nothing;
+ * a failed one is left: the list's transaction records the count anyway.
+ */
+function progressWriter(db: Knex, importId: string): { report(done: number): Promise<void>; settled(): Promise<void> } {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    async report(done) {
+      last = last
+        .then(async () => {
+          await db('imports')
+            .where({ id: importId })
+            .update({ done: db.raw('greatest(done, ?)', [done]) });
+        })
+        .catch(() => undefined);
+    },
+    settled: () => last,
+  };
 }
 
 function capped(warnings: string[]): string[] {
