@@ -10,7 +10,9 @@
  *   npx tsx bench/search/candidates.ts [--models use-lite,bge-small-en-v1.5,...]
  *
  * The models are USE-lite (the fallback, inside its npm package) and those of models/models.json that
- * `node tools/fetch-models.mjs --all` fetched. Postgres: DATABASE_URL or the embedded cluster in .tmp/bench-pg.
+ * `node tools/fetch-models.mjs --all` fetched; also, measured only here, `ensemble-bge-minilm` (bge-small-en-v1.5
+ * and all-minilm-l6-v2 concatenated, the mean of their cosines; `-60-40` weights them 0.6 / 0.4) and
+ * `e5-small-v2-passage` (E5 with "query: " on queries and "passage: " on the passages indexed). Postgres: DATABASE_URL or the embedded cluster in .tmp/bench-pg.
  */
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -19,7 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
-import type { SearchDoc } from '../../src/core/search-index.js';
+import type { Embedder, SearchDoc } from '../../src/core/search-index.js';
+import { EnsembleEmbedder } from '../../src/search/embedders/ensemble.js';
 import { LocalEmbedder, type LocalModel } from '../../src/search/embedders/local.js';
 import { onnxCatalogue, onnxModel } from '../../src/search/embedders/onnx.js';
 import { USE_LITE } from '../../src/search/embedders/use-lite.js';
@@ -40,12 +43,44 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const KINDS = ['exact', 'paraphrase', 'typo', 'mixed'];
 const GOALS = { all: 0.85, paraphrase: 0.7, noAnswerResults: 1, rssMb: 400 };
 
-function models(): Map<string, LocalModel> {
-  const all = new Map<string, LocalModel>([['use-lite', USE_LITE]]);
-  for (const spec of onnxCatalogue()) {
-    const model = onnxModel(spec);
-    if (model) all.set(spec.id, model);
+/** What a candidate is measured through: an embedder that loads ahead and closes, and its shipped fusion if any. */
+type BenchEmbedder = Embedder & { fusion?: FusionParams; warmUp(): Promise<void>; close(): Promise<void>; side?: Side };
+type Side = 'query' | 'passage';
+
+/**
+ * A local model whose texts get one prefix when they are queries and another when they are passages (E5's
+ * "query: " / "passage: "): the Embedder port has one side, so measure() sets `side` around indexing.
+ */
+class SidedEmbedder extends LocalEmbedder {
+  side: Side = 'query';
+  constructor(
+    model: LocalModel,
+    private readonly prefixes: Record<Side, string>,
+  ) {
+    super({ ...model, name: `${model.name}+passage-prefix` });
   }
+  override embed(texts: string[]): Promise<Float32Array[]> {
+    return super.embed(texts.map((t) => this.prefixes[this.side] + (t.trim() || ' ')));
+  }
+}
+
+function models(): Map<string, () => BenchEmbedder> {
+  const local = new Map<string, LocalModel>([['use-lite', USE_LITE]]);
+  const specs = onnxCatalogue();
+  for (const spec of specs) {
+    const model = onnxModel(spec);
+    if (model) local.set(spec.id, model);
+  }
+  const all = new Map<string, () => BenchEmbedder>([...local].map(([id, m]) => [id, () => new LocalEmbedder(m)]));
+  const bge = local.get('bge-small-en-v1.5');
+  const minilm = local.get('all-minilm-l6-v2');
+  if (bge && minilm) {
+    all.set('ensemble-bge-minilm', () => new EnsembleEmbedder([new LocalEmbedder(bge), new LocalEmbedder(minilm)]));
+    all.set('ensemble-bge-minilm-60-40', () => new EnsembleEmbedder([new LocalEmbedder(bge), new LocalEmbedder(minilm)], [0.6, 0.4]));
+  }
+  const e5 = specs.find((s) => s.id === 'e5-small-v2');
+  const e5Bare = e5 && onnxModel({ ...e5, prefix: '' });
+  if (e5Bare) all.set('e5-small-v2-passage', () => new SidedEmbedder(e5Bare, { query: 'query: ', passage: 'passage: ' }));
   return all;
 }
 
@@ -82,8 +117,8 @@ async function main(): Promise<void> {
   printGoals(rows);
 }
 
-async function measure(model: LocalModel, set: LabeledSet, fit: Judged[], heldOut: Judged[], adminUrl: string) {
-  const embedder = new LocalEmbedder(model);
+async function measure(make: () => BenchEmbedder, set: LabeledSet, fit: Judged[], heldOut: Judged[], adminUrl: string) {
+  const embedder = make();
   const database = `search_candidates_${Date.now()}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl });
   await admin.raw(`create database ${database}`);
@@ -101,7 +136,9 @@ async function measure(model: LocalModel, set: LabeledSet, fit: Judged[], heldOu
       set.queries.map((q) => q.text),
     );
     const started = performance.now();
+    if (embedder.side) embedder.side = 'passage';
     await new PostgresSearchIndex(knex, embedder).upsert(docs);
+    if (embedder.side) embedder.side = 'query';
     const itemsPerSecond = docs.length / ((performance.now() - started) / 1000);
     // Each weight setting ranks every query once without a cut-off; each rule's cut-offs then keep prefixes of it.
     const index = (weights: FusionParams) => new PostgresSearchIndex(knex, embedder, { fusion: uncut(weights) });
@@ -143,11 +180,11 @@ async function measure(model: LocalModel, set: LabeledSet, fit: Judged[], heldOu
     }
     // The setting the model ships with (models/models.json), when it has one, on the same held-out queries.
     let shipped: Record<string, unknown> | undefined;
-    if (model.fusion) {
+    if (embedder.fusion) {
       // The product applies one floor on the fused score (fusion.ts).
       const rule: RuleName = 'single';
-      const cut = { floor: model.fusion.floor };
-      const r = await heldOutOf(model.fusion);
+      const cut = { floor: embedder.fusion.floor };
+      const r = await heldOutOf(embedder.fusion);
       const cutScore = scoreCut(heldOut, r, rule, cut);
       shipped = { rule, cut, heldOut: cutScore, recallLost: scoreCut(heldOut, r, rule, null).recall10 - cutScore.recall10 };
     }
@@ -193,7 +230,7 @@ async function rankAll(
   return out;
 }
 
-async function timeQueries(embedder: LocalEmbedder, queries: string[]) {
+async function timeQueries(embedder: Embedder, queries: string[]) {
   const times: number[] = [];
   for (let pass = 0; pass < 2; pass++) {
     for (const q of queries) {
@@ -212,8 +249,8 @@ function rssOf(id: string): number {
   return Number(/rss (\d+)/.exec(child.stdout)?.[1] ?? NaN);
 }
 
-async function printRss(model: LocalModel): Promise<void> {
-  const embedder = new LocalEmbedder(model);
+async function printRss(make: () => BenchEmbedder): Promise<void> {
+  const embedder = make();
   await embedder.warmUp();
   await new Promise((r) => setTimeout(r, 1000));
   console.log(`rss ${Math.round(process.memoryUsage().rss / 1e6)}`);
@@ -232,11 +269,11 @@ interface Row {
 function printRows(rows: Row[]): void {
   console.log(`\nheld-out queries; for each rule the fusion and its cut-off fitted on the rest (load ${loadavg()})`);
   const head = ['model', 'rule', 'all', ...KINDS, 'none:res', 'recall', 'lost', 'no-cut all', 'cut-off (fitted weights)'];
-  console.log(head.map((h, i) => (i < 2 ? h.padEnd(i ? 15 : 20) : h.padStart(11))).join(''));
+  console.log(head.map((h, i) => (i < 2 ? h.padEnd(i ? 15 : 26) : h.padStart(11))).join(''));
   const line = (model: string, rule: string, s: CutScore, lost: number, uncutAll: number | null, cut: string) =>
     console.log(
       [
-        model.padEnd(20),
+        model.padEnd(26),
         rule.padEnd(15),
         ...[s.all, ...KINDS.map((k) => s.byKind[k] ?? NaN), s.noAnswerResults, s.recall10, lost].map((v) => v.toFixed(3).padStart(11)),
         (uncutAll === null ? '' : uncutAll.toFixed(3)).padStart(11),

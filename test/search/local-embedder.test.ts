@@ -3,6 +3,8 @@
  * turning while a batch is embedded. The default model (fetched by `npm install`) and USE-lite, its fallback, both.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import type { Embedder } from '../../src/core/search-index.js';
+import { EnsembleEmbedder } from '../../src/search/embedders/ensemble.js';
 import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder, type LocalModel } from '../../src/search/embedders/local.js';
 import { USE_LITE } from '../../src/search/embedders/use-lite.js';
@@ -76,5 +78,29 @@ describe.each(models)('LocalEmbedder with %s', (_, model) => {
   it('starts a new worker after close', async () => {
     await embedder.close();
     expect(await embedder.embed(['again'])).toHaveLength(1);
+  });
+});
+
+describe('EnsembleEmbedder', () => {
+  // Parts that give fixed unit vectors, so the cosines of each part are known.
+  const part = (name: string, vectors: Record<string, number[]>): Embedder => ({
+    name,
+    dimensions: 2,
+    embed: async (texts) => texts.map((t) => Float32Array.from(vectors[t]!)),
+  });
+  const a = part('a', { x: [1, 0], y: [0.6, 0.8] }); // cosine of x and y: 0.6
+  const b = part('b', { x: [0, 1], y: [0, -1] }); // cosine: -1
+
+  it('gives unit vectors whose dot product is the weighted mean of the parts cosines', async () => {
+    const equal = new EnsembleEmbedder([a, b]);
+    expect(equal.dimensions).toBe(4);
+    const [x, y] = await equal.embed(['x', 'y']);
+    expect(cosine(x!, x!)).toBeCloseTo(1, 6);
+    expect(cosine(x!, y!)).toBeCloseTo((0.6 - 1) / 2, 6);
+    const weighted = new EnsembleEmbedder([a, b], [0.6, 0.4]);
+    const [wx, wy] = await weighted.embed(['x', 'y']);
+    expect(cosine(wx!, wx!)).toBeCloseTo(1, 6);
+    expect(cosine(wx!, wy!)).toBeCloseTo(0.6 * 0.6 - 0.4, 6);
+    expect(weighted.name).not.toBe(equal.name);
   });
 });
