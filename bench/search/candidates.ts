@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import type { Embedder, SearchDoc } from '../../src/core/search-index.js';
-import { EnsembleEmbedder } from '../../src/search/embedders/ensemble.js';
+import { EnsembleEmbedder } from './ensemble.js';
 import { LocalEmbedder, type LocalModel } from '../../src/search/embedders/local.js';
 import { onnxCatalogue, onnxModel } from '../../src/search/embedders/onnx.js';
 import { USE_LITE } from '../../src/search/embedders/use-lite.js';

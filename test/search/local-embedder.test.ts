@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Embedder } from '../../src/core/search-index.js';
-import { EnsembleEmbedder } from '../../src/search/embedders/ensemble.js';
+import { EnsembleEmbedder } from '../../bench/search/ensemble.js';
 import { defaultLocalModel } from '../../src/search/embedders/index.js';
 import { LocalEmbedder, type LocalModel } from '../../src/search/embedders/local.js';
 import { USE_LITE } from '../../src/search/embedders/use-lite.js';

@@ -1,5 +1,5 @@
-import type { Embedder } from '../../core/search-index.js';
-import type { FusionParams } from '../fusion.js';
+import type { Embedder } from '../../src/core/search-index.js';
+import type { FusionParams } from '../../src/search/fusion.js';
 
 /** An embedder the ensemble holds: its vectors are unit length (LocalEmbedder normalizes them). */
 export interface PartEmbedder extends Embedder {
