@@ -75,10 +75,11 @@ export function jobDefinitions(deps: JobDeps): JobDefinition[] {
     {
       name: IMPORT_JOB,
       // The import is claimed before it starts and each list records its outcome as it lands,
-      // so a retry after a crash goes on where the last one stopped.
+      // so a retry after a crash goes on where the last one stopped; one stopped with its process
+      // is queued again and fails the job, whose retry goes on 30 s later.
       queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 3600 },
-      async handler(data) {
-        await runImport(deps, (data as { importId: string }).importId);
+      async handler(data, job) {
+        await runImport(deps, (data as { importId: string }).importId, job.signal);
       },
     },
   ];

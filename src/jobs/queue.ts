@@ -13,7 +13,8 @@ export type { Jobs };
 
 export interface JobDefinition<T extends object = object> {
   name: string;
-  handler(data: T, job: { id: string; retryCount: number; jobs?: Jobs }): Promise<void>;
+  /** `signal` aborts when the process starts to stop: long work stops at a point it can go on from, and throws. */
+  handler(data: T, job: { id: string; retryCount: number; jobs?: Jobs; signal?: AbortSignal }): Promise<void>;
   /** Retry policy of the queue. */
   queue?: Omit<PgBoss.Queue, 'name'>;
   /** Cron schedule (in `tz`, default UTC): pg-boss runs it once per tick across every process. */
@@ -52,16 +53,21 @@ export async function startJobs(url: string, definitions: JobDefinition[], log: 
   boss.on('error', (err: Error) => log.error({ err }, 'job queue error'));
   await boss.start();
   await createQueues(url, boss, definitions);
+  const stopping = new AbortController();
   const jobs: Jobs = {
     send: (name, data, options) => boss.send(name, data, options ?? {}),
     sendInTransaction: (trx, name, data, options) => boss.send(name, data, { ...(options ?? {}), db: knexExecutor(trx) }),
-    stop: () => boss.stop({ graceful: true, wait: true, timeout: 10000 }),
+    stop: () => {
+      // Jobs in hand get the graceful stop's 10 s to reach a point their retry can go on from.
+      stopping.abort();
+      return boss.stop({ graceful: true, wait: true, timeout: 10000 });
+    },
   };
   for (const def of definitions) {
     await boss.work<object>(def.name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (!job) return;
       try {
-        await def.handler(job.data, { id: job.id, retryCount: job.retryCount, jobs });
+        await def.handler(job.data, { id: job.id, retryCount: job.retryCount, jobs, signal: stopping.signal });
       } catch (err) {
         log.warn({ err, job: def.name, id: job.id, retryCount: job.retryCount }, 'job failed; pg-boss retries it per the queue policy');
         throw err;

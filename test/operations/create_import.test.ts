@@ -15,7 +15,7 @@ import type { WorkspaceExport } from '../../src/domain/transfer/export.js';
 import { localNow } from '../../src/domain/time.js';
 import { pino } from 'pino';
 import knexFactory from 'knex';
-import { runImport } from '../../src/domain/transfer/import-run.js';
+import { ImportInterrupted, runImport } from '../../src/domain/transfer/import-run.js';
 import { startImport } from '../../src/domain/transfer/imports.js';
 
 const TODOIST = [
@@ -257,42 +257,91 @@ describe('create_import', () => {
 });
 
 describe('an import when its process shuts down', () => {
-  // No job runner: the test runs the import itself, on a pool of its own that it then closes.
+  // No job runner: the test runs the import itself.
   const { server, ada } = useTestServer();
+  const exportOf = (name: string, items: number): WorkspaceExport => ({
+    format: 'listkeeper.export',
+    version: 1,
+    exportedAt: new Date().toISOString(),
+    timeZone: 'Europe/London',
+    lists: [
+      {
+        id: name,
+        name,
+        layout: 'list',
+        hubList: null,
+        properties: [],
+        items: Array.from({ length: items }, (_, i) => ({ id: `${name}-${i}`, title: i === 300 ? 'slow' : `Item ${i}`, body: null, values: {} })),
+      },
+    ],
+  });
+  /** The import stored as create_import stores it, with the queue left out (the test is the job). */
+  const stored = async (doc: WorkspaceExport) => {
+    const queue = { sendInTransaction: async () => null } as unknown as Jobs;
+    return (await startImport(server.db, queue, { userId: ada.userId, clientName: null }, { format: 'listkeeper', document: doc } as never, new Date())).id;
+  };
+  const itemsIn = async (listName: string) =>
+    Number((await server.db('items').join('lists', 'lists.id', 'items.list_id').where('lists.name', listName).count({ n: '*' }).first())?.n);
+  const doneOf = async (id: string) => (await server.db('imports').where({ id }).first('done')).done as number;
+  /** Runs `work` while the insert of the item titled 'slow' (the 301st of a list: its second chunk) takes `seconds`. */
+  const withSlowItem = async (seconds: number, work: () => Promise<void>) => {
+    await server.db.raw(`CREATE FUNCTION test_slow_item() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.title = 'slow' THEN PERFORM pg_sleep(${seconds}); END IF; RETURN NEW; END $$`);
+    await server.db.raw(`CREATE TRIGGER test_slow_item BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION test_slow_item()`);
+    try {
+      await work();
+    } finally {
+      await server.db.raw('DROP TRIGGER test_slow_item ON items; DROP FUNCTION test_slow_item()');
+    }
+  };
+
+  it('stops between two chunks when told, rolls the list back and queues the import again; the retry writes it whole', async () => {
+    const doc = exportOf('Stopped', 400);
+    doc.lists.unshift(exportOf('First', 3).lists[0]!);
+    const id = await stored(doc);
+    const deps = { db: server.db, config: server.config, log: pino({ level: 'silent' }), now: () => new Date() };
+    await withSlowItem(1, async () => {
+      const stopping = new AbortController();
+      const running = runImport(deps, id, stopping.signal).catch((err: Error) => err);
+      // The first list has landed and the second is in its second chunk, held by the trigger: the process stops.
+      await waitFor(async () => ((await doneOf(id)) >= 253 ? true : undefined));
+      stopping.abort();
+      expect(await running).toBeInstanceOf(ImportInterrupted);
+      expect(await server.db('imports').where({ id }).first('status', 'started_at', 'done', 'lists')).toEqual({
+        status: 'queued',
+        started_at: null,
+        done: 3,
+        lists: [expect.objectContaining({ name: 'First', status: 'imported', created: 3 }), expect.objectContaining({ name: 'Stopped', status: 'pending' })],
+      });
+      expect([await itemsIn('First'), await itemsIn('Stopped')]).toEqual([3, 0]);
+    });
+    // The job's retry goes on with the list that was stopped, and leaves the one that landed.
+    await runImport(deps, id);
+    expect(await server.db('imports').where({ id }).first('status', 'done')).toEqual({ status: 'succeeded', done: 403 });
+    expect([await itemsIn('First'), await itemsIn('Stopped')]).toEqual([3, 400]);
+  }, 30_000);
 
   it('lets the database pool close while a list is being written, and the list still lands whole', async () => {
-    const many = Array.from({ length: 400 }, (_, i) => ({ id: `s-${i}`, title: i === 300 ? 'slow' : `Item ${i}`, body: null, values: {} }));
-    const doc: WorkspaceExport = {
-      format: 'listkeeper.export',
-      version: 1,
-      exportedAt: new Date().toISOString(),
-      timeZone: 'Europe/London',
-      lists: [{ id: 's', name: 'Shutdown', layout: 'list', hubList: null, properties: [], items: many }],
-    };
-    // Stored as create_import stores it; the queue is left out (this test is the job).
-    const queue = { sendInTransaction: async () => null } as unknown as Jobs;
-    const { id } = await startImport(server.db, queue, { userId: ada.userId, clientName: null }, { format: 'listkeeper', document: doc } as never, new Date());
-    await server.db.raw(`CREATE FUNCTION test_slow_close() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.title = 'slow' THEN PERFORM pg_sleep(2); END IF; RETURN NEW; END $$`);
-    await server.db.raw(`CREATE TRIGGER test_slow_close BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION test_slow_close()`);
-    // A short acquire timeout, so what asks the closed pool for a connection afterwards fails soon (knex: 60 s).
+    const id = await stored(exportOf('Shutdown', 400));
+    // A pool of its own, with a short acquire timeout, so what asks it for a connection after it closed fails soon (knex: 60 s).
     const pool = knexFactory({ client: 'pg', connection: server.dbUrl, pool: { min: 0, max: 2 }, acquireConnectionTimeout: 2000 });
     try {
-      const running = runImport({ db: pool, config: server.config, log: pino({ level: 'silent' }), now: () => new Date() }, id).catch((err: Error) => err);
-      // The first 250 are written and counted; the list's transaction is now in the second chunk, held by the trigger.
-      await waitFor(async () => ((await server.db('imports').where({ id }).first('done')).done >= 250 ? true : undefined));
-      // A shutdown closes the pool meanwhile. The list's transaction used to wait for a second connection to report
-      // progress, which a closing pool never gives: the close waited out the acquire timeout, and the list then
-      // failed whole.
-      await pool.destroy();
-      await running;
-      const landed = await server.db('items').join('lists', 'lists.id', 'items.list_id').where('lists.name', 'Shutdown').count({ n: '*' }).first();
-      expect(Number(landed?.n)).toBe(400);
-      const row = await server.db('imports').where({ id }).first('lists');
-      expect(row.lists).toEqual([expect.objectContaining({ name: 'Shutdown', status: 'imported', created: 400 })]);
+      await withSlowItem(2, async () => {
+        const running = runImport({ db: pool, config: server.config, log: pino({ level: 'silent' }), now: () => new Date() }, id).catch((err: Error) => err);
+        // The first 250 are written and counted; the list's transaction is now in the second chunk, held by the trigger.
+        await waitFor(async () => ((await doneOf(id)) >= 250 ? true : undefined));
+        // A shutdown closes the pool meanwhile. The list's transaction used to wait for a second connection to report
+        // progress, which a closing pool never gives: the close waited out the acquire timeout, and the list then
+        // failed whole.
+        await pool.destroy();
+        await running;
+      });
+      expect(await itemsIn('Shutdown')).toBe(400);
+      expect((await server.db('imports').where({ id }).first('lists')).lists).toEqual([
+        expect.objectContaining({ name: 'Shutdown', status: 'imported', created: 400 }),
+      ]);
     } finally {
       await pool.destroy();
-      await server.db.raw('DROP TRIGGER test_slow_close ON items; DROP FUNCTION test_slow_close()');
     }
   }, 30_000);
 });

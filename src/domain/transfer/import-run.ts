@@ -79,12 +79,15 @@ export interface ImportDeps {
 /** A list that cannot be imported as it is; the sentence is the list's `error`. */
 class ListRefused extends Error {}
 
+/** The process is stopping: the list in hand was rolled back and the import queued again, for the job's retry. */
+export class ImportInterrupted extends Error {}
+
 /**
  * The import job: claims the import (a second delivery finds it claimed and stops; one left
  * `running` by a process that stopped is taken over after STALE_MS), writes each list still
  * pending in a transaction of its own, then records how it ended and drops the plan.
  */
-export async function runImport(deps: ImportDeps, importId: string): Promise<void> {
+export async function runImport(deps: ImportDeps, importId: string, signal?: AbortSignal): Promise<void> {
   const { db } = deps;
   const now = deps.now();
   const [row] = (await db('imports')
@@ -99,6 +102,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
   const outcomes = [...row.lists];
   for (const [index, list] of row.plan.lists.entries()) {
     if (outcomes[index]!.status !== 'pending') continue;
+    if (signal?.aborted) await interrupt(db, row.id, done);
     const listWarnings: string[] = [];
     const ctx: ImageContext = { db, config: deps.config, log: deps.log, principal: { userId: row.owner_id } };
     let downloads: Downloads = new Map();
@@ -109,9 +113,11 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     try {
       downloads = await fetchAttachments(ctx, list, deps.config, listWarnings);
       const outcome = await db.transaction(async (trx) => {
-        const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, (written) =>
-          progress.report(done + written),
-        );
+        const result = await writeList(trx, ctx, row, list, { timeZone, now: deps.now(), downloads, kept, warnings: listWarnings }, (written) => {
+          // Between two chunks: throwing rolls the list back whole.
+          if (signal?.aborted) throw new ImportInterrupted();
+          return progress.report(done + written);
+        });
         outcomes[index] = result;
         await trx('imports')
           .where({ id: row.id })
@@ -126,6 +132,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
       kept.clear();
       // Before the count goes back to what landed (progress only ever raises it).
       await progress.settled();
+      if (err instanceof ImportInterrupted) await interrupt(db, row.id, done);
       const known = err instanceof ListRefused || err instanceof ApiError || err instanceof ValueError;
       if (!known) deps.log.error({ err, importId: row.id, list: list.name }, 'an import list failed');
       outcomes[index] = {
@@ -171,6 +178,12 @@ function progressWriter(db: Knex, importId: string): { report(done: number): Pro
     },
     settled: () => last,
   };
+}
+
+/** Queues the import again as it stands (the lists that landed keep their outcomes) and throws ImportInterrupted. */
+async function interrupt(db: Knex, importId: string, done: number): Promise<never> {
+  await db('imports').where({ id: importId, status: 'running' }).update({ status: 'queued', started_at: null, done });
+  throw new ImportInterrupted(`The import ${importId} was stopped with its process; it is queued again and goes on where it stopped.`);
 }
 
 function capped(warnings: string[]): string[] {
