@@ -1,4 +1,4 @@
-import type { Hit as MeiliHit, Meilisearch, SearchParams, Task } from 'meilisearch';
+import type { EnqueuedTask, Hit as MeiliHit, Meilisearch, SearchParams, Task } from 'meilisearch';
 import type { Embedder, PreviousModel, SearchDoc, SearchHit, SearchIndex, SearchQuery } from '../core/search-index.js';
 import { toPassages } from './passages.js';
 import { reuseOrEmbed, vectorKey } from './passage-vectors.js';
@@ -59,6 +59,8 @@ export function fieldOf(model: string): string {
 }
 /** Writes wait until Meilisearch has applied them (so a search right after sees them); vector indexing can be slow. */
 const WAIT = { timeout: 120_000, interval: 50 };
+/** Adding a model's field goes through every passage (12-13 s for 20,000 here), and only writes wait for it. */
+const FIELD_WAIT = { timeout: 1_800_000, interval: 500 };
 
 /**
  * Hybrid search on Meilisearch: one document per passage in one index, `distinct: itemId` so each item comes back
@@ -367,16 +369,16 @@ export class MeiliSearchIndex implements SearchIndex {
   private async addField(field: string, dimensions: number): Promise<void> {
     const index = this.client.index<PassageDocument>(this.uid);
     for (let attempt = 1; ; attempt++) {
-      let last: Promise<Task> | null = null;
+      let last: EnqueuedTask | null = null;
       const page = 1000;
       for (let offset = 0; ; offset += page) {
         const { results } = await index.getDocuments({ fields: ['id'], limit: page, offset });
-        if (results.length > 0) last = index.updateDocuments(results.map((d) => ({ id: d.id, _vectors: { [field]: null } }))).waitTask(WAIT);
+        if (results.length > 0) last = await index.updateDocuments(results.map((d) => ({ id: d.id, _vectors: { [field]: null } })));
         if (results.length < page) break;
       }
       // Tasks of one index run in order: when the last update is done, all are.
-      if (last) succeeded(await last);
-      const added = await index.updateEmbedders({ [field]: { source: 'userProvided', dimensions } }).waitTask(WAIT);
+      if (last) succeeded(await this.client.tasks.waitForTask(last, FIELD_WAIT));
+      const added = await index.updateEmbedders({ [field]: { source: 'userProvided', dimensions } }).waitTask(FIELD_WAIT);
       if (added.status === 'succeeded' || attempt === 3) succeeded(added);
       if (added.status === 'succeeded') break;
     }
