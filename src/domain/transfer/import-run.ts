@@ -158,11 +158,11 @@ export async function runImport(deps: ImportDeps, importId: string, signal?: Abo
 }
 
 /**
- * Progress from outside a list's transaction, so readers see it while the list is written. The list's transaction does
- * not wait for it: holding its connection while waiting for a second one could wait forever on a pool that is closing
- * (a shutdown during an import: the close waited out knex's 60 s acquire timeout, and the list then failed whole). The writes go one
- * after another and only ever raise `done`, so one landing after the list's own (behind its row lock) changes nothing;
- * a failed one is left: the list's transaction records the count anyway.
+ * Progress from outside a list's transaction, so readers see it while the list is written. The list's transaction
+ * does not wait for it: holding its connection while waiting for a second one could wait forever on a pool that is
+ * closing (a shutdown during an import: the close waited out knex's 60 s acquire timeout, and the list then failed
+ * whole). The writes go one after another and only ever raise `done`, so one landing after the list's own (behind
+ * its row lock) changes nothing; a failed one is left: the list's transaction records the count anyway.
  */
 function progressWriter(db: Knex, importId: string): { report(done: number): Promise<void>; settled(): Promise<void> } {
   let last: Promise<void> = Promise.resolve();
